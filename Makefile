@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# netshim - userspace network backend for virtual machines in pods
+#
+#   make            build ./netshim
+#   make check      install test dependencies (Debian), unit tests (also
+#                   under ASan/UBSan), integration tests in namespaces
+#   make demo       boot a real guest behind netshim and show it working
+#   make bench      iperf3 side by side with passt and libslirp
+
+VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
+            -DNETSHIM_VERSION='"$(VERSION)"' -I. -Inetshim
+LDLIBS   += -lmnl
+
+LIB_SRCS := $(filter-out netshim/main.c,$(wildcard netshim/*.c tcp/*.c dhcp/*.c ndp/*.c))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+HDRS     := $(wildcard netshim/*.h tcp/*.h dhcp/*.h ndp/*.h)
+
+B        := build
+BA       := build/asan
+SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+LIB_OBJS  = $(LIB_SRCS:%.c=$(B)/%.o)
+LIB_AOBJS = $(LIB_SRCS:%.c=$(BA)/%.o)
+UNITS     = $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
+UNITS_A   = $(UNIT_SRCS:tests/unit/%.c=$(BA)/tests/%)
+
+.PHONY: all deps unit unit-asan integration check demo bench fuzz clean install
+
+all: netshim
+
+netshim: $(B)/netshim/main.o $(B)/libnetshim.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BA)/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN) -c -o $@ $<
+
+$(B)/libnetshim.a: $(LIB_OBJS)
+	$(AR) rcs $@ $^
+
+$(BA)/libnetshim.a: $(LIB_AOBJS)
+	$(AR) rcs $@ $^
+
+$(B)/tests/%: tests/unit/%.c $(B)/libnetshim.a tests/unit/unit.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(B)/libnetshim.a -lcmocka $(LDLIBS)
+
+$(BA)/tests/%: tests/unit/%.c $(BA)/libnetshim.a tests/unit/unit.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN) -o $@ $< $(BA)/libnetshim.a -lcmocka $(LDLIBS)
+
+tests/relay: tests/relay.c
+	$(CC) $(CFLAGS) -o $@ $<
+
+deps:
+	contrib/install-deps.sh
+
+unit: $(UNITS)
+	@set -e; for t in $(UNITS); do echo "== $$t"; $$t; done
+
+unit-asan: $(UNITS_A)
+	@set -e; for t in $(UNITS_A); do echo "== $$t (asan+ubsan)"; $$t; done
+
+integration: netshim tests/relay
+	tests/integration/run.sh
+
+check: deps
+	$(MAKE) unit unit-asan
+	$(MAKE) integration
+
+demo: deps netshim tests/relay
+	tests/vm/demo.sh
+
+bench: deps netshim tests/relay
+	tests/bench/bench.sh
+
+clean:
+	rm -rf $(B) netshim tests/relay
+
+install: netshim
+	install -D -m 0755 netshim $(DESTDIR)/usr/local/bin/netshim
+	install -D -m 0644 doc/netshim.1 $(DESTDIR)/usr/local/share/man/man1/netshim.1

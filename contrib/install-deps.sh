@@ -1,0 +1,26 @@
+#!/bin/sh
+# Install the Debian packages netshim's build, tests, demo and benchmark use.
+# Only what is missing is installed; nothing is fetched from anywhere else.
+set -eu
+
+PKGS="gcc make libc6-dev libmnl-dev liburing-dev libcmocka-dev pkg-config
+      iproute2 iperf3 qemu-system-x86 busybox-static linux-image-amd64
+      passt dnsmasq-base bind9-dnsutils socat cpio gzip gnuplot-nox
+      clang kmod"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps: missing Debian packages:$missing (run as root)" >&2
+	exit 1
+fi
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing
