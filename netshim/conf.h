@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * netshim - configuration: what the guest is given, and how we run
+ */
+#ifndef NETSHIM_CONF_H
+#define NETSHIM_CONF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <limits.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sys/types.h>
+
+#define CONF_MAX_DNS		4
+#define CONF_MAX_SEARCH		6
+#define CONF_SEARCH_LEN		254
+#define CONF_MAX_FWD		32
+#define ETH_ALEN_		6
+
+/**
+ * struct fwd_rule - one port forwarding rule from a -t/-u spec
+ * @first:	first pod port
+ * @last:	last pod port (== @first for a single port)
+ * @to:		guest port of @first (ports keep their offset in a range)
+ * @exclude:	rule excludes @first..@last (~ form)
+ * @bind:	bind address ("" for any)
+ */
+struct fwd_rule {
+	uint16_t first, last, to;
+	bool exclude;
+	char bind[INET6_ADDRSTRLEN];
+};
+
+/**
+ * struct fwd_spec - forwarding of inbound connections or datagrams
+ * @all:	forward every port not excluded (and not bound in the pod)
+ * @n:		number of rules
+ * @rule:	rules, in command line order
+ */
+struct fwd_spec {
+	bool all;
+	int n;
+	struct fwd_rule rule[CONF_MAX_FWD];
+};
+
+/**
+ * struct conf - addresses handed to the guest and runtime options
+ */
+struct conf {
+	/* link to the VMM */
+	char sock_path[108];
+	bool one_off;
+
+	/* process */
+	bool foreground, quiet, debug;
+	char pid_file[PATH_MAX];
+	char log_file[PATH_MAX];
+	char pcap_file[PATH_MAX];
+	bool runas_set;
+	uid_t uid;
+	gid_t gid;
+
+	/* template interface */
+	char ifname[IF_NAMESIZE];
+	unsigned int ifindex;
+	unsigned int mtu;
+
+	/* IPv4: guest address, prefix length, gateway */
+	bool v4;
+	struct in_addr addr4, gw4;
+	int prefix4;
+
+	/* IPv6: guest global address, prefix length, gateway (link-local) */
+	bool v6;
+	struct in6_addr addr6, gw6;
+	int prefix6;
+
+	/* names */
+	int n_dns4, n_dns6;
+	struct in_addr dns4[CONF_MAX_DNS];
+	struct in6_addr dns6[CONF_MAX_DNS];
+	int n_search;
+	char search[CONF_MAX_SEARCH][CONF_SEARCH_LEN + 1];
+
+	/* link layer */
+	uint8_t our_mac[ETH_ALEN_];	/* netshim's (the router's) MAC */
+	uint8_t guest_mac[ETH_ALEN_];	/* guest's, if given with -M */
+	bool guest_mac_set;
+	struct in6_addr our_ll6;	/* our link-local: gw6 if link-local */
+
+	/* guest traffic to this address goes to the pod's loopback */
+	bool map_host_lo4, map_host_lo6;
+	struct in_addr host_lo4;
+	struct in6_addr host_lo6;
+
+	/* inbound forwarding */
+	struct fwd_spec tcp_fwd, udp_fwd;
+
+	/* sizes and timers */
+	unsigned int max_tcp;		/* TCP connections */
+	unsigned int max_flows;		/* UDP and ICMP flows */
+	unsigned int udp_timeout;	/* seconds */
+	unsigned int ra_interval;	/* seconds between unsolicited RAs */
+
+	/* features */
+	bool no_dhcp, no_dhcpv6, no_ndp, no_ra;
+};
+
+int conf_parse(struct conf *c, int argc, char **argv);
+int conf_fwd_parse(struct fwd_spec *spec, const char *arg);
+bool conf_fwd_lookup(const struct fwd_spec *spec, uint16_t port,
+		     uint16_t *to);
+void conf_log_summary(const struct conf *c);
+int conf_read_resolv(struct conf *c, const char *path);
+int conf_netmask_parse(const char *arg, int *prefix);
+
+#endif /* NETSHIM_CONF_H */
