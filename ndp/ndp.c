@@ -16,7 +16,7 @@
 #define ICMP6_NS		135
 #define ICMP6_NA		136
 
-#define RS_LEN			8	/* type, code, checksum, reserved */
+#define RS_LEN			8	/* RS: fixed part, where options start */
 #define RA_LEN			16
 #define NS_LEN			24	/* header and target address */
 #define NA_LEN			24
@@ -32,7 +32,7 @@
 #define RA_HOP_LIMIT		64
 #define RA_FLAG_MANAGED		0x80
 #define RA_FLAG_OTHER		0x40
-#define RA_ROUTER_LIFETIME	65535	/* RFC 8319 allows the full field */
+#define RA_ROUTER_LIFETIME	65535	/* RFC 8319: full field */
 #define PREFIX_FLAG_ONLINK	0x80
 #define PREFIX_FLAG_AUTO	0x40
 #define SLAAC_PREFIX_LEN	64

@@ -9,7 +9,7 @@
 #include "tests/unit/unit.h"
 #include "ndp/ndp.h"
 
-#define RA_FULL_LEN	112	/* header, SLLA, MTU, PIO, RDNSS(1), DNSSL */
+#define RA_FULL_LEN	112	/* 16 + SLLA, MTU, PIO, RDNSS, DNSSL */
 #define NA_FULL_LEN	32
 #define OUT_SIZE	2048
 
@@ -225,7 +225,7 @@ static void test_ra_bytes(void **state)
 	assert_int_equal(rd32(ra + 92), 0xffffffff);
 	assert_memory_equal(ra + 96, dnssl_names, sizeof(dnssl_names));
 
-	assert_int_equal(ra[RA_FULL_LEN], 0xaa);	/* nothing written past */
+	assert_int_equal(ra[RA_FULL_LEN], 0xaa);	/* untouched */
 }
 
 /* IPv6 off, NDP off or RAs off: nothing to advertise */
@@ -447,7 +447,7 @@ static void test_rs_malformed(void **state)
 	assert_int_equal(reply("fe80::2", "ff02::2", rs, len, out, &rdst), 0);
 
 	make_rs(rs, true);
-	rs[16] = 14;					/* lone option type */
+	rs[16] = 14;					/* lone type byte */
 	assert_int_equal(reply("fe80::2", "ff02::2", rs, 17, out, &rdst), 0);
 
 	rs[17] = 1;					/* now complete */
