@@ -16,7 +16,7 @@
 #define ICMP6_NS		135
 #define ICMP6_NA		136
 
-#define RS_LEN			8	/* RS: fixed part, where options start */
+#define RS_LEN			8	/* options start here */
 #define RA_LEN			16
 #define NS_LEN			24	/* header and target address */
 #define NA_LEN			24
