@@ -1,0 +1,341 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+#
+# Test topology in network namespaces, sourced by integration tests,
+# the VM harness and the benchmarks:
+#
+#   peer  (203.0.113.1, 2001:db8:1::1, fe80::1; 198.51.100.1, 2001:db8:2::1
+#          on lo): the remote servers and the pod's router
+#   pod   (203.0.113.2, 2001:db8:1::2): where the backend runs
+#   guest: a tap device joined to the backend's socket by tests/relay
+#
+# Everything a run creates carries its random ID, and topo_cleanup removes
+# exactly that, so parallel runs and other users of the machine are safe.
+#
+# BACKEND=netshim (default) or BACKEND=passt selects the daemon.
+
+TOPO_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$TOPO_LIB_DIR/../.." && pwd)
+BACKEND=${BACKEND:-netshim}
+
+# fail() - print a message to stderr and exit 1 (cleanup runs from the trap)
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# log() - progress message on stderr, so test output stays readable
+log() {
+	echo "[$(date +%T)] $*" >&2
+}
+
+in_peer() { ip netns exec "$NS_PEER" "$@"; }
+in_pod() { ip netns exec "$NS_POD" "$@"; }
+in_guest() { ip netns exec "$NS_GUEST" "$@"; }
+
+# topo_pid_add() - remember a process of this run for topo_cleanup
+# $1: pid
+topo_pid_add() {
+	echo "$1" >>"$WORK/pids"
+}
+
+# topo_init() - name this run's namespaces and work directory, arm cleanup
+topo_init() {
+	[ "$(id -u)" = 0 ] || fail "needs root (network namespaces)"
+	ID=$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')
+	NS_PEER=nsh-$ID-peer
+	NS_POD=nsh-$ID-pod
+	NS_GUEST=nsh-$ID-guest
+	WORK=/tmp/netshim-test-$ID
+	PIDS=$WORK/pids
+	mkdir "$WORK" || fail "cannot create $WORK"
+	: >"$PIDS"
+	trap topo_cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	export ID NS_PEER NS_POD NS_GUEST WORK PIDS REPO BACKEND
+}
+
+# topo_cleanup() - stop this run's processes, delete its namespaces and files
+#
+# Only pids recorded by this run and names carrying $ID are touched.
+# Safe to call more than once.
+topo_cleanup() {
+	local pid ns i alive
+
+	[ -n "${ID:-}" ] || return 0
+	if [ -f "$WORK/pids" ]; then
+		while read -r pid; do
+			kill -TERM "$pid" 2>/dev/null
+		done <"$WORK/pids"
+		for i in $(seq 20); do
+			alive=
+			while read -r pid; do
+				kill -0 "$pid" 2>/dev/null && alive=1
+			done <"$WORK/pids"
+			[ -z "$alive" ] && break
+			sleep 0.1
+		done
+		while read -r pid; do
+			kill -KILL "$pid" 2>/dev/null
+		done <"$WORK/pids"
+	fi
+	for ns in "nsh-$ID-guest" "nsh-$ID-pod" "nsh-$ID-peer"; do
+		ip netns del "$ns" 2>/dev/null
+	done
+	[ -n "${TOPO_KEEP:-}" ] && return 0
+	case "$WORK" in
+	/tmp/netshim-test-"$ID") rm -rf "$WORK" ;;
+	esac
+	return 0
+}
+
+# topo_ns_add() - create a namespace with loopback up
+# $1: namespace name
+topo_ns_add() {
+	ip netns add "$1" || fail "cannot create namespace $1"
+	ip -n "$1" link set lo up || fail "lo up in $1"
+}
+
+# topo_wait_dad() - wait until no IPv6 address of a namespace is tentative
+# $1: namespace name
+topo_wait_dad() {
+	local i
+
+	for i in $(seq 50); do
+		[ -z "$(ip -n "$1" -6 addr show tentative)" ] && return 0
+		sleep 0.1
+	done
+	fail "IPv6 addresses in $1 still tentative after 5 s"
+}
+
+# topo_peer_pod() - the peer (remote hosts and router) and the pod, on a veth
+topo_peer_pod() {
+	topo_ns_add "$NS_PEER"
+	topo_ns_add "$NS_POD"
+	ip -n "$NS_PEER" link add peer0 type veth peer name pod0 \
+		netns "$NS_POD" || fail "cannot create veth pair"
+	# No DAD on the veth link-locals either: nothing to wait for later
+	in_peer sysctl -qw net.ipv6.conf.peer0.accept_dad=0
+	in_pod sysctl -qw net.ipv6.conf.pod0.accept_dad=0
+
+	ip -n "$NS_PEER" addr add 203.0.113.1/24 dev peer0
+	ip -n "$NS_PEER" addr add 2001:db8:1::1/64 dev peer0 nodad
+	ip -n "$NS_PEER" addr add fe80::1/64 dev peer0 nodad
+	ip -n "$NS_PEER" addr add 198.51.100.1/24 dev lo
+	ip -n "$NS_PEER" addr add 2001:db8:2::1/64 dev lo
+	ip -n "$NS_PEER" link set peer0 up || fail "peer0 up"
+
+	ip -n "$NS_POD" addr add 203.0.113.2/24 dev pod0
+	ip -n "$NS_POD" addr add 2001:db8:1::2/64 dev pod0 nodad
+	ip -n "$NS_POD" link set pod0 up || fail "pod0 up"
+	ip -n "$NS_POD" route add default via 203.0.113.1 ||
+		fail "pod IPv4 default route"
+	ip -n "$NS_POD" -6 route add default via fe80::1 dev pod0 ||
+		fail "pod IPv6 default route"
+	in_pod sysctl -qw net.ipv4.ping_group_range="0 2147483647" ||
+		fail "ping_group_range in pod"
+
+	topo_wait_dad "$NS_PEER"
+	topo_wait_dad "$NS_POD"
+}
+
+# topo_dns() - dnsmasq in the peer answering the test names only
+topo_dns() {
+	local pid i
+
+	in_peer dnsmasq --keep-in-foreground --conf-file=/dev/null \
+		--no-resolv --no-hosts --bind-interfaces --port=53 \
+		--listen-address=203.0.113.1 --listen-address=2001:db8:1::1 \
+		--address=/peer.netshim.test/203.0.113.1 \
+		--address=/peer.netshim.test/2001:db8:1::1 \
+		--address=/remote.netshim.test/198.51.100.1 \
+		--address=/remote.netshim.test/2001:db8:2::1 \
+		--pid-file= --user=root --log-queries \
+		--log-facility="$WORK/dnsmasq.log" \
+		>>"$WORK/dnsmasq.log" 2>&1 &
+	pid=$!
+	topo_pid_add "$pid"
+	for i in $(seq 50); do
+		in_peer ss -Hlun 'sport = :53' | grep -q 203.0.113.1 &&
+			in_peer ss -Hlun 'sport = :53' | grep -q 2001:db8:1::1 &&
+			return 0
+		kill -0 "$pid" 2>/dev/null ||
+			fail "dnsmasq exited: $(tail -5 "$WORK/dnsmasq.log")"
+		sleep 0.1
+	done
+	fail "dnsmasq not listening after 5 s"
+}
+
+# topo_backend_cmd() - print nothing, set BACKEND_CMD for $BACKEND
+# $@: extra backend arguments
+topo_backend_cmd() {
+	local sock=$WORK/backend.sock pidf=$WORK/backend.pid
+
+	case "$BACKEND" in
+	netshim)
+		[ -x "$REPO/netshim" ] || fail "$REPO/netshim not built"
+		BACKEND_CMD=("$REPO/netshim" -f -s "$sock" -P "$pidf"
+			-D 203.0.113.1 -D 2001:db8:1::1 -S netshim.test "$@")
+		;;
+	passt)
+		# --no-map-gw: the router is the peer here, as for netshim;
+		# passt would otherwise send guest traffic for it to the pod
+		BACKEND_CMD=(passt -f -e -s "$sock"
+			-D 203.0.113.1 -D 2001:db8:1::1 -S netshim.test
+			--no-map-gw "$@")
+		;;
+	*)
+		fail "unknown BACKEND=$BACKEND (netshim or passt)"
+		;;
+	esac
+}
+
+# topo_backend() - start the backend in the pod, wait for its socket
+# $@: extra backend arguments
+topo_backend() {
+	local i
+
+	topo_backend_cmd "$@"
+	# Backends started as root may switch to nobody before binding
+	chmod 1777 "$WORK"
+	log "backend: ${BACKEND_CMD[*]}"
+	in_pod "${BACKEND_CMD[@]}" >"$WORK/backend.log" 2>&1 &
+	BACKEND_PID=$!
+	topo_pid_add "$BACKEND_PID"
+	export BACKEND_PID
+	for i in $(seq 50); do
+		[ -S "$WORK/backend.sock" ] && return 0
+		kill -0 "$BACKEND_PID" 2>/dev/null ||
+			fail "$BACKEND exited: $(tail -5 "$WORK/backend.log")"
+		sleep 0.1
+	done
+	fail "$BACKEND socket not there after 5 s"
+}
+
+# topo_relay_guest() - guest namespace whose tap0 is joined to the backend
+# $1: MTU of tap0 (default 1500)
+topo_relay_guest() {
+	local mtu=${1:-1500} i
+
+	[ -x "$REPO/tests/relay" ] ||
+		fail "$REPO/tests/relay not built (make tests/relay)"
+	topo_ns_add "$NS_GUEST"
+	in_guest "$REPO/tests/relay" --mtu "$mtu" tap0 "$WORK/backend.sock" \
+		>"$WORK/relay.log" 2>&1 &
+	RELAY_PID=$!
+	topo_pid_add "$RELAY_PID"
+	export RELAY_PID
+	# The relay brings tap0 up only once it is connected
+	for i in $(seq 100); do
+		ip -n "$NS_GUEST" -o link show tap0 2>/dev/null |
+			grep -q '[<,]UP[,>]' && return 0
+		kill -0 "$RELAY_PID" 2>/dev/null ||
+			fail "relay exited: $(tail -5 "$WORK/relay.log")"
+		sleep 0.1
+	done
+	fail "tap0 not up after 10 s"
+}
+
+# topo_write_dhcp_scripts() - the guest's DHCP client hooks, under $WORK
+#
+# The guest namespace shares /etc with the host, so the results go to
+# $WORK/guest-resolv.conf and $WORK/*.env, never to /etc/resolv.conf.
+topo_write_dhcp_scripts() {
+	cat >"$WORK/udhcpc.script" <<-EOF
+	#!/bin/sh
+	# udhcpc hook of the test guest: apply the lease, record the options
+	case "\$1" in
+	bound|renew)
+		env | grep -E '^(interface|ip|mask|subnet|router|dns|domain|search|mtu|serverid|lease|broadcast)=' >"$WORK/udhcpc.env"
+		ip -4 addr flush dev "\$interface"
+		ip addr add "\$ip/\${mask:-24}" dev "\$interface" || exit 1
+		for r in \$router; do
+			ip route replace default via "\$r" dev "\$interface"
+			break
+		done
+		{
+			[ -n "\$search\$domain" ] && echo search \$search \$domain
+			for d in \$dns; do echo "nameserver \$d"; done
+		} >"$WORK/guest-resolv.conf.v4"
+		;;
+	esac
+	exit 0
+	EOF
+	cat >"$WORK/dhclient6.script" <<-EOF
+	#!/bin/sh
+	# dhclient -6 hook of the test guest: apply the lease, record options
+	case "\$reason" in
+	BOUND6|RENEW6|REBIND6|REBOOT6)
+		env | grep -E '^(interface|new_ip6_|new_dhcp6_)' >"$WORK/dhcp6.env"
+		ip -6 addr replace "\$new_ip6_address/\${new_ip6_prefixlen:-128}" \\
+			dev "\$interface" nodad || exit 1
+		{
+			[ -n "\$new_dhcp6_domain_search" ] &&
+				echo "search \$new_dhcp6_domain_search"
+			for d in \$new_dhcp6_name_servers; do
+				echo "nameserver \$d"
+			done
+		} >"$WORK/guest-resolv.conf.v6"
+		;;
+	esac
+	exit 0
+	EOF
+	cat >"$WORK/dhclient6.conf" <<-EOF
+	timeout 20;
+	request dhcp6.name-servers, dhcp6.domain-search;
+	EOF
+	chmod +x "$WORK/udhcpc.script" "$WORK/dhclient6.script"
+}
+
+# guest_dhcp4() - DHCPv4 on tap0 with busybox udhcpc
+guest_dhcp4() {
+	in_guest busybox udhcpc -i tap0 -f -q -n -t 10 -T 1 -O search \
+		-s "$WORK/udhcpc.script" >"$WORK/udhcpc.log" 2>&1 ||
+		fail "DHCPv4 failed: $(tail -5 "$WORK/udhcpc.log")"
+	[ -s "$WORK/udhcpc.env" ] || fail "udhcpc script did not run"
+}
+
+# guest_slaac() - wait for a 2001:db8:1::/64 address on tap0 from the RA
+guest_slaac() {
+	local i
+
+	for i in $(seq 100); do
+		ip -n "$NS_GUEST" -6 addr show dev tap0 scope global \
+			-tentative | grep -q 'inet6 2001:db8:1:0:' && return 0
+		sleep 0.1
+	done
+	fail "no SLAAC address on tap0 after 10 s"
+}
+
+# guest_dhcp6() - DHCPv6 on tap0 with ISC dhclient (busybox has no udhcpc6)
+guest_dhcp6() {
+	local pid
+
+	in_guest dhclient -6 -1 -v -cf "$WORK/dhclient6.conf" \
+		-sf "$WORK/dhclient6.script" -lf "$WORK/dhclient6.leases" \
+		-pf "$WORK/dhclient6.pid" tap0 >"$WORK/dhclient6.log" 2>&1 ||
+		fail "DHCPv6 failed: $(tail -5 "$WORK/dhclient6.log")"
+	# dhclient stays in the background to renew: make it ours to stop
+	pid=$(cat "$WORK/dhclient6.pid" 2>/dev/null)
+	[ -n "$pid" ] && topo_pid_add "$pid"
+	[ -s "$WORK/dhcp6.env" ] || fail "dhclient script did not run"
+}
+
+# guest_dhcp() - the guest's full address setup: DHCPv4, SLAAC, DHCPv6
+#
+# Leaves $WORK/udhcpc.env, $WORK/dhcp6.env and $WORK/guest-resolv.conf.
+guest_dhcp() {
+	topo_write_dhcp_scripts
+	guest_dhcp4
+	guest_slaac
+	guest_dhcp6
+	cat "$WORK/guest-resolv.conf.v4" "$WORK/guest-resolv.conf.v6" \
+		>"$WORK/guest-resolv.conf" 2>/dev/null
+}
+
+# topo_env_get() - value of a variable recorded by a DHCP hook
+# $1: file ($WORK/udhcpc.env or $WORK/dhcp6.env), $2: variable name
+topo_env_get() {
+	sed -n "s/^$2=//p" "$1" | head -1
+}
