@@ -1,0 +1,1637 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - configuration: command line, template interface, resolv.conf
+ *
+ * Everything the guest is handed defaults to what the pod has: addresses,
+ * gateways and MTU of the template interface (read in netlink.c), and the
+ * resolvers of /etc/resolv.conf.  The command line overrides any of it.
+ * When the command line gives every address, prefix and gateway needed
+ * and names no interface, the template is not read at all, so tests and
+ * unusual pods do not depend on the pod's routes.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/stat.h>
+
+#include "conf.h"
+#include "log.h"
+#include "netlink.h"
+
+#ifndef NETSHIM_VERSION
+#define NETSHIM_VERSION "unknown"
+#endif
+
+#define MTU_MIN			68
+#define MTU_MAX			65520
+#define SOCK_INDEX_MAX		1024
+#define RESOLV_CONF		"/etc/resolv.conf"
+#define RESOLV_LINE_MAX		512
+#define FWD_SPEC_MAX		1024
+
+/* "\x02nshim": locally administered, unicast */
+static const uint8_t conf_default_mac[ETH_ALEN_] = {
+	0x02, 0x6e, 0x73, 0x68, 0x69, 0x6d
+};
+
+enum {
+	OPT_RUNAS = 256,
+	OPT_MAP_HOST_LO,
+	OPT_NO_DHCP,
+	OPT_NO_DHCPV6,
+	OPT_NO_NDP,
+	OPT_NO_RA,
+	OPT_MAX_TCP,
+	OPT_MAX_FLOWS,
+	OPT_UDP_TIMEOUT,
+	OPT_RA_INTERVAL,
+	OPT_VERSION,
+};
+
+static const char conf_short_opts[] = ":s:1P:fqdl:p:i:a:n:g:D:S:M:m:t:u:46h";
+
+static const struct option conf_long_opts[] = {
+	{ "socket",		required_argument,	NULL, 's' },
+	{ "one-off",		no_argument,		NULL, '1' },
+	{ "pid",		required_argument,	NULL, 'P' },
+	{ "foreground",		no_argument,		NULL, 'f' },
+	{ "quiet",		no_argument,		NULL, 'q' },
+	{ "debug",		no_argument,		NULL, 'd' },
+	{ "log-file",		required_argument,	NULL, 'l' },
+	{ "pcap",		required_argument,	NULL, 'p' },
+	{ "runas",		required_argument,	NULL, OPT_RUNAS },
+	{ "interface",		required_argument,	NULL, 'i' },
+	{ "address",		required_argument,	NULL, 'a' },
+	{ "netmask",		required_argument,	NULL, 'n' },
+	{ "gateway",		required_argument,	NULL, 'g' },
+	{ "dns",		required_argument,	NULL, 'D' },
+	{ "search",		required_argument,	NULL, 'S' },
+	{ "mac-addr",		required_argument,	NULL, 'M' },
+	{ "mtu",		required_argument,	NULL, 'm' },
+	{ "tcp-ports",		required_argument,	NULL, 't' },
+	{ "udp-ports",		required_argument,	NULL, 'u' },
+	{ "ipv4-only",		no_argument,		NULL, '4' },
+	{ "ipv6-only",		no_argument,		NULL, '6' },
+	{ "map-host-loopback",	required_argument,	NULL, OPT_MAP_HOST_LO },
+	{ "no-dhcp",		no_argument,		NULL, OPT_NO_DHCP },
+	{ "no-dhcpv6",		no_argument,		NULL, OPT_NO_DHCPV6 },
+	{ "no-ndp",		no_argument,		NULL, OPT_NO_NDP },
+	{ "no-ra",		no_argument,		NULL, OPT_NO_RA },
+	{ "max-tcp",		required_argument,	NULL, OPT_MAX_TCP },
+	{ "max-flows",		required_argument,	NULL, OPT_MAX_FLOWS },
+	{ "udp-timeout",	required_argument,	NULL, OPT_UDP_TIMEOUT },
+	{ "ra-interval",	required_argument,	NULL, OPT_RA_INTERVAL },
+	{ "help",		no_argument,		NULL, 'h' },
+	{ "version",		no_argument,		NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+/**
+ * struct conf_state - what the command line said, beyond struct conf
+ * @v4_only:	-4 given
+ * @v6_only:	-6 given
+ * @dns:	-D given: resolv.conf nameservers are not used
+ * @search:	-S given: resolv.conf search domains are not used
+ */
+struct conf_state {
+	bool v4_only, v6_only;
+	bool dns, search;
+};
+
+/**
+ * conf_usage() - print the command line summary to @f
+ * @f:		stdout for --help
+ */
+static void conf_usage(FILE *f)
+{
+	fputs(
+"Usage: netshim [OPTION]...\n"
+"Userspace network backend for a virtual machine in a pod: connects to\n"
+"the VMM over a UNIX socket (QEMU -netdev stream) and maps guest traffic\n"
+"to sockets of the pod.\n"
+"\n"
+"  -s, --socket PATH         UNIX socket for the VMM (default:\n"
+"                            $XDG_RUNTIME_DIR or /tmp/netshim-N.socket)\n"
+"  -1, --one-off             exit when the VMM disconnects\n"
+"  -P, --pid FILE            write the process ID to FILE\n"
+"  -f, --foreground          do not daemonise; log to stderr\n"
+"  -q, --quiet               log warnings and errors only\n"
+"  -d, --debug               log debug messages too\n"
+"  -l, --log-file FILE       log to FILE instead of stderr or syslog\n"
+"  -p, --pcap FILE           capture guest frames to FILE (libpcap)\n"
+"      --runas UID[:GID]     run as this user and group (numbers or names)\n"
+"  -i, --interface NAME      template interface (default: default route's)\n"
+"  -a, --address ADDR[/LEN]  guest address, once per family\n"
+"  -n, --netmask MASK        IPv4 netmask, dotted or prefix length\n"
+"  -g, --gateway ADDR        gateway, once per family\n"
+"  -D, --dns ADDR            DNS server, repeatable; \"none\": no DNS\n"
+"  -S, --search LIST         search domains (spaces or commas); \"none\"\n"
+"  -M, --mac-addr MAC        the guest's MAC address\n"
+"  -m, --mtu MTU             guest MTU, 68-65520 (default: template's)\n"
+"  -t, --tcp-ports SPEC      forward inbound TCP ports to the guest\n"
+"  -u, --udp-ports SPEC      forward inbound UDP ports to the guest\n"
+"                            SPEC: none | all | list of PORT[-PORT][:PORT\n"
+"                            [-PORT]], ~PORT[-PORT], ADDR/PORT...\n"
+"  -4, --ipv4-only           IPv4 only\n"
+"  -6, --ipv6-only           IPv6 only\n"
+"      --map-host-loopback ADDR\n"
+"                            guest traffic to ADDR goes to the pod's\n"
+"                            loopback (default: nothing mapped)\n"
+"      --no-dhcp             no DHCPv4 server\n"
+"      --no-dhcpv6           no DHCPv6 server\n"
+"      --no-ndp              no NDP (neighbour and router advertisements)\n"
+"      --no-ra               no router advertisements\n"
+"      --max-tcp N           TCP connections, 1-1048576 (default 65536)\n"
+"      --max-flows N         UDP and ICMP flows, 1-1048576 (default 16384)\n"
+"      --udp-timeout SECONDS idle UDP flow timeout, 1-86400 (default 180)\n"
+"      --ra-interval SECONDS router advertisement interval, 4-1800\n"
+"                            (default 60)\n"
+"  -h, --help                show this help and exit\n"
+"      --version             show the version and exit\n"
+"\n"
+"See netshim(1).\n", f);
+}
+
+/**
+ * conf_opt_name() - long name of an option, for messages
+ * @val:	option value, as returned by getopt_long()
+ *
+ * Return: the long name, or "?" if unknown
+ */
+static const char *conf_opt_name(int val)
+{
+	const struct option *o;
+
+	for (o = conf_long_opts; o->name; o++) {
+		if (o->val == val)
+			return o->name;
+	}
+	return "?";
+}
+
+/**
+ * conf_bad() - report an invalid option value
+ * @val:	option value, as returned by getopt_long()
+ * @arg:	the value given
+ * @why:	the reason
+ *
+ * Return: -1
+ */
+static int conf_bad(int val, const char *arg, const char *why)
+{
+	fprintf(stderr, "netshim: invalid --%s value '%s': %s\n",
+		conf_opt_name(val), arg, why);
+	return -1;
+}
+
+/**
+ * conf_uint() - parse a decimal number strictly
+ * @arg:	text: digits only, no sign, no spaces, no suffix
+ * @min:	smallest value accepted
+ * @max:	largest value accepted
+ * @out:	value, set on success
+ *
+ * Return: NULL on success, else why @arg is refused
+ */
+static const char *conf_uint(const char *arg, unsigned long min,
+			     unsigned long max, unsigned long *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (!isdigit((unsigned char)*arg))
+		return "not a number";
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (*end)
+		return "not a number";
+	if (errno == ERANGE || v < min || v > max)
+		return "out of range";
+	*out = v;
+	return NULL;
+}
+
+/**
+ * conf_uint_opt() - parse a numeric option into an unsigned int
+ * @val:	option value, for the message
+ * @arg:	text
+ * @min:	smallest value accepted
+ * @max:	largest value accepted
+ * @out:	value, set on success
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_uint_opt(int val, const char *arg, unsigned long min,
+			 unsigned long max, unsigned int *out)
+{
+	char why[64];
+	unsigned long v;
+	const char *e;
+
+	e = conf_uint(arg, min, max, &v);
+	if (e) {
+		snprintf(why, sizeof(why), "%s (%lu-%lu)", e, min, max);
+		return conf_bad(val, arg, why);
+	}
+	*out = v;
+	return 0;
+}
+
+/**
+ * conf_netmask_parse() - parse an IPv4 netmask
+ * @arg:	dotted quad with contiguous ones ("255.255.255.0"), or a
+ *		prefix length 0-32
+ * @prefix:	prefix length, set on success
+ *
+ * Return: 0 on success, -1 if @arg is neither
+ */
+int conf_netmask_parse(const char *arg, int *prefix)
+{
+	struct in_addr a;
+	unsigned long v;
+	uint32_t host;
+
+	if (!conf_uint(arg, 0, 32, &v)) {
+		*prefix = v;
+		return 0;
+	}
+	if (inet_pton(AF_INET, arg, &a) != 1)
+		return -1;
+
+	/* The host part must be a run of ones: ~mask + 1 a power of two */
+	host = ~ntohl(a.s_addr);
+	if (host & (host + 1))
+		return -1;
+	*prefix = 32 - __builtin_popcount(host);
+	return 0;
+}
+
+/**
+ * conf_inany() - parse an IPv4 or IPv6 address
+ * @arg:	text
+ * @a4:		set if @arg is IPv4
+ * @a6:		set if @arg is IPv6
+ *
+ * Return: AF_INET, AF_INET6, or 0 if @arg is neither
+ */
+static int conf_inany(const char *arg, struct in_addr *a4,
+		      struct in6_addr *a6)
+{
+	if (inet_pton(AF_INET, arg, a4) == 1)
+		return AF_INET;
+	if (inet_pton(AF_INET6, arg, a6) == 1)
+		return AF_INET6;
+	return 0;
+}
+
+/**
+ * conf_unicast() - tell why an address cannot be a host's, if it can't
+ * @af:		AF_INET or AF_INET6
+ * @a4:		IPv4 address, if @af is AF_INET
+ * @a6:		IPv6 address, if @af is AF_INET6
+ *
+ * Return: NULL if usable as a unicast host address, else the reason
+ */
+static const char *conf_unicast(int af, const struct in_addr *a4,
+				const struct in6_addr *a6)
+{
+	if (af == AF_INET) {
+		uint32_t h = ntohl(a4->s_addr);
+
+		if (!h || h == INADDR_BROADCAST)
+			return "not a unicast address";
+		if (IN_MULTICAST(h))
+			return "multicast address";
+		return NULL;
+	}
+	if (IN6_IS_ADDR_UNSPECIFIED(a6))
+		return "not a unicast address";
+	if (IN6_IS_ADDR_MULTICAST(a6))
+		return "multicast address";
+	return NULL;
+}
+
+/**
+ * conf_opt_address() - -a: guest address, with an optional prefix length
+ * @c:		configuration
+ * @arg:	ADDR or ADDR/LEN
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_opt_address(struct conf *c, const char *arg)
+{
+	char buf[INET6_ADDRSTRLEN + 4], *slash;
+	struct in6_addr a6;
+	struct in_addr a4;
+	unsigned long len;
+	const char *e;
+	int af;
+
+	if (strlen(arg) >= sizeof(buf))
+		return conf_bad('a', arg, "too long");
+	strcpy(buf, arg);
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash++ = '\0';
+
+	af = conf_inany(buf, &a4, &a6);
+	if (!af)
+		return conf_bad('a', arg, "not an IPv4 or IPv6 address");
+	e = conf_unicast(af, &a4, &a6);
+	if (!e && af == AF_INET6 && IN6_IS_ADDR_LINKLOCAL(&a6))
+		e = "link-local: give a global address";
+	if (!e && (af == AF_INET ? a4.s_addr == htonl(INADDR_LOOPBACK) :
+				   IN6_IS_ADDR_LOOPBACK(&a6)))
+		e = "loopback address";
+	if (!e && slash)
+		e = conf_uint(slash, 0, af == AF_INET ? 32 : 128, &len);
+	if (e)
+		return conf_bad('a', arg, e);
+
+	if (af == AF_INET) {
+		c->addr4 = a4;
+		if (slash)
+			c->prefix4 = len;
+	} else {
+		c->addr6 = a6;
+		if (slash)
+			c->prefix6 = len;
+	}
+	return 0;
+}
+
+/**
+ * conf_opt_gateway() - -g: gateway of either family
+ * @c:		configuration
+ * @arg:	address
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_opt_gateway(struct conf *c, const char *arg)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+	const char *e;
+	int af;
+
+	af = conf_inany(arg, &a4, &a6);
+	if (!af)
+		return conf_bad('g', arg, "not an IPv4 or IPv6 address");
+	e = conf_unicast(af, &a4, &a6);
+	if (e)
+		return conf_bad('g', arg, e);
+	if (af == AF_INET)
+		c->gw4 = a4;
+	else
+		c->gw6 = a6;
+	return 0;
+}
+
+/**
+ * conf_is_loopback() - tell if an address is a loopback one
+ * @af:		AF_INET or AF_INET6
+ * @a4:		IPv4 address, if @af is AF_INET
+ * @a6:		IPv6 address, if @af is AF_INET6
+ *
+ * Return: true for 127.0.0.0/8 and ::1
+ */
+static bool conf_is_loopback(int af, const struct in_addr *a4,
+			     const struct in6_addr *a6)
+{
+	if (af == AF_INET)
+		return (ntohl(a4->s_addr) >> IN_CLASSA_NSHIFT) ==
+		       IN_LOOPBACKNET;
+	return IN6_IS_ADDR_LOOPBACK(a6);
+}
+
+/**
+ * conf_add_dns() - append a DNS server to the list of its family
+ * @c:		configuration
+ * @af:		AF_INET or AF_INET6
+ * @a4:		IPv4 address, if @af is AF_INET
+ * @a6:		IPv6 address, if @af is AF_INET6
+ *
+ * Return: 0 on success, -1 if the list is full
+ */
+static int conf_add_dns(struct conf *c, int af, const struct in_addr *a4,
+			const struct in6_addr *a6)
+{
+	if (af == AF_INET) {
+		if (c->n_dns4 >= CONF_MAX_DNS)
+			return -1;
+		c->dns4[c->n_dns4++] = *a4;
+	} else {
+		if (c->n_dns6 >= CONF_MAX_DNS)
+			return -1;
+		c->dns6[c->n_dns6++] = *a6;
+	}
+	return 0;
+}
+
+/**
+ * conf_opt_dns() - -D: add a DNS server, or "none"
+ * @c:		configuration
+ * @st:		command line state: the first -D drops resolv.conf's
+ * @arg:	address or "none"
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_opt_dns(struct conf *c, struct conf_state *st,
+			const char *arg)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+	const char *e;
+	int af;
+
+	st->dns = true;
+	if (!strcmp(arg, "none")) {
+		c->n_dns4 = c->n_dns6 = 0;
+		return 0;
+	}
+	af = conf_inany(arg, &a4, &a6);
+	if (!af)
+		return conf_bad('D', arg, "not an IPv4 or IPv6 address");
+	e = conf_unicast(af, &a4, &a6);
+	if (!e && conf_is_loopback(af, &a4, &a6))
+		e = "loopback: the guest cannot reach the pod's loopback";
+	if (e)
+		return conf_bad('D', arg, e);
+	if (conf_add_dns(c, af, &a4, &a6))
+		return conf_bad('D', arg, "too many DNS servers of this family");
+	return 0;
+}
+
+/**
+ * conf_opt_search() - -S: replace the search domains
+ * @c:		configuration
+ * @st:		command line state: resolv.conf's domains are dropped
+ * @arg:	domains separated by spaces or commas, or "none"
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_opt_search(struct conf *c, struct conf_state *st,
+			   const char *arg)
+{
+	const char *p = arg;
+	size_t len;
+
+	st->search = true;
+	c->n_search = 0;
+	if (!strcmp(arg, "none"))
+		return 0;
+
+	for (p += strspn(p, " ,"); *p; p += strspn(p, " ,")) {
+		len = strcspn(p, " ,");
+		if (len > CONF_SEARCH_LEN)
+			return conf_bad('S', arg, "domain name too long");
+		if (c->n_search >= CONF_MAX_SEARCH)
+			return conf_bad('S', arg, "too many domains");
+		memcpy(c->search[c->n_search], p, len);
+		c->search[c->n_search++][len] = '\0';
+		p += len;
+	}
+	if (!c->n_search)
+		return conf_bad('S', arg, "no domain given");
+	return 0;
+}
+
+/**
+ * conf_mac_parse() - parse a MAC address, xx:xx:xx:xx:xx:xx
+ * @arg:	text
+ * @mac:	address, set on success
+ *
+ * Return: NULL on success, else the reason
+ */
+static const char *conf_mac_parse(const char *arg, uint8_t *mac)
+{
+	uint8_t m[ETH_ALEN_];
+	int i;
+
+	if (strlen(arg) != ETH_ALEN_ * 3 - 1)
+		return "expected six hexadecimal bytes separated by colons";
+	for (i = 0; i < ETH_ALEN_; i++) {
+		const char *p = arg + i * 3;
+
+		if (!isxdigit((unsigned char)p[0]) ||
+		    !isxdigit((unsigned char)p[1]) ||
+		    (i < ETH_ALEN_ - 1 && p[2] != ':'))
+			return "expected six hexadecimal bytes separated by colons";
+		m[i] = strtoul((char[3]){ p[0], p[1], '\0' }, NULL, 16);
+	}
+	if (m[0] & 1)
+		return "multicast address";
+	if (!(m[0] | m[1] | m[2] | m[3] | m[4] | m[5]))
+		return "all-zero address";
+	memcpy(mac, m, ETH_ALEN_);
+	return NULL;
+}
+
+/**
+ * conf_runas_id() - resolve a user or group given by number or name
+ * @s:		number or name
+ * @group:	@s names a group, not a user
+ * @id:		numeric ID, set on success
+ * @pw_gid:	for a user known to the passwd database: its group, else
+ *		left alone
+ *
+ * Return: 0 on success, -1 if @s is neither a valid number nor a name
+ */
+static int conf_runas_id(const char *s, bool group, unsigned int *id,
+			 unsigned int *pw_gid)
+{
+	const struct passwd *pw = NULL;
+	const struct group *gr;
+	unsigned long v;
+
+	if (!conf_uint(s, 0, UINT_MAX - 1, &v)) {
+		*id = v;
+		if (!group)
+			pw = getpwuid(v);
+	} else if (group) {
+		gr = getgrnam(s);
+		if (!gr)
+			return -1;
+		*id = gr->gr_gid;
+	} else {
+		pw = getpwnam(s);
+		if (!pw)
+			return -1;
+		*id = pw->pw_uid;
+	}
+	if (pw)
+		*pw_gid = pw->pw_gid;
+	return 0;
+}
+
+/**
+ * conf_opt_runas() - --runas UID[:GID]
+ * @c:		configuration
+ * @arg:	user and optional group, numbers or names
+ *
+ * Without a group, the user's group from the passwd database is used, or
+ * a group of the same number as the user for users it does not know.
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_opt_runas(struct conf *c, const char *arg)
+{
+	char buf[256], *colon;
+	unsigned int uid, gid = UINT_MAX;
+
+	if (strlen(arg) >= sizeof(buf))
+		return conf_bad(OPT_RUNAS, arg, "too long");
+	strcpy(buf, arg);
+	colon = strchr(buf, ':');
+	if (colon)
+		*colon++ = '\0';
+
+	if (!*buf || conf_runas_id(buf, false, &uid, &gid))
+		return conf_bad(OPT_RUNAS, arg, "unknown user");
+	if (colon && (!*colon || conf_runas_id(colon, true, &gid, NULL)))
+		return conf_bad(OPT_RUNAS, arg, "unknown group");
+
+	c->uid = uid;
+	c->gid = gid == UINT_MAX ? uid : gid;
+	c->runas_set = true;
+	return 0;
+}
+
+/**
+ * conf_opt_map_lo() - --map-host-loopback ADDR
+ * @c:		configuration
+ * @arg:	address
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_opt_map_lo(struct conf *c, const char *arg)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+	const char *e;
+	int af;
+
+	af = conf_inany(arg, &a4, &a6);
+	if (!af)
+		return conf_bad(OPT_MAP_HOST_LO, arg,
+				"not an IPv4 or IPv6 address");
+	e = conf_unicast(af, &a4, &a6);
+	if (e)
+		return conf_bad(OPT_MAP_HOST_LO, arg, e);
+	if (af == AF_INET) {
+		c->host_lo4 = a4;
+		c->map_host_lo4 = true;
+	} else {
+		c->host_lo6 = a6;
+		c->map_host_lo6 = true;
+	}
+	return 0;
+}
+
+/**
+ * conf_opt_path() - copy a path argument, refusing what does not fit
+ * @val:	option value, for the message
+ * @dst:	destination
+ * @size:	size of @dst
+ * @arg:	path
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_opt_path(int val, char *dst, size_t size, const char *arg)
+{
+	if (!*arg)
+		return conf_bad(val, arg, "empty path");
+	if (strlen(arg) >= size)
+		return conf_bad(val, arg, "too long");
+	strcpy(dst, arg);
+	return 0;
+}
+
+/**
+ * conf_opt_mac() - -M: the guest's MAC address
+ * @c:		configuration
+ * @arg:	xx:xx:xx:xx:xx:xx
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_opt_mac(struct conf *c, const char *arg)
+{
+	const char *e = conf_mac_parse(arg, c->guest_mac);
+
+	if (e)
+		return conf_bad('M', arg, e);
+	c->guest_mac_set = true;
+	return 0;
+}
+
+/**
+ * conf_opt_netmask() - -n: IPv4 netmask
+ * @c:		configuration
+ * @arg:	dotted netmask or prefix length
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_opt_netmask(struct conf *c, const char *arg)
+{
+	if (conf_netmask_parse(arg, &c->prefix4))
+		return conf_bad('n', arg,
+				"expected a contiguous dotted netmask or a prefix length 0-32");
+	return 0;
+}
+
+/**
+ * conf_opt_flag() - options without an argument
+ * @c:		configuration
+ * @st:		command line state
+ * @opt:	option value
+ *
+ * Return: true if @opt was one of them
+ */
+static bool conf_opt_flag(struct conf *c, struct conf_state *st, int opt)
+{
+	switch (opt) {
+	case '1':		c->one_off = true;	break;
+	case 'f':		c->foreground = true;	break;
+	case 'q':		c->quiet = true;	break;
+	case 'd':		c->debug = true;	break;
+	case '4':		st->v4_only = true;	break;
+	case '6':		st->v6_only = true;	break;
+	case OPT_NO_DHCP:	c->no_dhcp = true;	break;
+	case OPT_NO_DHCPV6:	c->no_dhcpv6 = true;	break;
+	case OPT_NO_NDP:	c->no_ndp = true;	break;
+	case OPT_NO_RA:		c->no_ra = true;	break;
+	default:		return false;
+	}
+	return true;
+}
+
+/**
+ * conf_opt_number() - options taking a number
+ * @c:		configuration
+ * @opt:	option value
+ * @arg:	its argument
+ * @handled:	set to whether @opt was one of them
+ *
+ * Return: 0 on success or if not handled, -1 on error (reported)
+ */
+static int conf_opt_number(struct conf *c, int opt, const char *arg,
+			   bool *handled)
+{
+	*handled = true;
+	switch (opt) {
+	case 'm':
+		return conf_uint_opt(opt, arg, MTU_MIN, MTU_MAX, &c->mtu);
+	case OPT_MAX_TCP:
+		return conf_uint_opt(opt, arg, 1, 1048576, &c->max_tcp);
+	case OPT_MAX_FLOWS:
+		return conf_uint_opt(opt, arg, 1, 1048576, &c->max_flows);
+	case OPT_UDP_TIMEOUT:
+		return conf_uint_opt(opt, arg, 1, 86400, &c->udp_timeout);
+	case OPT_RA_INTERVAL:
+		/* MaxRtrAdvInterval bounds, RFC 4861 section 6.2.1 */
+		return conf_uint_opt(opt, arg, 4, 1800, &c->ra_interval);
+	}
+	*handled = false;
+	return 0;
+}
+
+/**
+ * conf_opt() - apply one option with an argument
+ * @c:		configuration
+ * @st:		command line state
+ * @opt:	option value
+ * @arg:	its argument
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_opt(struct conf *c, struct conf_state *st, int opt,
+		    const char *arg)
+{
+	bool handled;
+	int ret;
+
+	ret = conf_opt_number(c, opt, arg, &handled);
+	if (handled)
+		return ret;
+
+	switch (opt) {
+	case 's':
+		return conf_opt_path(opt, c->sock_path, sizeof(c->sock_path),
+				     arg);
+	case 'P':
+		return conf_opt_path(opt, c->pid_file, sizeof(c->pid_file),
+				     arg);
+	case 'l':
+		return conf_opt_path(opt, c->log_file, sizeof(c->log_file),
+				     arg);
+	case 'p':
+		return conf_opt_path(opt, c->pcap_file, sizeof(c->pcap_file),
+				     arg);
+	case 'i':
+		return conf_opt_path(opt, c->ifname, sizeof(c->ifname), arg);
+	case OPT_RUNAS:
+		return conf_opt_runas(c, arg);
+	case 'a':
+		return conf_opt_address(c, arg);
+	case 'n':
+		return conf_opt_netmask(c, arg);
+	case 'g':
+		return conf_opt_gateway(c, arg);
+	case 'D':
+		return conf_opt_dns(c, st, arg);
+	case 'S':
+		return conf_opt_search(c, st, arg);
+	case 'M':
+		return conf_opt_mac(c, arg);
+	case 't':
+		return conf_fwd_parse(&c->tcp_fwd, arg);
+	case 'u':
+		return conf_fwd_parse(&c->udp_fwd, arg);
+	case OPT_MAP_HOST_LO:
+		return conf_opt_map_lo(c, arg);
+	}
+	return -1;
+}
+
+/**
+ * conf_defaults() - start from an empty configuration with defaults
+ * @c:		configuration
+ *
+ * Prefix lengths start negative: 0 is a valid value, so "unset" needs
+ * its own.
+ */
+static void conf_defaults(struct conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->prefix4 = c->prefix6 = -1;
+	memcpy(c->our_mac, conf_default_mac, ETH_ALEN_);
+	c->max_tcp = 65536;
+	c->max_flows = 16384;
+	c->udp_timeout = 180;
+	c->ra_interval = 60;
+}
+
+/**
+ * conf_bad_option() - report what getopt_long() refused
+ * @ret:	'?' (unknown option) or ':' (missing argument)
+ * @argv:	arguments
+ */
+static void conf_bad_option(int ret, char **argv)
+{
+	const char *what = argv[optind - 1];
+	char shortopt[3] = { '-', (char)optopt, '\0' };
+
+	/* For a short option in a group ("-qx"), name the option itself */
+	if (optopt && optopt < 256 && strncmp(what, "--", 2))
+		what = shortopt;
+	if (ret == ':')
+		fprintf(stderr, "netshim: option '%s' needs an argument\n",
+			what);
+	else
+		fprintf(stderr, "netshim: unknown option '%s'\n", what);
+	fputs("Try 'netshim --help'.\n", stderr);
+}
+
+/**
+ * conf_getopt() - apply the command line to @c
+ * @c:		configuration, with defaults
+ * @st:		command line state, output
+ * @argc:	argument count
+ * @argv:	arguments (getopt_long() may reorder them)
+ *
+ * Return: 0 on success, -1 on error (reported); exits for --help and
+ *	   --version
+ */
+static int conf_getopt(struct conf *c, struct conf_state *st, int argc,
+		       char **argv)
+{
+	int opt;
+
+	/* 0 rather than 1 also resets getopt's state between calls */
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, conf_short_opts,
+				  conf_long_opts, NULL)) != -1) {
+		if (opt == '?' || opt == ':') {
+			conf_bad_option(opt, argv);
+			return -1;
+		}
+		if (opt == 'h') {
+			conf_usage(stdout);
+			exit(EXIT_SUCCESS);
+		}
+		if (opt == OPT_VERSION) {
+			printf("netshim " NETSHIM_VERSION "\n");
+			exit(EXIT_SUCCESS);
+		}
+		if (!conf_opt_flag(c, st, opt) && conf_opt(c, st, opt, optarg))
+			return -1;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "netshim: unexpected argument '%s'\n",
+			argv[optind]);
+		return -1;
+	}
+	if (st->v4_only && st->v6_only) {
+		fprintf(stderr, "netshim: --ipv4-only and --ipv6-only exclude each other\n");
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * conf_need_template() - tell if the template interface must be read
+ * @c:		configuration after the command line; c->v4 and c->v6 say
+ *		which families are wanted
+ *
+ * Return: true if -i was given, or an address, prefix or gateway of a
+ *	   wanted family is missing (an IPv6 prefix defaults to 64)
+ */
+static bool conf_need_template(const struct conf *c)
+{
+	if (*c->ifname)
+		return true;
+	if (c->v4 && (!c->addr4.s_addr || c->prefix4 < 0 || !c->gw4.s_addr))
+		return true;
+	return c->v6 && (IN6_IS_ADDR_UNSPECIFIED(&c->addr6) ||
+			 IN6_IS_ADDR_UNSPECIFIED(&c->gw6));
+}
+
+/**
+ * conf_ll6_from_mac() - EUI-64 link-local address of a MAC address
+ * @mac:	MAC address
+ * @ll:		fe80::/64 address, output (RFC 4291 appendix A)
+ */
+static void conf_ll6_from_mac(const uint8_t *mac, struct in6_addr *ll)
+{
+	memset(ll, 0, sizeof(*ll));
+	ll->s6_addr[0] = 0xfe;
+	ll->s6_addr[1] = 0x80;
+	ll->s6_addr[8] = mac[0] ^ 0x02;
+	ll->s6_addr[9] = mac[1];
+	ll->s6_addr[10] = mac[2];
+	ll->s6_addr[11] = 0xff;
+	ll->s6_addr[12] = 0xfe;
+	ll->s6_addr[13] = mac[3];
+	ll->s6_addr[14] = mac[4];
+	ll->s6_addr[15] = mac[5];
+}
+
+/**
+ * conf_finish_v4() - check IPv4 settings once defaults are in
+ * @c:		configuration, c->v4 set
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_finish_v4(struct conf *c)
+{
+	const char *ifname = *c->ifname ? c->ifname : "(no interface)";
+
+	if (c->prefix4 < 0) {
+		fprintf(stderr, "netshim: no IPv4 prefix length known for %s; give -n\n",
+			ifname);
+		return -1;
+	}
+	if (!c->gw4.s_addr) {
+		fprintf(stderr, "netshim: no IPv4 default gateway on %s; give -g, or -6\n",
+			ifname);
+		return -1;
+	}
+	if (c->gw4.s_addr == c->addr4.s_addr) {
+		fprintf(stderr, "netshim: IPv4 guest address and gateway are the same\n");
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * conf_finish_v6() - complete IPv6 settings once defaults are in
+ * @c:		configuration, c->v6 set
+ *
+ * The guest's router is always netshim: without a known IPv6 gateway,
+ * netshim's own link-local address serves as one.
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_finish_v6(struct conf *c)
+{
+	if (c->prefix6 < 0)
+		c->prefix6 = 64;
+	if (IN6_IS_ADDR_LINKLOCAL(&c->gw6))
+		c->our_ll6 = c->gw6;
+	else
+		conf_ll6_from_mac(c->our_mac, &c->our_ll6);
+	if (IN6_IS_ADDR_UNSPECIFIED(&c->gw6))
+		c->gw6 = c->our_ll6;
+	if (IN6_ARE_ADDR_EQUAL(&c->gw6, &c->addr6)) {
+		fprintf(stderr, "netshim: IPv6 guest address and gateway are the same\n");
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * conf_addresses() - fill addresses from the template, pick families
+ * @c:		configuration after the command line
+ * @st:		command line state
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_addresses(struct conf *c, const struct conf_state *st)
+{
+	c->v4 = !st->v6_only;
+	c->v6 = !st->v4_only;
+	if (conf_need_template(c) && nl_template(c))
+		return -1;
+
+	c->v4 = c->v4 && c->addr4.s_addr;
+	c->v6 = c->v6 && !IN6_IS_ADDR_UNSPECIFIED(&c->addr6);
+	if (!c->v4 && !c->v6) {
+		if (*c->ifname)
+			fprintf(stderr, "netshim: no usable addresses on %s; give -a\n",
+				c->ifname);
+		else
+			fprintf(stderr, "netshim: no default route found; give -i, or -a with -n and -g\n");
+		return -1;
+	}
+
+	if (c->v4 && conf_finish_v4(c))
+		return -1;
+	if (c->v6 && conf_finish_v6(c))
+		return -1;
+	if (!c->v4) {
+		memset(&c->addr4, 0, sizeof(c->addr4));
+		memset(&c->gw4, 0, sizeof(c->gw4));
+		c->prefix4 = 0;
+	}
+	if (!c->v6) {
+		memset(&c->addr6, 0, sizeof(c->addr6));
+		memset(&c->gw6, 0, sizeof(c->gw6));
+		c->prefix6 = 0;
+	}
+	return 0;
+}
+
+/**
+ * conf_mtu() - settle the MTU
+ * @c:		configuration: c->mtu from -m or the template, or 0
+ *
+ * Without either, the largest MTU is the fastest: the pod's kernel
+ * segments for the guest anyway.  A template MTU beyond what an
+ * Ethernet frame to the VMM may carry (loopback has 65536) is clamped.
+ */
+static void conf_mtu(struct conf *c)
+{
+	if (!c->mtu || c->mtu > MTU_MAX)
+		c->mtu = MTU_MAX;
+	if (c->mtu < MTU_MIN)
+		c->mtu = MTU_MIN;
+	if (c->v6 && c->mtu < 1280)
+		warn("MTU %u is below IPv6's minimum of 1280", c->mtu);
+}
+
+/**
+ * conf_names() - DNS servers and search domains from resolv.conf for
+ *		  what the command line did not give
+ * @c:		configuration
+ * @st:		command line state
+ */
+static void conf_names(struct conf *c, const struct conf_state *st)
+{
+	struct conf saved;
+
+	if (st->dns && st->search)
+		return;
+
+	memcpy(saved.dns4, c->dns4, sizeof(c->dns4));
+	memcpy(saved.dns6, c->dns6, sizeof(c->dns6));
+	memcpy(saved.search, c->search, sizeof(c->search));
+	saved.n_dns4 = c->n_dns4;
+	saved.n_dns6 = c->n_dns6;
+	saved.n_search = c->n_search;
+
+	if (conf_read_resolv(c, RESOLV_CONF))
+		warn("cannot read %s: %s; no DNS from it", RESOLV_CONF,
+		     strerror(errno));
+
+	if (st->dns) {
+		memcpy(c->dns4, saved.dns4, sizeof(c->dns4));
+		memcpy(c->dns6, saved.dns6, sizeof(c->dns6));
+		c->n_dns4 = saved.n_dns4;
+		c->n_dns6 = saved.n_dns6;
+	}
+	if (st->search) {
+		memcpy(c->search, saved.search, sizeof(c->search));
+		c->n_search = saved.n_search;
+	}
+}
+
+/**
+ * conf_sock_path() - pick a free default socket path
+ * @c:		configuration, c->sock_path set on success
+ *
+ * Return: 0 on success, -1 if none is free (reported)
+ */
+static int conf_sock_path(struct conf *c)
+{
+	const char *dir = getenv("XDG_RUNTIME_DIR");
+	struct stat st;
+	int i, n;
+
+	if (!dir || !*dir || access(dir, W_OK))
+		dir = "/tmp";
+
+	for (i = 1; i <= SOCK_INDEX_MAX; i++) {
+		n = snprintf(c->sock_path, sizeof(c->sock_path),
+			     "%s/netshim-%d.socket", dir, i);
+		if (n < 0 || n >= (int)sizeof(c->sock_path)) {
+			dir = "/tmp";
+			i = 0;
+			continue;
+		}
+		if (lstat(c->sock_path, &st) && errno == ENOENT)
+			return 0;
+	}
+	fprintf(stderr, "netshim: no free socket path in %s; give -s\n", dir);
+	return -1;
+}
+
+/**
+ * conf_parse() - build the whole configuration
+ * @c:		configuration, filled completely
+ * @argc:	argument count
+ * @argv:	arguments
+ *
+ * Command line first; then the template interface (netlink) for the
+ * addresses, prefixes, gateways and MTU it did not give, resolv.conf for
+ * DNS, and a free socket path.
+ *
+ * Return: 0 on success, -1 on error (reported on stderr); exits with 0
+ *	   after --help or --version
+ */
+int conf_parse(struct conf *c, int argc, char **argv)
+{
+	struct conf_state st = { 0 };
+
+	conf_defaults(c);
+	if (conf_getopt(c, &st, argc, argv))
+		return -1;
+	if (conf_addresses(c, &st))
+		return -1;
+	conf_mtu(c);
+	conf_names(c, &st);
+	if (!*c->sock_path && conf_sock_path(c))
+		return -1;
+	return 0;
+}
+
+/**
+ * resolv_nameserver() - take a "nameserver" line's address
+ * @c:		configuration
+ * @arg:	address text, may be NULL
+ *
+ * The guest reaches DNS servers through netshim's sockets in the pod, so
+ * a resolver on the pod's loopback (systemd-resolved's 127.0.0.53) or on
+ * a link of the pod is unreachable from the guest's point of view.
+ */
+static void resolv_nameserver(struct conf *c, const char *arg)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+	int af;
+
+	if (!arg)
+		return;
+	if (strchr(arg, '%')) {
+		warn("resolv.conf: skipping scoped nameserver %s", arg);
+		return;
+	}
+	af = conf_inany(arg, &a4, &a6);
+	if (!af || conf_unicast(af, &a4, &a6)) {
+		warn("resolv.conf: skipping invalid nameserver %s", arg);
+		return;
+	}
+	if (conf_is_loopback(af, &a4, &a6)) {
+		warn("resolv.conf: skipping loopback nameserver %s: the guest cannot reach it; use -D",
+		     arg);
+		return;
+	}
+	if (af == AF_INET6 && IN6_IS_ADDR_LINKLOCAL(&a6)) {
+		warn("resolv.conf: skipping link-local nameserver %s", arg);
+		return;
+	}
+	if (conf_add_dns(c, af, &a4, &a6))
+		warn("resolv.conf: too many nameservers, skipping %s", arg);
+}
+
+/**
+ * resolv_search() - take a "search" or "domain" line's domains
+ * @c:		configuration
+ * @save:	strtok_r() state, positioned after the keyword
+ * @one:	take only the first domain ("domain" lines)
+ *
+ * As for the resolver, the last "search" or "domain" line wins.
+ */
+static void resolv_search(struct conf *c, char **save, bool one)
+{
+	const char *d;
+
+	c->n_search = 0;
+	while ((d = strtok_r(NULL, " \t\r\n", save))) {
+		if (strlen(d) > CONF_SEARCH_LEN) {
+			warn("resolv.conf: skipping long search domain");
+			continue;
+		}
+		if (c->n_search >= CONF_MAX_SEARCH) {
+			warn("resolv.conf: too many search domains, skipping %s",
+			     d);
+			return;
+		}
+		strcpy(c->search[c->n_search++], d);
+		if (one)
+			return;
+	}
+}
+
+/**
+ * resolv_skip_line() - discard the rest of a line that did not fit
+ * @f:		file
+ */
+static void resolv_skip_line(FILE *f)
+{
+	int ch;
+
+	do
+		ch = getc(f);
+	while (ch != EOF && ch != '\n');
+}
+
+/**
+ * conf_read_resolv() - DNS servers and search domains from a resolv.conf
+ * @c:		configuration: its DNS servers and search domains are
+ *		replaced by those of the file
+ * @path:	file, normally /etc/resolv.conf
+ *
+ * Return: 0 on success, -1 if @path cannot be opened (errno set)
+ */
+int conf_read_resolv(struct conf *c, const char *path)
+{
+	char line[RESOLV_LINE_MAX], *kw, *save;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+
+	c->n_dns4 = c->n_dns6 = c->n_search = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strchr(line, '\n') && !feof(f)) {
+			warn("resolv.conf: skipping line longer than %d bytes",
+			     RESOLV_LINE_MAX - 2);
+			resolv_skip_line(f);
+			continue;
+		}
+		kw = strtok_r(line, " \t\r\n", &save);
+		if (!kw)
+			continue;
+		if (!strcmp(kw, "nameserver"))
+			resolv_nameserver(c, strtok_r(NULL, " \t\r\n", &save));
+		else if (!strcmp(kw, "search"))
+			resolv_search(c, &save, false);
+		else if (!strcmp(kw, "domain"))
+			resolv_search(c, &save, true);
+	}
+	fclose(f);
+	return 0;
+}
+
+/**
+ * fwd_port() - parse a port number, 1-65535, at the start of @s
+ * @s:		text
+ * @end:	first character after the number, output
+ * @port:	value, set on success
+ *
+ * Return: NULL on success, else the reason
+ */
+static const char *fwd_port(const char *s, const char **end, uint16_t *port)
+{
+	unsigned long v;
+	char *e;
+
+	if (!isdigit((unsigned char)*s))
+		return "port number expected";
+	errno = 0;
+	v = strtoul(s, &e, 10);
+	if (errno == ERANGE || v > 65535)
+		return "port out of range (1-65535)";
+	if (!v)
+		return "port 0 cannot be forwarded";
+	*end = e;
+	*port = v;
+	return NULL;
+}
+
+/**
+ * fwd_range() - parse PORT or PORT-PORT at the start of @s
+ * @s:		text
+ * @end:	first character after the range, output
+ * @first:	first port, set on success
+ * @last:	last port, set on success
+ *
+ * Return: NULL on success, else the reason
+ */
+static const char *fwd_range(const char *s, const char **end,
+			     uint16_t *first, uint16_t *last)
+{
+	const char *e;
+
+	e = fwd_port(s, end, first);
+	if (e)
+		return e;
+	*last = *first;
+	if (**end != '-')
+		return NULL;
+	e = fwd_port(*end + 1, end, last);
+	if (e)
+		return e;
+	return *last < *first ? "inverted port range" : NULL;
+}
+
+/**
+ * fwd_bind() - parse and store the ADDR of an ADDR/PORTS rule
+ * @r:		rule, r->bind set on success
+ * @s:		address text
+ *
+ * Return: NULL on success, else the reason
+ */
+static const char *fwd_bind(struct fwd_rule *r, const char *s)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+	int af;
+
+	af = conf_inany(s, &a4, &a6);
+	if (!af)
+		return "not an IPv4 or IPv6 address before '/'";
+	if (af == AF_INET)
+		inet_ntop(AF_INET, &a4, r->bind, sizeof(r->bind));
+	else
+		inet_ntop(AF_INET6, &a6, r->bind, sizeof(r->bind));
+	return NULL;
+}
+
+/**
+ * fwd_rule() - parse one element of a port spec
+ * @r:		rule, output
+ * @s:		element, modified: "[ADDR/]PORTS[:PORTS]" or "~PORTS"
+ *
+ * Return: NULL on success, else the reason
+ */
+static const char *fwd_rule(struct fwd_rule *r, char *s)
+{
+	uint16_t to_first, to_last;
+	const char *end, *e;
+	char *slash;
+
+	memset(r, 0, sizeof(*r));
+	if (*s == '~') {
+		r->exclude = true;
+		s++;
+	}
+	slash = strrchr(s, '/');
+	if (slash) {
+		if (r->exclude)
+			return "an exclusion takes no address";
+		*slash = '\0';
+		e = fwd_bind(r, s);
+		if (e)
+			return e;
+		s = slash + 1;
+	}
+
+	e = fwd_range(s, &end, &r->first, &r->last);
+	if (e)
+		return e;
+	r->to = r->first;
+	if (*end == ':') {
+		if (r->exclude)
+			return "an exclusion takes no target port";
+		e = fwd_range(end + 1, &end, &to_first, &to_last);
+		if (e)
+			return e;
+		if (to_last - to_first != r->last - r->first)
+			return "port ranges of different lengths";
+		r->to = to_first;
+	}
+	return *end ? "unexpected characters" : NULL;
+}
+
+/**
+ * fwd_rules() - parse a comma-separated list of rules, appending them
+ * @spec:	forwarding spec
+ * @list:	list, modified
+ *
+ * Return: NULL on success, else the reason
+ */
+static const char *fwd_rules(struct fwd_spec *spec, char *list)
+{
+	char *elem, *next;
+	const char *e;
+
+	for (elem = list; elem; elem = next) {
+		next = strchr(elem, ',');
+		if (next)
+			*next++ = '\0';
+		if (!*elem)
+			return "empty element";
+		if (spec->n >= CONF_MAX_FWD)
+			return "too many rules";
+		e = fwd_rule(&spec->rule[spec->n], elem);
+		if (e)
+			return e;
+		spec->n++;
+	}
+	return NULL;
+}
+
+/**
+ * conf_fwd_parse() - parse a -t or -u port forwarding spec
+ * @spec:	forwarding spec: rules are appended, "none" clears it,
+ *		"all" forwards every port not excluded
+ * @arg:	"none", "all", or a comma-separated list of "PORT",
+ *		"PORT-PORT", either followed by ":PORT" or ":PORT-PORT"
+ *		(guest ports, same length), optionally preceded by "ADDR/";
+ *		or "~PORT", "~PORT-PORT" to exclude.  A spec of exclusions
+ *		only forwards all other ports.
+ *
+ * Return: 0 on success, -1 on error (reported, @spec unchanged)
+ */
+int conf_fwd_parse(struct fwd_spec *spec, const char *arg)
+{
+	struct fwd_spec tmp = *spec;
+	char buf[FWD_SPEC_MAX];
+	const char *e;
+
+	if (!strcmp(arg, "none")) {
+		memset(spec, 0, sizeof(*spec));
+		return 0;
+	}
+	if (!strcmp(arg, "all")) {
+		spec->all = true;
+		return 0;
+	}
+
+	if (strlen(arg) >= sizeof(buf)) {
+		e = "too long";
+	} else {
+		strcpy(buf, arg);
+		e = fwd_rules(&tmp, buf);
+	}
+	if (e) {
+		fprintf(stderr, "netshim: invalid port spec '%s': %s\n", arg,
+			e);
+		return -1;
+	}
+	*spec = tmp;
+	return 0;
+}
+
+/**
+ * fwd_all() - tell if a spec forwards every port it does not exclude
+ * @spec:	forwarding spec
+ *
+ * Return: true for "all", and for a spec made of exclusions only
+ */
+static bool fwd_all(const struct fwd_spec *spec)
+{
+	int i;
+
+	if (spec->all)
+		return true;
+	for (i = 0; i < spec->n; i++) {
+		if (!spec->rule[i].exclude)
+			return false;
+	}
+	return spec->n > 0;
+}
+
+/**
+ * conf_fwd_lookup() - is a pod port forwarded to the guest, and where
+ * @spec:	forwarding spec
+ * @port:	pod port
+ * @to:		guest port, set if forwarded (may be NULL)
+ *
+ * Exclusions win over any rule; the first rule holding @port gives the
+ * guest port.  Ports forwarded by "all" (or by a spec of exclusions only)
+ * keep their number.
+ *
+ * Return: true if @port is forwarded
+ */
+bool conf_fwd_lookup(const struct fwd_spec *spec, uint16_t port,
+		     uint16_t *to)
+{
+	const struct fwd_rule *r;
+	int i;
+
+	if (!port)
+		return false;
+	for (i = 0; i < spec->n; i++) {
+		r = &spec->rule[i];
+		if (r->exclude && port >= r->first && port <= r->last)
+			return false;
+	}
+	for (i = 0; i < spec->n; i++) {
+		r = &spec->rule[i];
+		if (!r->exclude && port >= r->first && port <= r->last) {
+			if (to)
+				*to = r->to + (port - r->first);
+			return true;
+		}
+	}
+	if (!fwd_all(spec))
+		return false;
+	if (to)
+		*to = port;
+	return true;
+}
+
+/**
+ * str_add() - append formatted text to a bounded buffer
+ * @buf:	buffer, always NUL-terminated
+ * @size:	its size
+ * @len:	current length, updated (stops growing once full)
+ * @fmt:	printf format
+ */
+static void __attribute__((format(printf, 4, 5)))
+str_add(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*len >= size - 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *len, size - *len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len = *len + n < size - 1 ? *len + n : size - 1;
+}
+
+/**
+ * fwd_format() - describe a forwarding spec for the log
+ * @spec:	forwarding spec
+ * @buf:	output
+ * @size:	size of @buf
+ */
+static void fwd_format(const struct fwd_spec *spec, char *buf, size_t size)
+{
+	bool all = fwd_all(spec);
+	const struct fwd_rule *r;
+	size_t len = 0;
+	int i;
+
+	*buf = '\0';
+	str_add(buf, size, &len, "%s", all ? "all" : spec->n ? "" : "none");
+	for (i = 0; i < spec->n; i++) {
+		r = &spec->rule[i];
+		str_add(buf, size, &len, "%s%s%s%s%u", i || all ? ", " : "",
+			r->exclude ? "except " : "", r->bind,
+			*r->bind ? "/" : "", r->first);
+		if (r->last != r->first)
+			str_add(buf, size, &len, "-%u", r->last);
+		if (r->exclude || r->to == r->first)
+			continue;
+		str_add(buf, size, &len, "->%u", r->to);
+		if (r->last != r->first)
+			str_add(buf, size, &len, "-%u",
+				r->to + (r->last - r->first));
+	}
+}
+
+/**
+ * conf_log_names() - log DNS servers and search domains
+ * @c:		configuration
+ */
+static void conf_log_names(const struct conf *c)
+{
+	char buf[1024], a[INET6_ADDRSTRLEN];
+	size_t len = 0;
+	int i;
+
+	*buf = '\0';
+	for (i = 0; i < c->n_dns4; i++)
+		str_add(buf, sizeof(buf), &len, " %s",
+			inet_ntop(AF_INET, &c->dns4[i], a, sizeof(a)));
+	for (i = 0; i < c->n_dns6; i++)
+		str_add(buf, sizeof(buf), &len, " %s",
+			inet_ntop(AF_INET6, &c->dns6[i], a, sizeof(a)));
+	info("DNS:%s", len ? buf : " none");
+
+	len = 0;
+	*buf = '\0';
+	for (i = 0; i < c->n_search; i++)
+		str_add(buf, sizeof(buf), &len, " %s", c->search[i]);
+	info("DNS search:%s", len ? buf : " none");
+}
+
+/**
+ * conf_log_addresses() - log what the guest is given, per family
+ * @c:		configuration
+ */
+static void conf_log_addresses(const struct conf *c)
+{
+	char a[INET6_ADDRSTRLEN], g[INET6_ADDRSTRLEN], l[INET6_ADDRSTRLEN];
+
+	if (c->v4)
+		info("IPv4: address %s/%d, gateway %s",
+		     inet_ntop(AF_INET, &c->addr4, a, sizeof(a)), c->prefix4,
+		     inet_ntop(AF_INET, &c->gw4, g, sizeof(g)));
+	else
+		info("IPv4: disabled");
+	if (c->v6)
+		info("IPv6: address %s/%d, gateway %s, our link-local %s",
+		     inet_ntop(AF_INET6, &c->addr6, a, sizeof(a)), c->prefix6,
+		     inet_ntop(AF_INET6, &c->gw6, g, sizeof(g)),
+		     inet_ntop(AF_INET6, &c->our_ll6, l, sizeof(l)));
+	else
+		info("IPv6: disabled");
+	if (c->map_host_lo4)
+		info("guest traffic to %s goes to the pod's 127.0.0.1",
+		     inet_ntop(AF_INET, &c->host_lo4, a, sizeof(a)));
+	if (c->map_host_lo6)
+		info("guest traffic to %s goes to the pod's ::1",
+		     inet_ntop(AF_INET6, &c->host_lo6, a, sizeof(a)));
+}
+
+/**
+ * conf_log_summary() - log the configuration an operator needs to see
+ * @c:		configuration
+ */
+void conf_log_summary(const struct conf *c)
+{
+	const uint8_t *m = c->guest_mac;
+	char buf[1024];
+
+	if (*c->ifname)
+		info("template interface: %s (index %u)", c->ifname,
+		     c->ifindex);
+	else
+		info("template interface: none, all given on the command line");
+	info("MTU: %u", c->mtu);
+	if (c->guest_mac_set)
+		info("guest MAC: %02x:%02x:%02x:%02x:%02x:%02x",
+		     m[0], m[1], m[2], m[3], m[4], m[5]);
+	conf_log_addresses(c);
+	conf_log_names(c);
+	fwd_format(&c->tcp_fwd, buf, sizeof(buf));
+	info("TCP ports forwarded: %s", buf);
+	fwd_format(&c->udp_fwd, buf, sizeof(buf));
+	info("UDP ports forwarded: %s", buf);
+}
