@@ -350,8 +350,9 @@ static int conf_opt_address(struct conf *c, const char *arg)
 	if (!e && (af == AF_INET ? a4.s_addr == htonl(INADDR_LOOPBACK) :
 				   IN6_IS_ADDR_LOOPBACK(&a6)))
 		e = "loopback address";
-	if (!e && slash)
-		e = conf_uint(slash, 0, af == AF_INET ? 32 : 128, &len);
+	if (!e && slash && conf_uint(slash, 0, af == AF_INET ? 32 : 128, &len))
+		e = af == AF_INET ? "prefix length must be 0-32" :
+				    "prefix length must be 0-128";
 	if (e)
 		return conf_bad('a', arg, e);
 
@@ -819,6 +820,29 @@ static void conf_defaults(struct conf *c)
 }
 
 /**
+ * conf_long_takes_no_arg() - tell if @what is "--flag=..." for a flag
+ * @what:	argument getopt_long() refused
+ *
+ * Return: true if @what gives a value to a long option without one
+ */
+static bool conf_long_takes_no_arg(const char *what)
+{
+	const struct option *o;
+	size_t len;
+
+	if (strncmp(what, "--", 2) || !strchr(what, '='))
+		return false;
+	what += 2;
+	len = strcspn(what, "=");
+	for (o = conf_long_opts; o->name; o++) {
+		if (o->has_arg == no_argument && strlen(o->name) == len &&
+		    !strncmp(o->name, what, len))
+			return true;
+	}
+	return false;
+}
+
+/**
  * conf_bad_option() - report what getopt_long() refused
  * @ret:	'?' (unknown option) or ':' (missing argument)
  * @argv:	arguments
@@ -834,6 +858,9 @@ static void conf_bad_option(int ret, char **argv)
 	if (ret == ':')
 		fprintf(stderr, "netshim: option '%s' needs an argument\n",
 			what);
+	else if (conf_long_takes_no_arg(what))
+		fprintf(stderr, "netshim: option '%.*s' takes no argument\n",
+			(int)strcspn(what, "="), what);
 	else
 		fprintf(stderr, "netshim: unknown option '%s'\n", what);
 	fputs("Try 'netshim --help'.\n", stderr);
@@ -982,15 +1009,28 @@ static int conf_finish_v6(struct conf *c)
  * @c:		configuration after the command line
  * @st:		command line state
  *
+ * A family is enabled when it is wanted (no -4 or -6 against it) and an
+ * address of it is known, given or found.
+ *
  * Return: 0 on success, -1 on error (reported)
  */
 static int conf_addresses(struct conf *c, const struct conf_state *st)
 {
+	bool addr4_given = c->addr4.s_addr;
+
 	c->v4 = !st->v6_only;
 	c->v6 = !st->v4_only;
 	if (conf_need_template(c) && nl_template(c))
 		return -1;
 
+	/* An IPv6-only pod may still have IPv4 addresses: no use without
+	 * a route, and no reason to fail either, unless -a asked for IPv4
+	 */
+	if (c->v4 && c->addr4.s_addr && !c->gw4.s_addr && !addr4_given &&
+	    c->v6 && !IN6_IS_ADDR_UNSPECIFIED(&c->addr6)) {
+		warn("no IPv4 default route on %s: IPv4 disabled", c->ifname);
+		c->v4 = false;
+	}
 	c->v4 = c->v4 && c->addr4.s_addr;
 	c->v6 = c->v6 && !IN6_IS_ADDR_UNSPECIFIED(&c->addr6);
 	if (!c->v4 && !c->v6) {

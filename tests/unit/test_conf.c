@@ -1,0 +1,968 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - unit tests of the configuration: port specs, netmasks,
+ * resolv.conf, and the command line
+ *
+ * conf_parse() is only given command lines that name every address,
+ * prefix and gateway and no interface, so the template interface is never
+ * read: these tests do not depend on the machine's network.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "tests/unit/unit.h"
+#include "conf.h"
+#include "log.h"
+
+#define ARGC(a)		((int)(sizeof(a) / sizeof((a)[0])))
+
+/* A command line needing nothing from the template interface */
+#define BASE4	"netshim", "-s", "/tmp/netshim-unit.socket", "-4",	\
+		"-a", "203.0.113.2", "-n", "24", "-g", "203.0.113.1",	\
+		"-D", "203.0.113.1", "-S", "example.com"
+
+static struct conf conf;
+
+/**
+ * fwd() - parse a spec into a fresh struct fwd_spec
+ * @arg:	spec
+ * @spec:	output
+ *
+ * Return: conf_fwd_parse()'s return value
+ */
+static int fwd(const char *arg, struct fwd_spec *spec)
+{
+	memset(spec, 0, sizeof(*spec));
+	return conf_fwd_parse(spec, arg);
+}
+
+/**
+ * fwd_to() - look a port up, returning the guest port or 0
+ * @spec:	forwarding spec
+ * @port:	pod port
+ *
+ * Return: guest port, or 0 if @port is not forwarded
+ */
+static unsigned int fwd_to(const struct fwd_spec *spec, uint16_t port)
+{
+	uint16_t to = 0;
+
+	return conf_fwd_lookup(spec, port, &to) ? to : 0;
+}
+
+static void test_fwd_single(void **state)
+{
+	struct fwd_spec s;
+
+	(void)state;
+	assert_int_equal(fwd("80", &s), 0);
+	assert_int_equal(s.n, 1);
+	assert_false(s.all);
+	assert_int_equal(s.rule[0].first, 80);
+	assert_int_equal(s.rule[0].last, 80);
+	assert_int_equal(s.rule[0].to, 80);
+	assert_false(s.rule[0].exclude);
+	assert_string_equal(s.rule[0].bind, "");
+	assert_int_equal(fwd_to(&s, 80), 80);
+	assert_int_equal(fwd_to(&s, 79), 0);
+	assert_int_equal(fwd_to(&s, 81), 0);
+	assert_int_equal(fwd_to(&s, 0), 0);
+	assert_true(conf_fwd_lookup(&s, 80, NULL));
+
+	assert_int_equal(fwd("65535", &s), 0);
+	assert_int_equal(fwd_to(&s, 65535), 65535);
+	assert_int_equal(fwd("1", &s), 0);
+	assert_int_equal(fwd_to(&s, 1), 1);
+}
+
+static void test_fwd_map(void **state)
+{
+	struct fwd_spec s;
+
+	(void)state;
+	assert_int_equal(fwd("8080:80", &s), 0);
+	assert_int_equal(s.rule[0].first, 8080);
+	assert_int_equal(s.rule[0].to, 80);
+	assert_int_equal(fwd_to(&s, 8080), 80);
+	assert_int_equal(fwd_to(&s, 80), 0);
+}
+
+static void test_fwd_range(void **state)
+{
+	struct fwd_spec s;
+
+	(void)state;
+	assert_int_equal(fwd("1000-2000", &s), 0);
+	assert_int_equal(s.rule[0].first, 1000);
+	assert_int_equal(s.rule[0].last, 2000);
+	assert_int_equal(fwd_to(&s, 1000), 1000);
+	assert_int_equal(fwd_to(&s, 1500), 1500);
+	assert_int_equal(fwd_to(&s, 2000), 2000);
+	assert_int_equal(fwd_to(&s, 999), 0);
+	assert_int_equal(fwd_to(&s, 2001), 0);
+
+	assert_int_equal(fwd("5-5", &s), 0);
+	assert_int_equal(fwd_to(&s, 5), 5);
+}
+
+static void test_fwd_range_map(void **state)
+{
+	struct fwd_spec s;
+
+	(void)state;
+	assert_int_equal(fwd("1000-2000:3000-4000", &s), 0);
+	assert_int_equal(s.rule[0].to, 3000);
+	assert_int_equal(fwd_to(&s, 1000), 3000);
+	assert_int_equal(fwd_to(&s, 1500), 3500);
+	assert_int_equal(fwd_to(&s, 2000), 4000);
+	assert_int_equal(fwd_to(&s, 3000), 0);
+
+	assert_int_equal(fwd("65534-65535:1-2", &s), 0);
+	assert_int_equal(fwd_to(&s, 65535), 2);
+}
+
+static void test_fwd_exclude(void **state)
+{
+	struct fwd_spec s;
+
+	(void)state;
+	assert_int_equal(fwd("~22", &s), 0);
+	assert_true(s.rule[0].exclude);
+	assert_int_equal(fwd_to(&s, 22), 0);
+	assert_int_equal(fwd_to(&s, 21), 21);
+	assert_int_equal(fwd_to(&s, 65535), 65535);
+	assert_int_equal(fwd_to(&s, 0), 0);
+
+	assert_int_equal(fwd("~1000-2000,~22", &s), 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(fwd_to(&s, 1000), 0);
+	assert_int_equal(fwd_to(&s, 2000), 0);
+	assert_int_equal(fwd_to(&s, 22), 0);
+	assert_int_equal(fwd_to(&s, 2001), 2001);
+	assert_int_equal(fwd_to(&s, 999), 999);
+}
+
+static void test_fwd_mixed(void **state)
+{
+	struct fwd_spec s;
+
+	(void)state;
+	/* Exclusions win, whatever the order */
+	assert_int_equal(fwd("80,~80", &s), 0);
+	assert_int_equal(fwd_to(&s, 80), 0);
+	assert_int_equal(fwd("~80,80", &s), 0);
+	assert_int_equal(fwd_to(&s, 80), 0);
+
+	/* With explicit rules, exclusions only cut holes in them */
+	assert_int_equal(fwd("1000-2000,~1500", &s), 0);
+	assert_int_equal(fwd_to(&s, 1499), 1499);
+	assert_int_equal(fwd_to(&s, 1500), 0);
+	assert_int_equal(fwd_to(&s, 80), 0);
+
+	/* The first rule holding the port gives the target */
+	assert_int_equal(fwd("8080:80,8000-9000", &s), 0);
+	assert_int_equal(fwd_to(&s, 8080), 80);
+	assert_int_equal(fwd_to(&s, 8081), 8081);
+}
+
+static void test_fwd_bind(void **state)
+{
+	struct fwd_spec s;
+
+	(void)state;
+	assert_int_equal(fwd("203.0.113.2/80", &s), 0);
+	assert_string_equal(s.rule[0].bind, "203.0.113.2");
+	assert_int_equal(fwd_to(&s, 80), 80);
+
+	assert_int_equal(fwd("2001:db8::2/8080:80", &s), 0);
+	assert_string_equal(s.rule[0].bind, "2001:db8::2");
+	assert_int_equal(s.rule[0].first, 8080);
+	assert_int_equal(s.rule[0].to, 80);
+
+	/* Stored in canonical form */
+	assert_int_equal(fwd("2001:0db8:0:0::0002/1-2", &s), 0);
+	assert_string_equal(s.rule[0].bind, "2001:db8::2");
+
+	assert_int_equal(fwd("198.51.100.1/22,80,2001:db8::1/443", &s), 0);
+	assert_int_equal(s.n, 3);
+	assert_string_equal(s.rule[0].bind, "198.51.100.1");
+	assert_string_equal(s.rule[1].bind, "");
+	assert_string_equal(s.rule[2].bind, "2001:db8::1");
+}
+
+static void test_fwd_all_none(void **state)
+{
+	struct fwd_spec s;
+
+	(void)state;
+	assert_int_equal(fwd("all", &s), 0);
+	assert_true(s.all);
+	assert_int_equal(s.n, 0);
+	assert_int_equal(fwd_to(&s, 1), 1);
+	assert_int_equal(fwd_to(&s, 65535), 65535);
+	assert_int_equal(fwd_to(&s, 0), 0);
+
+	/* "all" combines with exclusions given in another option */
+	assert_int_equal(conf_fwd_parse(&s, "~22"), 0);
+	assert_int_equal(fwd_to(&s, 22), 0);
+	assert_int_equal(fwd_to(&s, 23), 23);
+
+	/* Rules append; "none" clears everything */
+	assert_int_equal(fwd("80", &s), 0);
+	assert_int_equal(conf_fwd_parse(&s, "443"), 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(fwd_to(&s, 443), 443);
+	assert_int_equal(conf_fwd_parse(&s, "none"), 0);
+	assert_int_equal(s.n, 0);
+	assert_false(s.all);
+	assert_int_equal(fwd_to(&s, 80), 0);
+	assert_int_equal(fwd_to(&s, 443), 0);
+}
+
+static void test_fwd_max_rules(void **state)
+{
+	char buf[512] = "";
+	struct fwd_spec s;
+	int i;
+
+	(void)state;
+	for (i = 0; i < CONF_MAX_FWD; i++)
+		sprintf(buf + strlen(buf), "%s%d", i ? "," : "", 100 + i);
+	assert_int_equal(fwd(buf, &s), 0);
+	assert_int_equal(s.n, CONF_MAX_FWD);
+	assert_int_equal(fwd_to(&s, 100 + CONF_MAX_FWD - 1),
+			 100 + CONF_MAX_FWD - 1);
+
+	/* One more, in the same spec or in another one */
+	strcat(buf, ",999");
+	assert_int_equal(fwd(buf, &s), -1);
+	assert_int_equal(s.n, 0);
+	buf[strlen(buf) - 4] = '\0';
+	assert_int_equal(fwd(buf, &s), 0);
+	assert_int_equal(conf_fwd_parse(&s, "999"), -1);
+	assert_int_equal(s.n, CONF_MAX_FWD);
+}
+
+static void test_fwd_errors(void **state)
+{
+	static const char *const bad[] = {
+		"0", "65536", "99999999999999999999", "2000-1000", "abc",
+		"80x", "", ",80", "80,", "80,,81", "-1", "+80", " 80", "80 ",
+		"80-", "-80", "80:", ":80", "1-2-3", "0-10", "10:0",
+		"1000-2000:3000", "1000-2000:3000-3001", "80:1000-1001",
+		"~22:80", "~", "~~22", "~203.0.113.2/22", "bogus/80",
+		"203.0.113.2/", "/80", "203.0.113.256/80", "80/80",
+		"all,80", "none,80", "80,all", "0x50", "8O",
+	};
+	struct fwd_spec s;
+	unsigned int i;
+	char huge[2048];
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&s, 0, sizeof(s));
+		assert_int_equal(conf_fwd_parse(&s, "443"), 0);
+		if (conf_fwd_parse(&s, bad[i]) != -1)
+			fail_msg("spec '%s' accepted", bad[i]);
+		/* A refused spec leaves the previous rules alone */
+		assert_int_equal(s.n, 1);
+		assert_int_equal(s.rule[0].first, 443);
+	}
+
+	memset(huge, '1', sizeof(huge) - 1);
+	huge[sizeof(huge) - 1] = '\0';
+	assert_int_equal(fwd(huge, &s), -1);
+}
+
+static void test_netmask(void **state)
+{
+	static const struct {
+		const char *arg;
+		int prefix;
+	} good[] = {
+		{ "0", 0 }, { "8", 8 }, { "24", 24 }, { "32", 32 },
+		{ "255.255.255.0", 24 }, { "255.255.255.255", 32 },
+		{ "0.0.0.0", 0 }, { "255.255.255.128", 25 },
+		{ "255.0.0.0", 8 }, { "128.0.0.0", 1 },
+	};
+	static const char *const bad[] = {
+		"33", "24x", "", "-1", "+24", " 24", "255.255.0.255",
+		"0.255.255.255", "255.255.255.1", "255.255.255", "mask",
+		"4294967296", "0x18",
+	};
+	unsigned int i;
+	int prefix;
+
+	(void)state;
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		prefix = -1;
+		assert_int_equal(conf_netmask_parse(good[i].arg, &prefix), 0);
+		assert_int_equal(prefix, good[i].prefix);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (!conf_netmask_parse(bad[i], &prefix))
+			fail_msg("netmask '%s' accepted", bad[i]);
+	}
+}
+
+/**
+ * resolv() - write @text to a temporary file and parse it into conf
+ * @text:	resolv.conf contents
+ *
+ * Return: conf_read_resolv()'s return value
+ */
+static int resolv(const char *text)
+{
+	char path[] = "/tmp/netshim-resolv-XXXXXX";
+	int fd, ret;
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+
+	memset(&conf, 0, sizeof(conf));
+	ret = conf_read_resolv(&conf, path);
+	unlink(path);
+	return ret;
+}
+
+/**
+ * assert_dns4() - check one IPv4 DNS server of conf
+ * @i:		index
+ * @addr:	expected address
+ */
+static void assert_dns4(int i, const char *addr)
+{
+	char buf[INET_ADDRSTRLEN];
+
+	assert_non_null(inet_ntop(AF_INET, &conf.dns4[i], buf, sizeof(buf)));
+	assert_string_equal(buf, addr);
+}
+
+/**
+ * assert_dns6() - check one IPv6 DNS server of conf
+ * @i:		index
+ * @addr:	expected address
+ */
+static void assert_dns6(int i, const char *addr)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	assert_non_null(inet_ntop(AF_INET6, &conf.dns6[i], buf, sizeof(buf)));
+	assert_string_equal(buf, addr);
+}
+
+static void test_resolv_basic(void **state)
+{
+	(void)state;
+	assert_int_equal(resolv(
+		"# generated\n"
+		"; another comment\n"
+		"\n"
+		"nameserver 198.51.100.53\n"
+		"  nameserver\t2001:db8::53  \n"
+		"nameserver 127.0.0.53\n"
+		"nameserver 127.1.2.3\n"
+		"nameserver ::1\n"
+		"nameserver fe80::1%eth0\n"
+		"nameserver fe80::1\n"
+		"nameserver not-an-address\n"
+		"nameserver\n"
+		"nameserver 0.0.0.0\n"
+		"options ndots:5\n"
+		"nameserver 203.0.113.53\r\n"
+		"search default.svc.cluster.local svc.cluster.local"
+		" cluster.local\n"
+		"nameserver 2001:db8::54"), 0);
+
+	assert_int_equal(conf.n_dns4, 2);
+	assert_dns4(0, "198.51.100.53");
+	assert_dns4(1, "203.0.113.53");
+	assert_int_equal(conf.n_dns6, 2);
+	assert_dns6(0, "2001:db8::53");
+	assert_dns6(1, "2001:db8::54");
+	assert_int_equal(conf.n_search, 3);
+	assert_string_equal(conf.search[0], "default.svc.cluster.local");
+	assert_string_equal(conf.search[1], "svc.cluster.local");
+	assert_string_equal(conf.search[2], "cluster.local");
+}
+
+static void test_resolv_search_domain(void **state)
+{
+	(void)state;
+	/* The last search or domain line wins; domain takes one name */
+	assert_int_equal(resolv("search a.example b.example\n"
+				"domain c.example d.example\n"), 0);
+	assert_int_equal(conf.n_search, 1);
+	assert_string_equal(conf.search[0], "c.example");
+
+	assert_int_equal(resolv("domain c.example\n"
+				"search a.example\tb.example\n"), 0);
+	assert_int_equal(conf.n_search, 2);
+	assert_string_equal(conf.search[0], "a.example");
+	assert_string_equal(conf.search[1], "b.example");
+
+	assert_int_equal(resolv("search\n"), 0);
+	assert_int_equal(conf.n_search, 0);
+	assert_int_equal(conf.n_dns4 + conf.n_dns6, 0);
+
+	assert_int_equal(resolv(""), 0);
+	assert_int_equal(conf.n_search, 0);
+}
+
+static void test_resolv_long_lines(void **state)
+{
+	char text[2048], name[CONF_SEARCH_LEN + 2];
+
+	(void)state;
+	/* The tail of an overlong line must not be read as a line */
+	memset(text, ' ', sizeof(text));
+	text[0] = '#';
+	strcpy(text + 510, "nameserver 198.51.100.9\n"
+			   "nameserver 198.51.100.1\n");
+	assert_int_equal(resolv(text), 0);
+	assert_int_equal(conf.n_dns4, 1);
+	assert_dns4(0, "198.51.100.1");
+
+	memset(text, 'a', 1500);
+	strcpy(text + 1500, "\nnameserver 198.51.100.2\n");
+	assert_int_equal(resolv(text), 0);
+	assert_int_equal(conf.n_dns4, 1);
+	assert_dns4(0, "198.51.100.2");
+
+	/* A domain name longer than a DNS name is skipped */
+	memset(name, 'b', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	snprintf(text, sizeof(text), "search x.example %s y.example\n", name);
+	assert_int_equal(resolv(text), 0);
+	assert_int_equal(conf.n_search, 2);
+	assert_string_equal(conf.search[1], "y.example");
+
+	/* Longest accepted domain fits, with its terminator */
+	name[CONF_SEARCH_LEN] = '\0';
+	snprintf(text, sizeof(text), "search %s\n", name);
+	assert_int_equal(resolv(text), 0);
+	assert_int_equal(conf.n_search, 1);
+	assert_int_equal(strlen(conf.search[0]), CONF_SEARCH_LEN);
+}
+
+static void test_resolv_too_many(void **state)
+{
+	char text[1024] = "search";
+	int i;
+
+	(void)state;
+	for (i = 0; i < CONF_MAX_SEARCH + 2; i++)
+		sprintf(text + strlen(text), " d%d.example", i);
+	strcat(text, "\n");
+	for (i = 0; i < CONF_MAX_DNS + 2; i++) {
+		sprintf(text + strlen(text), "nameserver 198.51.100.%d\n", i + 1);
+		sprintf(text + strlen(text), "nameserver 2001:db8::%d\n", i + 1);
+	}
+	assert_int_equal(resolv(text), 0);
+	assert_int_equal(conf.n_search, CONF_MAX_SEARCH);
+	assert_string_equal(conf.search[CONF_MAX_SEARCH - 1], "d5.example");
+	assert_int_equal(conf.n_dns4, CONF_MAX_DNS);
+	assert_int_equal(conf.n_dns6, CONF_MAX_DNS);
+	assert_dns4(CONF_MAX_DNS - 1, "198.51.100.4");
+	assert_dns6(CONF_MAX_DNS - 1, "2001:db8::4");
+}
+
+static void test_resolv_missing(void **state)
+{
+	(void)state;
+	assert_int_equal(conf_read_resolv(&conf, "/nonexistent/resolv.conf"),
+			 -1);
+	assert_int_equal(errno, ENOENT);
+}
+
+/**
+ * parse() - run conf_parse() on a copy of @argv into conf
+ * @argc:	argument count
+ * @argv:	arguments
+ *
+ * Return: conf_parse()'s return value
+ */
+static int parse(int argc, const char *const *argv)
+{
+	char *args[64];
+	int i;
+
+	assert_true(argc < 64);
+	for (i = 0; i < argc; i++)
+		args[i] = (char *)argv[i];
+	args[argc] = NULL;
+	return conf_parse(&conf, argc, args);
+}
+
+static void test_parse_v4(void **state)
+{
+	const char *argv[] = { BASE4 };
+	char buf[INET_ADDRSTRLEN];
+
+	(void)state;
+	assert_int_equal(parse(ARGC(argv), argv), 0);
+	assert_string_equal(conf.sock_path, "/tmp/netshim-unit.socket");
+	assert_true(conf.v4);
+	assert_false(conf.v6);
+	assert_string_equal(inet_ntop(AF_INET, &conf.addr4, buf, sizeof(buf)),
+			    "203.0.113.2");
+	assert_string_equal(inet_ntop(AF_INET, &conf.gw4, buf, sizeof(buf)),
+			    "203.0.113.1");
+	assert_int_equal(conf.prefix4, 24);
+	assert_int_equal(conf.n_dns4, 1);
+	assert_dns4(0, "203.0.113.1");
+	assert_int_equal(conf.n_dns6, 0);
+	assert_int_equal(conf.n_search, 1);
+	assert_string_equal(conf.search[0], "example.com");
+	assert_string_equal(conf.ifname, "");
+
+	/* Defaults */
+	assert_int_equal(conf.mtu, 65520);
+	assert_memory_equal(conf.our_mac, "\x02nshim", 6);
+	assert_false(conf.guest_mac_set);
+	assert_int_equal(conf.max_tcp, 65536);
+	assert_int_equal(conf.max_flows, 16384);
+	assert_int_equal(conf.udp_timeout, 180);
+	assert_int_equal(conf.ra_interval, 60);
+	assert_false(conf.one_off || conf.foreground || conf.quiet ||
+		     conf.debug || conf.runas_set);
+	assert_false(conf.no_dhcp || conf.no_dhcpv6 || conf.no_ndp ||
+		     conf.no_ra);
+	assert_false(conf.map_host_lo4 || conf.map_host_lo6);
+	assert_int_equal(conf.tcp_fwd.n + conf.udp_fwd.n, 0);
+	assert_false(conf.tcp_fwd.all || conf.udp_fwd.all);
+	assert_string_equal(conf.pid_file, "");
+	assert_string_equal(conf.log_file, "");
+	assert_string_equal(conf.pcap_file, "");
+}
+
+static void test_parse_v6(void **state)
+{
+	const char *ll[] = { "netshim", "-s", "/tmp/x.sock", "-6",
+			     "-a", "2001:db8::2/64", "-g", "fe80::1",
+			     "-D", "2001:db8::53", "-S", "none" };
+	const char *global[] = { "netshim", "-s", "/tmp/x.sock", "-6",
+				 "--address", "2001:db8::2",
+				 "--gateway=2001:db8::1", "--dns", "none",
+				 "--search", "none" };
+	char buf[INET6_ADDRSTRLEN];
+
+	(void)state;
+	assert_int_equal(parse(ARGC(ll), ll), 0);
+	assert_false(conf.v4);
+	assert_true(conf.v6);
+	assert_int_equal(conf.prefix6, 64);
+	assert_string_equal(inet_ntop(AF_INET6, &conf.our_ll6, buf,
+				      sizeof(buf)), "fe80::1");
+	assert_int_equal(conf.n_dns6, 1);
+	assert_dns6(0, "2001:db8::53");
+	assert_int_equal(conf.n_search, 0);
+
+	/* Global gateway: our link-local is the EUI-64 of our MAC */
+	assert_int_equal(parse(ARGC(global), global), 0);
+	assert_int_equal(conf.prefix6, 64);
+	assert_string_equal(inet_ntop(AF_INET6, &conf.gw6, buf, sizeof(buf)),
+			    "2001:db8::1");
+	assert_string_equal(inet_ntop(AF_INET6, &conf.our_ll6, buf,
+				      sizeof(buf)), "fe80::6e:73ff:fe68:696d");
+	assert_int_equal(conf.n_dns4 + conf.n_dns6, 0);
+	assert_int_equal(conf.n_search, 0);
+}
+
+static void test_parse_dual(void **state)
+{
+	const char *argv[] = { "netshim", "-s", "/tmp/x.sock",
+			       "-a", "203.0.113.2", "-n", "255.255.255.0",
+			       "-g", "203.0.113.1", "-a", "2001:db8::2/48",
+			       "-g", "fe80::1", "-D", "203.0.113.1",
+			       "-D", "2001:db8::53", "-D", "198.51.100.53",
+			       "-S", "a.example,b.example c.example" };
+
+	(void)state;
+	assert_int_equal(parse(ARGC(argv), argv), 0);
+	assert_true(conf.v4);
+	assert_true(conf.v6);
+	assert_int_equal(conf.prefix4, 24);
+	assert_int_equal(conf.prefix6, 48);
+	assert_int_equal(conf.n_dns4, 2);
+	assert_dns4(1, "198.51.100.53");
+	assert_int_equal(conf.n_dns6, 1);
+	assert_int_equal(conf.n_search, 3);
+	assert_string_equal(conf.search[2], "c.example");
+}
+
+static void test_parse_all_options(void **state)
+{
+	const char *argv[] = {
+		BASE4, "-1", "-P", "/tmp/netshim.pid", "-f", "-q", "-d",
+		"-l", "/tmp/netshim.log", "-p", "/tmp/netshim.pcap",
+		"--runas", "0:0", "-M", "52:54:00:12:34:56", "-m", "1500",
+		"-t", "80,8080:80", "-t", "~22", "-u", "all",
+		"--map-host-loopback", "203.0.113.3",
+		"--map-host-loopback", "2001:db8::3",
+		"--no-dhcp", "--no-dhcpv6", "--no-ndp", "--no-ra",
+		"--max-tcp", "1024", "--max-flows", "2048",
+		"--udp-timeout", "30", "--ra-interval", "4",
+	};
+
+	(void)state;
+	assert_int_equal(parse(ARGC(argv), argv), 0);
+	assert_true(conf.one_off && conf.foreground && conf.quiet &&
+		    conf.debug);
+	assert_string_equal(conf.pid_file, "/tmp/netshim.pid");
+	assert_string_equal(conf.log_file, "/tmp/netshim.log");
+	assert_string_equal(conf.pcap_file, "/tmp/netshim.pcap");
+	assert_true(conf.runas_set);
+	assert_int_equal(conf.uid, 0);
+	assert_int_equal(conf.gid, 0);
+	assert_true(conf.guest_mac_set);
+	assert_memory_equal(conf.guest_mac, "\x52\x54\x00\x12\x34\x56", 6);
+	assert_int_equal(conf.mtu, 1500);
+	assert_int_equal(conf.tcp_fwd.n, 3);
+	assert_int_equal(fwd_to(&conf.tcp_fwd, 8080), 80);
+	assert_int_equal(fwd_to(&conf.tcp_fwd, 22), 0);
+	assert_int_equal(fwd_to(&conf.tcp_fwd, 443), 0);
+	assert_true(conf.udp_fwd.all);
+	assert_true(conf.map_host_lo4 && conf.map_host_lo6);
+	assert_int_equal(ntohl(conf.host_lo4.s_addr), 0xcb007103);
+	assert_int_equal(conf.host_lo6.s6_addr[15], 3);
+	assert_true(conf.no_dhcp && conf.no_dhcpv6 && conf.no_ndp &&
+		    conf.no_ra);
+	assert_int_equal(conf.max_tcp, 1024);
+	assert_int_equal(conf.max_flows, 2048);
+	assert_int_equal(conf.udp_timeout, 30);
+	assert_int_equal(conf.ra_interval, 4);
+}
+
+static void test_parse_later_wins(void **state)
+{
+	const char *argv[] = { BASE4, "-m", "1500", "--mtu", "9000",
+			       "-a", "203.0.113.4", "-n", "16", "-S",
+			       "x.example", "--max-tcp=5", "--max-tcp", "6" };
+
+	(void)state;
+	assert_int_equal(parse(ARGC(argv), argv), 0);
+	assert_int_equal(conf.mtu, 9000);
+	assert_int_equal(ntohl(conf.addr4.s_addr), 0xcb007104);
+	assert_int_equal(conf.prefix4, 16);
+	assert_int_equal(conf.n_search, 1);
+	assert_string_equal(conf.search[0], "x.example");
+	assert_int_equal(conf.max_tcp, 6);
+}
+
+static void test_parse_limits(void **state)
+{
+	const char *argv[] = { BASE4, "-m", "68", "--max-tcp", "1048576",
+			       "--max-flows", "1", "--udp-timeout", "86400",
+			       "--ra-interval", "1800", "-D", "198.51.100.2",
+			       "-D", "198.51.100.3", "-D", "198.51.100.4",
+			       "-S", "a b c d e f", "-n", "0" };
+
+	(void)state;
+	assert_int_equal(parse(ARGC(argv), argv), 0);
+	assert_int_equal(conf.mtu, 68);
+	assert_int_equal(conf.max_tcp, 1048576);
+	assert_int_equal(conf.max_flows, 1);
+	assert_int_equal(conf.udp_timeout, 86400);
+	assert_int_equal(conf.ra_interval, 1800);
+	assert_int_equal(conf.n_dns4, CONF_MAX_DNS);
+	assert_int_equal(conf.n_search, CONF_MAX_SEARCH);
+	assert_int_equal(conf.prefix4, 0);
+}
+
+static void test_parse_runas_names(void **state)
+{
+	const char *byname[] = { BASE4, "--runas", "nobody" };
+	const char *both[] = { BASE4, "--runas", "root:nogroup" };
+	const char *number[] = { BASE4, "--runas", "4242" };
+
+	(void)state;
+	if (!getpwnam("nobody") || !getgrnam("nogroup"))
+		skip();
+	assert_int_equal(parse(ARGC(byname), byname), 0);
+	assert_int_equal(conf.uid, getpwnam("nobody")->pw_uid);
+	assert_int_equal(conf.gid, getpwnam("nobody")->pw_gid);
+	assert_int_equal(parse(ARGC(both), both), 0);
+	assert_int_equal(conf.uid, 0);
+	assert_int_equal(conf.gid, getgrnam("nogroup")->gr_gid);
+
+	/* A user the passwd database does not know gets its own number */
+	if (getpwuid(4242))
+		skip();
+	assert_int_equal(parse(ARGC(number), number), 0);
+	assert_int_equal(conf.uid, 4242);
+	assert_int_equal(conf.gid, 4242);
+}
+
+static void test_parse_sock_default(void **state)
+{
+	const char *argv[] = { "netshim", "-4", "-a", "203.0.113.2", "-n",
+			       "24", "-g", "203.0.113.1", "-D", "none", "-S",
+			       "none" };
+	char dir[] = "/tmp/netshim-xdg-XXXXXX", path[128];
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	setenv("XDG_RUNTIME_DIR", dir, 1);
+
+	assert_int_equal(parse(ARGC(argv), argv), 0);
+	snprintf(path, sizeof(path), "%s/netshim-1.socket", dir);
+	assert_string_equal(conf.sock_path, path);
+
+	fd = open(path, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(parse(ARGC(argv), argv), 0);
+	snprintf(path, sizeof(path), "%s/netshim-2.socket", dir);
+	assert_string_equal(conf.sock_path, path);
+
+	/* Not writable: /tmp instead */
+	assert_int_equal(chmod(dir, 0500), 0);
+	if (!access(dir, W_OK)) {
+		/* root writes anywhere: point at a missing directory */
+		setenv("XDG_RUNTIME_DIR", "/nonexistent-netshim", 1);
+	}
+	assert_int_equal(parse(ARGC(argv), argv), 0);
+	assert_int_equal(strncmp(conf.sock_path, "/tmp/netshim-", 13), 0);
+
+	unsetenv("XDG_RUNTIME_DIR");
+	snprintf(path, sizeof(path), "%s/netshim-1.socket", dir);
+	unlink(path);
+	chmod(dir, 0700);
+	rmdir(dir);
+}
+
+/**
+ * assert_refused() - conf_parse() must refuse BASE4 plus two arguments
+ * @opt:	option, or any argument
+ * @arg:	its value, or NULL for none
+ */
+static void assert_refused(const char *opt, const char *arg)
+{
+	const char *argv[] = { BASE4, opt, arg };
+	int argc = ARGC(argv) - !arg;
+
+	if (parse(argc, argv) != -1)
+		fail_msg("'%s %s' accepted", opt, arg ? arg : "");
+}
+
+static void test_parse_refused(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "--mtu", "abc" }, { "--mtu", "67" }, { "--mtu", "65521" },
+		{ "--mtu", "12x" }, { "--mtu", "-1" }, { "--mtu", "" },
+		{ "-m", " 1500" }, { "-m", "+1500" }, { "-m", "0x500" },
+		{ "-m", "99999999999999999999999" },
+		{ "-n", "33" }, { "-n", "255.0.255.0" }, { "-n", "x" },
+		{ "-a", "bogus" }, { "-a", "0.0.0.0" }, { "-a", "224.0.0.1" },
+		{ "-a", "255.255.255.255" }, { "-a", "127.0.0.1" },
+		{ "-a", "203.0.113.2/33" }, { "-a", "2001:db8::2/129" },
+		{ "-a", "203.0.113.2/x" }, { "-a", "fe80::2" },
+		{ "-a", "::1" }, { "-a", "::" }, { "-a", "ff02::1" },
+		{ "-g", "bogus" }, { "-g", "0.0.0.0" }, { "-g", "ff02::2" },
+		{ "-g", "203.0.113.2" },
+		{ "-D", "bogus" }, { "-D", "127.0.0.53" }, { "-D", "::1" },
+		{ "-D", "0.0.0.0" },
+		{ "-S", "a b c d e f g" }, { "-S", "" }, { "-S", " , " },
+		{ "-M", "bogus" }, { "-M", "01:00:00:00:00:00" },
+		{ "-M", "00:00:00:00:00:00" }, { "-M", "02:00:00:00:00:0g" },
+		{ "-M", "02:00:00:00:00" }, { "-M", "02-00-00-00-00-01" },
+		{ "-M", "02:00:00:00:00:01:" },
+		{ "-t", "0" }, { "-t", "1-2:3" }, { "-u", "70000" },
+		{ "-u", "~x" },
+		{ "--max-tcp", "0" }, { "--max-tcp", "1048577" },
+		{ "--max-flows", "x" }, { "--max-flows", "0" },
+		{ "--udp-timeout", "0" }, { "--udp-timeout", "86401" },
+		{ "--ra-interval", "3" }, { "--ra-interval", "1801" },
+		{ "--runas", "no-such-user-netshim" },
+		{ "--runas", "0:no-such-group-netshim" }, { "--runas", "" },
+		{ "--runas", "0:" }, { "--runas", ":0" },
+		{ "--map-host-loopback", "bogus" },
+		{ "--map-host-loopback", "0.0.0.0" },
+		{ "-s", "" }, { "-P", "" }, { "-l", "" }, { "-p", "" },
+		{ "-i", "an-interface-name-too-long" }, { "-6", NULL },
+		{ "--bogus", NULL }, { "-x", NULL }, { "-qx", NULL },
+		{ "--bogus=1", NULL }, { "--mtu", NULL }, { "-m", NULL },
+		{ "--runas", NULL }, { "extra", NULL }, { "--one-off=1", NULL },
+	};
+	char longpath[300];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_refused(bad[i][0], bad[i][1]);
+
+	memset(longpath, 'x', sizeof(longpath) - 1);
+	longpath[0] = '/';
+	longpath[sizeof(longpath) - 1] = '\0';
+	assert_refused("-s", longpath);
+}
+
+static void test_parse_refused_dns_count(void **state)
+{
+	const char *v4[] = { BASE4, "-D", "198.51.100.2", "-D",
+			     "198.51.100.3", "-D", "198.51.100.4", "-D",
+			     "198.51.100.5" };
+	const char *v6[] = { BASE4, "-D", "2001:db8::1", "-D", "2001:db8::2",
+			     "-D", "2001:db8::3", "-D", "2001:db8::4",
+			     "-D", "2001:db8::5" };
+	const char *none_then[] = { BASE4, "-D", "none", "-D",
+				    "198.51.100.9" };
+
+	(void)state;
+	assert_int_equal(parse(ARGC(v4), v4), -1);
+	assert_int_equal(parse(ARGC(v6), v6), -1);
+	assert_int_equal(parse(ARGC(none_then), none_then), 0);
+	assert_int_equal(conf.n_dns4, 1);
+	assert_dns4(0, "198.51.100.9");
+}
+
+/**
+ * run_exiting() - run conf_parse() in a child expected to exit
+ * @arg:	the single option given
+ * @out:	what the child printed on stdout, output
+ * @size:	size of @out
+ *
+ * Return: the child's exit status, or -1 if it did not exit
+ */
+static int run_exiting(const char *arg, char *out, size_t size)
+{
+	const char *argv[] = { "netshim", arg };
+	int pipefd[2], status;
+	ssize_t n, len = 0;
+	pid_t pid;
+
+	assert_int_equal(pipe(pipefd), 0);
+	fflush(stdout);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		dup2(pipefd[1], STDOUT_FILENO);
+		close(pipefd[0]);
+		parse(ARGC(argv), argv);
+		_exit(99);
+	}
+	close(pipefd[1]);
+	while ((n = read(pipefd[0], out + len, size - 1 - len)) > 0)
+		len += n;
+	out[len] = '\0';
+	close(pipefd[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_parse_help_version(void **state)
+{
+	static char out[16384];
+
+	(void)state;
+	assert_int_equal(run_exiting("--help", out, sizeof(out)), 0);
+	assert_int_equal(strncmp(out, "Usage: netshim", 14), 0);
+	assert_non_null(strstr(out, "--map-host-loopback"));
+	assert_int_equal(run_exiting("-h", out, sizeof(out)), 0);
+	assert_int_equal(strncmp(out, "Usage: netshim", 14), 0);
+	assert_int_equal(run_exiting("--version", out, sizeof(out)), 0);
+	assert_int_equal(strncmp(out, "netshim ", 8), 0);
+}
+
+/**
+ * read_log() - read a log file written by conf_log_summary()
+ * @path:	file
+ * @buf:	output
+ * @size:	size of @buf
+ */
+static void read_log(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	n = read(fd, buf, size - 1);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	close(fd);
+}
+
+static void test_log_summary(void **state)
+{
+	const char *argv[] = { "netshim", "-s", "/tmp/x.sock",
+			       "-a", "203.0.113.2", "-n", "24",
+			       "-g", "203.0.113.1", "-a", "2001:db8::2",
+			       "-g", "fe80::1", "-D", "203.0.113.1",
+			       "-S", "example.com", "-M", "52:54:00:12:34:56",
+			       "-t", "80,8080:80,1000-2000:3000-4000",
+			       "-t", "203.0.113.2/443", "-u", "~53,~1-10",
+			       "--map-host-loopback", "203.0.113.9" };
+	char path[] = "/tmp/netshim-log-XXXXXX", buf[8192];
+	int fd;
+
+	(void)state;
+	assert_int_equal(parse(ARGC(argv), argv), 0);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+
+	log_open(path, true, false, false);
+	conf_log_summary(&conf);
+	log_open(NULL, true, false, false);
+	read_log(path, buf, sizeof(buf));
+	unlink(path);
+
+	assert_non_null(strstr(buf, "template interface: none"));
+	assert_non_null(strstr(buf, "MTU: 65520"));
+	assert_non_null(strstr(buf, "guest MAC: 52:54:00:12:34:56"));
+	assert_non_null(strstr(buf, "IPv4: address 203.0.113.2/24, gateway 203.0.113.1"));
+	assert_non_null(strstr(buf, "IPv6: address 2001:db8::2/64, gateway fe80::1"));
+	assert_non_null(strstr(buf, "DNS: 203.0.113.1"));
+	assert_non_null(strstr(buf, "DNS search: example.com"));
+	assert_non_null(strstr(buf, "TCP ports forwarded: 80, 8080->80, 1000-2000->3000-4000, 203.0.113.2/443"));
+	assert_non_null(strstr(buf, "UDP ports forwarded: all, except 53, except 1-10"));
+	assert_non_null(strstr(buf, "203.0.113.9 goes to the pod's 127.0.0.1"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fwd_single),
+		cmocka_unit_test(test_fwd_map),
+		cmocka_unit_test(test_fwd_range),
+		cmocka_unit_test(test_fwd_range_map),
+		cmocka_unit_test(test_fwd_exclude),
+		cmocka_unit_test(test_fwd_mixed),
+		cmocka_unit_test(test_fwd_bind),
+		cmocka_unit_test(test_fwd_all_none),
+		cmocka_unit_test(test_fwd_max_rules),
+		cmocka_unit_test(test_fwd_errors),
+		cmocka_unit_test(test_netmask),
+		cmocka_unit_test(test_resolv_basic),
+		cmocka_unit_test(test_resolv_search_domain),
+		cmocka_unit_test(test_resolv_long_lines),
+		cmocka_unit_test(test_resolv_too_many),
+		cmocka_unit_test(test_resolv_missing),
+		cmocka_unit_test(test_parse_v4),
+		cmocka_unit_test(test_parse_v6),
+		cmocka_unit_test(test_parse_dual),
+		cmocka_unit_test(test_parse_all_options),
+		cmocka_unit_test(test_parse_later_wins),
+		cmocka_unit_test(test_parse_limits),
+		cmocka_unit_test(test_parse_runas_names),
+		cmocka_unit_test(test_parse_sock_default),
+		cmocka_unit_test(test_parse_refused),
+		cmocka_unit_test(test_parse_refused_dns_count),
+		cmocka_unit_test(test_parse_help_version),
+		cmocka_unit_test(test_log_summary),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
