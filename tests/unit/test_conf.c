@@ -876,6 +876,67 @@ static void test_parse_help_version(void **state)
 }
 
 /**
+ * read_file() - read a whole small file
+ * @path:	file
+ * @buf:	output, NUL-terminated
+ * @size:	size of @buf
+ *
+ * Return: 0 on success, -1 if @path cannot be opened
+ */
+static int read_file(const char *path, char *buf, size_t size)
+{
+	ssize_t n, len = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += n;
+	buf[len] = '\0';
+	close(fd);
+	return 0;
+}
+
+static void test_help_man_in_sync(void **state)
+{
+	static char help[16384], man[65536];
+	char opt[64], troff[128];
+	const char *p, *end;
+	size_t len;
+
+	(void)state;
+	/* Unit tests run from the top of the tree */
+	if (read_file("doc/netshim.1", man, sizeof(man)))
+		skip();
+	assert_int_equal(run_exiting("--help", help, sizeof(help)), 0);
+
+	/* Every long option of --help is in the man page, as \-\-name */
+	for (p = strstr(help, "--"); p; p = strstr(p + len, "--")) {
+		len = 2 + strspn(p + 2, "abcdefghijklmnopqrstuvwxyz46-");
+		assert_true(len < sizeof(opt));
+		memcpy(opt, p, len);
+		opt[len] = '\0';
+		snprintf(troff, sizeof(troff), "\\-\\-%s", opt + 2);
+		if (!strstr(man, troff))
+			fail_msg("%s is not in doc/netshim.1", opt);
+	}
+
+	/* ...and every long option named under OPTIONS is in --help */
+	p = strstr(man, ".SH OPTIONS");
+	end = strstr(man, ".SH SIGNALS");
+	assert_true(p && end && p < end);
+	for (p = strstr(p, "\\-\\-"); p && p < end;
+	     p = strstr(p + len, "\\-\\-")) {
+		len = 4 + strspn(p + 4, "abcdefghijklmnopqrstuvwxyz46-");
+		assert_true(len < sizeof(opt));
+		snprintf(opt, sizeof(opt), "--%.*s", (int)len - 4, p + 4);
+		if (!strstr(help, opt))
+			fail_msg("%s of doc/netshim.1 is not in --help", opt);
+	}
+}
+
+/**
  * read_log() - read a log file written by conf_log_summary()
  * @path:	file
  * @buf:	output
@@ -961,6 +1022,7 @@ int main(void)
 		cmocka_unit_test(test_parse_refused),
 		cmocka_unit_test(test_parse_refused_dns_count),
 		cmocka_unit_test(test_parse_help_version),
+		cmocka_unit_test(test_help_man_in_sync),
 		cmocka_unit_test(test_log_summary),
 	};
 
