@@ -58,38 +58,38 @@ enum {
 static const char conf_short_opts[] = ":s:1P:fqdl:p:i:a:n:g:D:S:M:m:t:u:46h";
 
 static const struct option conf_long_opts[] = {
-	{ "socket",		required_argument,	NULL, 's' },
-	{ "one-off",		no_argument,		NULL, '1' },
-	{ "pid",		required_argument,	NULL, 'P' },
-	{ "foreground",		no_argument,		NULL, 'f' },
-	{ "quiet",		no_argument,		NULL, 'q' },
-	{ "debug",		no_argument,		NULL, 'd' },
-	{ "log-file",		required_argument,	NULL, 'l' },
-	{ "pcap",		required_argument,	NULL, 'p' },
-	{ "runas",		required_argument,	NULL, OPT_RUNAS },
-	{ "interface",		required_argument,	NULL, 'i' },
-	{ "address",		required_argument,	NULL, 'a' },
-	{ "netmask",		required_argument,	NULL, 'n' },
-	{ "gateway",		required_argument,	NULL, 'g' },
-	{ "dns",		required_argument,	NULL, 'D' },
-	{ "search",		required_argument,	NULL, 'S' },
-	{ "mac-addr",		required_argument,	NULL, 'M' },
-	{ "mtu",		required_argument,	NULL, 'm' },
-	{ "tcp-ports",		required_argument,	NULL, 't' },
-	{ "udp-ports",		required_argument,	NULL, 'u' },
-	{ "ipv4-only",		no_argument,		NULL, '4' },
-	{ "ipv6-only",		no_argument,		NULL, '6' },
-	{ "map-host-loopback",	required_argument,	NULL, OPT_MAP_HOST_LO },
-	{ "no-dhcp",		no_argument,		NULL, OPT_NO_DHCP },
-	{ "no-dhcpv6",		no_argument,		NULL, OPT_NO_DHCPV6 },
-	{ "no-ndp",		no_argument,		NULL, OPT_NO_NDP },
-	{ "no-ra",		no_argument,		NULL, OPT_NO_RA },
-	{ "max-tcp",		required_argument,	NULL, OPT_MAX_TCP },
-	{ "max-flows",		required_argument,	NULL, OPT_MAX_FLOWS },
-	{ "udp-timeout",	required_argument,	NULL, OPT_UDP_TIMEOUT },
-	{ "ra-interval",	required_argument,	NULL, OPT_RA_INTERVAL },
-	{ "help",		no_argument,		NULL, 'h' },
-	{ "version",		no_argument,		NULL, OPT_VERSION },
+	{ "socket", required_argument, NULL, 's' },
+	{ "one-off", no_argument, NULL, '1' },
+	{ "pid", required_argument, NULL, 'P' },
+	{ "foreground", no_argument, NULL, 'f' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "debug", no_argument, NULL, 'd' },
+	{ "log-file", required_argument, NULL, 'l' },
+	{ "pcap", required_argument, NULL, 'p' },
+	{ "runas", required_argument, NULL, OPT_RUNAS },
+	{ "interface", required_argument, NULL, 'i' },
+	{ "address", required_argument, NULL, 'a' },
+	{ "netmask", required_argument, NULL, 'n' },
+	{ "gateway", required_argument, NULL, 'g' },
+	{ "dns", required_argument, NULL, 'D' },
+	{ "search", required_argument, NULL, 'S' },
+	{ "mac-addr", required_argument, NULL, 'M' },
+	{ "mtu", required_argument, NULL, 'm' },
+	{ "tcp-ports", required_argument, NULL, 't' },
+	{ "udp-ports", required_argument, NULL, 'u' },
+	{ "ipv4-only", no_argument, NULL, '4' },
+	{ "ipv6-only", no_argument, NULL, '6' },
+	{ "map-host-loopback", required_argument, NULL, OPT_MAP_HOST_LO },
+	{ "no-dhcp", no_argument, NULL, OPT_NO_DHCP },
+	{ "no-dhcpv6", no_argument, NULL, OPT_NO_DHCPV6 },
+	{ "no-ndp", no_argument, NULL, OPT_NO_NDP },
+	{ "no-ra", no_argument, NULL, OPT_NO_RA },
+	{ "max-tcp", required_argument, NULL, OPT_MAX_TCP },
+	{ "max-flows", required_argument, NULL, OPT_MAX_FLOWS },
+	{ "udp-timeout", required_argument, NULL, OPT_UDP_TIMEOUT },
+	{ "ra-interval", required_argument, NULL, OPT_RA_INTERVAL },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -466,7 +466,7 @@ static int conf_opt_dns(struct conf *c, struct conf_state *st,
 	if (e)
 		return conf_bad('D', arg, e);
 	if (conf_add_dns(c, af, &a4, &a6))
-		return conf_bad('D', arg, "too many DNS servers of this family");
+		return conf_bad('D', arg, "too many servers of this family");
 	return 0;
 }
 
@@ -513,18 +513,20 @@ static int conf_opt_search(struct conf *c, struct conf_state *st,
  */
 static const char *conf_mac_parse(const char *arg, uint8_t *mac)
 {
+	static const char *const form =
+		"expected six hexadecimal bytes separated by colons";
 	uint8_t m[ETH_ALEN_];
 	int i;
 
 	if (strlen(arg) != ETH_ALEN_ * 3 - 1)
-		return "expected six hexadecimal bytes separated by colons";
+		return form;
 	for (i = 0; i < ETH_ALEN_; i++) {
 		const char *p = arg + i * 3;
 
 		if (!isxdigit((unsigned char)p[0]) ||
 		    !isxdigit((unsigned char)p[1]) ||
 		    (i < ETH_ALEN_ - 1 && p[2] != ':'))
-			return "expected six hexadecimal bytes separated by colons";
+			return form;
 		m[i] = strtoul((char[3]){ p[0], p[1], '\0' }, NULL, 16);
 	}
 	if (m[0] & 1)

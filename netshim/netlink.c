@@ -232,7 +232,7 @@ static int nl_run(struct nl_ctx *nl, const struct nlmsghdr *nlh,
 /**
  * nl_route_first_hop() - output interface and gateway of a multipath route
  * @attr:	RTA_MULTIPATH attribute
- * @r:		search state: ifindex and gateway are set from the first hop
+ * @r:		search state: ifindex and gateway set from the first hop
  *
  * IPv6 default routes learnt from several routers come as one multipath
  * route; the first next hop is as good a template as any.
@@ -517,7 +517,7 @@ fail:
  * nl_fill_v4() - fill unset IPv4 address, prefix and gateway from the
  *		  template interface
  * @nl:		context
- * @c:		configuration: zero addresses and negative prefix are unset
+ * @c:		configuration: zero addresses, negative prefix are unset
  *
  * Return: 0 on success, -1 on netlink failure
  */
@@ -547,7 +547,7 @@ static int nl_fill_v4(struct nl_ctx *nl, struct conf *c)
  * nl_fill_v6() - fill unset IPv6 address, prefix and gateway from the
  *		  template interface
  * @nl:		context
- * @c:		configuration: unspecified addresses and negative prefix are
+ * @c:		configuration: unspecified addresses, negative prefix are
  *		unset
  *
  * Return: 0 on success, -1 on netlink failure

@@ -464,8 +464,8 @@ static void test_resolv_too_many(void **state)
 		sprintf(text + strlen(text), " d%d.example", i);
 	strcat(text, "\n");
 	for (i = 0; i < CONF_MAX_DNS + 2; i++) {
-		sprintf(text + strlen(text), "nameserver 198.51.100.%d\n", i + 1);
-		sprintf(text + strlen(text), "nameserver 2001:db8::%d\n", i + 1);
+		sprintf(text + strlen(text), "nameserver 198.51.100.%d\n"
+			"nameserver 2001:db8::%d\n", i + 1, i + 1);
 	}
 	assert_int_equal(resolv(text), 0);
 	assert_int_equal(conf.n_search, CONF_MAX_SEARCH);
