@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - Internet checksums (RFC 1071)
+ *
+ * Sums are accumulated in 32 bits over 16-bit big-endian words, so the
+ * result does not depend on host byte order or on buffer alignment.
+ */
+#include <string.h>
+
+#include "checksum.h"
+
+/**
+ * csum_add() - add bytes to a running one's complement sum
+ * @buf:	bytes, any alignment
+ * @len:	number of bytes; an odd last byte is padded with zero
+ * @sum:	running sum (0 to start)
+ *
+ * Return: the new running sum, not folded
+ */
+uint32_t csum_add(const void *buf, size_t len, uint32_t sum)
+{
+	const uint8_t *b = buf;
+	uint64_t acc = sum;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		acc += (uint32_t)(b[i] << 8 | b[i + 1]);
+	if (len & 1)
+		acc += (uint32_t)b[len - 1] << 8;
+
+	while (acc >> 32)
+		acc = (acc & 0xffffffff) + (acc >> 32);
+	return (uint32_t)acc;
+}
+
+/**
+ * csum_fold() - fold a running sum into a checksum field value
+ * @sum:	running sum
+ *
+ * Return: one's complement of the folded sum, in host order
+ */
+uint16_t csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/**
+ * csum_ip4_header() - checksum of an IPv4 header (checksum field zeroed)
+ * @hdr:	header bytes
+ * @len:	header length
+ *
+ * Return: checksum in host order
+ */
+uint16_t csum_ip4_header(const void *hdr, size_t len)
+{
+	return csum_fold(csum_add(hdr, len, 0));
+}
+
+/**
+ * csum_pseudo4() - running sum of an IPv4 pseudo-header
+ * @src:	source address
+ * @dst:	destination address
+ * @proto:	protocol number
+ * @len:	length of the layer-4 header and payload
+ *
+ * Return: running sum
+ */
+uint32_t csum_pseudo4(struct in_addr src, struct in_addr dst, uint8_t proto,
+		      uint16_t len)
+{
+	uint32_t sum;
+
+	sum = csum_add(&src, 4, 0);
+	sum = csum_add(&dst, 4, sum);
+	return sum + proto + len;
+}
+
+/**
+ * csum_pseudo6() - running sum of an IPv6 pseudo-header
+ * @src:	source address
+ * @dst:	destination address
+ * @proto:	next header value of the layer-4 protocol
+ * @len:	length of the layer-4 header and payload
+ *
+ * Return: running sum
+ */
+uint32_t csum_pseudo6(const struct in6_addr *src, const struct in6_addr *dst,
+		      uint8_t proto, uint32_t len)
+{
+	uint32_t sum;
+
+	sum = csum_add(src, 16, 0);
+	sum = csum_add(dst, 16, sum);
+	sum += (len >> 16) + (len & 0xffff);
+	return sum + proto;
+}
+
+/**
+ * csum_l4() - checksum of a layer-4 segment
+ * @pseudo:	running sum of the pseudo-header
+ * @l4:		header and payload, checksum field zeroed
+ * @len:	their length
+ *
+ * Return: checksum in host order
+ */
+uint16_t csum_l4(uint32_t pseudo, const void *l4, size_t len)
+{
+	return csum_fold(csum_add(l4, len, pseudo));
+}

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * netshim - the execution context, passed explicitly everywhere
+ */
+#ifndef NETSHIM_CTX_H
+#define NETSHIM_CTX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "conf.h"
+
+/* Largest frame on the stream link: a 16-bit length's worth */
+#define FRAME_MAX		65535
+#define ETH_HLEN_		14
+
+/* What an epoll event belongs to: type in the high 32 bits, index low */
+enum epref_type {
+	EPREF_LINK_LISTEN = 1,
+	EPREF_LINK,
+	EPREF_SIGNAL,
+	EPREF_TIMER,
+	EPREF_FLOW,		/* UDP or ICMP flow socket, index: flow */
+	EPREF_UDP_LISTEN,	/* inbound UDP forward, index: listener */
+	EPREF_TCP,		/* TCP connection socket, index: connection */
+	EPREF_TCP_LISTEN,	/* inbound TCP forward, index: listener */
+};
+
+static inline uint64_t epref(enum epref_type t, uint32_t idx)
+{
+	return (uint64_t)t << 32 | idx;
+}
+
+/* Counters, printed on SIGUSR1: X(name, description) */
+#define COUNTERS(X)							\
+	X(frames_in,		"frames from the guest")		\
+	X(frames_out,		"frames to the guest")			\
+	X(bytes_in,		"bytes from the guest")			\
+	X(bytes_out,		"bytes to the guest")			\
+	X(drop_link_len,	"VMM connections reset: bad frame length") \
+	X(drop_eth,		"dropped: malformed Ethernet")		\
+	X(drop_ethertype,	"dropped: unsupported ethertype")	\
+	X(drop_arp,		"dropped: malformed or foreign ARP")	\
+	X(drop_ip4,		"dropped: malformed IPv4")		\
+	X(drop_ip6,		"dropped: malformed IPv6")		\
+	X(drop_frag,		"dropped: IP fragments")		\
+	X(drop_proto,		"dropped: unsupported protocol")	\
+	X(drop_src,		"dropped: source not the guest's")	\
+	X(drop_csum,		"dropped: bad checksum")		\
+	X(drop_udp,		"dropped: malformed UDP")		\
+	X(drop_icmp,		"dropped: malformed or unsupported ICMP") \
+	X(drop_ping_denied,	"dropped: ping sockets not permitted")	\
+	X(drop_tcp,		"dropped: malformed TCP")		\
+	X(drop_tx_full,		"dropped: queue to the VMM full")	\
+	X(drop_flow_full,	"dropped: flow table full")		\
+	X(drop_sock,		"dropped: host socket error")		\
+	X(tcp_full,		"TCP SYNs reset: connection table full") \
+	X(arp_replies,		"ARP replies")				\
+	X(dhcp_replies,		"DHCPv4 replies")			\
+	X(dhcp6_replies,	"DHCPv6 replies")			\
+	X(ndp_replies,		"NDP replies and advertisements")	\
+	X(udp_flows,		"UDP flows opened")			\
+	X(icmp_flows,		"ICMP echo flows opened")		\
+	X(tcp_conns,		"TCP connections opened")		\
+	X(vmm_connects,		"VMM connections accepted")
+
+#define COUNTER_FIELD(name, desc) uint64_t name;
+struct counters {
+	COUNTERS(COUNTER_FIELD)
+};
+#undef COUNTER_FIELD
+
+/**
+ * struct tx - frames queued for the VMM, length-prefixed, in one buffer
+ * @buf:	buffer, sized at start-up
+ * @size:	its size
+ * @head:	first byte not yet written to the VMM
+ * @tail:	end of the queued bytes
+ */
+struct tx {
+	uint8_t *buf;
+	size_t size;
+	size_t head, tail;
+};
+
+/**
+ * struct rx - bytes read from the VMM, parsed into frames in place
+ * @buf:	buffer, sized at start-up
+ * @size:	its size
+ * @len:	valid bytes (a partial frame at the end waits for more)
+ */
+struct rx {
+	uint8_t *buf;
+	size_t size;
+	size_t len;
+};
+
+struct flow_table;
+struct tcp_table;
+
+/**
+ * struct ctx - everything the daemon knows, passed as first argument
+ */
+struct ctx {
+	struct conf conf;
+	struct counters cnt;
+
+	int epfd;
+	int listen_fd;		/* UNIX socket the VMM connects to */
+	int link_fd;		/* the VMM, or -1 */
+	int signal_fd;
+	int timer_fd;
+	int pcap_fd;
+	bool tx_blocked;	/* waiting for EPOLLOUT on the link */
+
+	struct rx rx;
+	struct tx tx;
+
+	uint8_t guest_mac[6];
+	bool guest_mac_known;
+
+	struct timespec now;	/* updated once per loop iteration */
+
+	bool ping4_denied, ping6_denied;
+	time_t last_ra;
+
+	struct flow_table *flows;
+	struct tcp_table *tcp;
+	bool quit;
+};
+
+#endif /* NETSHIM_CTX_H */

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - Ethernet dispatch and ARP
+ *
+ * netshim is every other host on the guest's link: it answers ARP for any
+ * IPv4 address except the guest's own, so the guest sends everything to
+ * netshim's MAC whatever its routes say.
+ */
+#include <string.h>
+
+#include "eth.h"
+#include "ip.h"
+#include "link.h"
+#include "log.h"
+
+static const uint8_t mac_broadcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+/**
+ * eth_hdr_fill() - write an Ethernet header from netshim to the guest
+ * @c:		execution context
+ * @frame:	frame start
+ * @dst:	destination MAC, NULL for the guest's (broadcast until known)
+ * @ethertype:	ethertype, host order
+ */
+void eth_hdr_fill(const struct ctx *c, uint8_t *frame, const uint8_t *dst,
+		  uint16_t ethertype)
+{
+	if (!dst)
+		dst = c->guest_mac_known ? c->guest_mac : mac_broadcast;
+	memcpy(frame, dst, 6);
+	memcpy(frame + 6, c->conf.our_mac, 6);
+	wr16(frame + 12, ethertype);
+}
+
+/**
+ * arp_reply() - answer an ARP request on behalf of everybody but the guest
+ * @conf:	configuration (the guest's own address)
+ * @arp:	ARP packet from the guest
+ * @out:	ARP_LEN bytes for the reply
+ *
+ * Return: ARP_LEN if @out holds a reply, 0 if there is nothing to answer
+ */
+size_t arp_reply(const struct conf *conf, const struct pkt *arp, uint8_t *out)
+{
+	const uint8_t *a = pkt_get(arp, 0, ARP_LEN);
+	struct in_addr sip, tip;
+
+	/* Ethernet/IPv4 requests only */
+	if (!a || rd16(a) != 1 || rd16(a + 2) != ETHERTYPE_IPV4_ ||
+	    a[4] != 6 || a[5] != 4 || rd16(a + 6) != 1)
+		return 0;
+
+	memcpy(&sip, a + 14, 4);
+	memcpy(&tip, a + 24, 4);
+
+	/* Gratuitous ARP, and probes or requests for the guest's own
+	 * address (RFC 5227 conflict detection): never claim them.
+	 */
+	if (sip.s_addr == tip.s_addr || tip.s_addr == INADDR_ANY ||
+	    (conf->v4 && tip.s_addr == conf->addr4.s_addr))
+		return 0;
+
+	wr16(out, 1);
+	wr16(out + 2, ETHERTYPE_IPV4_);
+	out[4] = 6;
+	out[5] = 4;
+	wr16(out + 6, 2);
+	memcpy(out + 8, conf->our_mac, 6);
+	memcpy(out + 14, &tip, 4);
+	memcpy(out + 18, a + 8, 6);
+	memcpy(out + 24, &sip, 4);
+	return ARP_LEN;
+}
+
+/**
+ * arp_input() - handle an ARP packet from the guest
+ * @c:		execution context
+ * @arp:	ARP packet
+ * @src_mac:	source MAC of the frame
+ */
+static void arp_input(struct ctx *c, const struct pkt *arp,
+		      const uint8_t *src_mac)
+{
+	uint8_t reply[ARP_LEN], *frame;
+
+	if (!arp_reply(&c->conf, arp, reply)) {
+		if (!pkt_get(arp, 0, 8))
+			c->cnt.drop_arp++;
+		return;
+	}
+	frame = tx_reserve(c, ETH_HLEN_ + ARP_LEN);
+	if (!frame) {
+		c->cnt.drop_tx_full++;
+		return;
+	}
+	eth_hdr_fill(c, frame, src_mac, ETHERTYPE_ARP_);
+	memcpy(frame + ETH_HLEN_, reply, ARP_LEN);
+	tx_commit(c, frame, ETH_HLEN_ + ARP_LEN);
+	c->cnt.arp_replies++;
+}
+
+/**
+ * eth_input() - dispatch one frame from the guest
+ * @c:		execution context
+ * @frame:	the frame, at least an Ethernet header long (checked again)
+ */
+void eth_input(struct ctx *c, const struct pkt *frame)
+{
+	const uint8_t *h = pkt_get(frame, 0, ETH_HLEN_);
+	struct pkt payload;
+
+	if (!h || !pkt_sub(frame, ETH_HLEN_, &payload)) {
+		c->cnt.drop_eth++;
+		return;
+	}
+	/* A multicast source address is never legitimate */
+	if (h[6] & 1) {
+		c->cnt.drop_eth++;
+		return;
+	}
+	if (!c->conf.guest_mac_set &&
+	    (!c->guest_mac_known || memcmp(c->guest_mac, h + 6, 6))) {
+		memcpy(c->guest_mac, h + 6, 6);
+		c->guest_mac_known = true;
+		debug("guest MAC %02x:%02x:%02x:%02x:%02x:%02x",
+		      h[6], h[7], h[8], h[9], h[10], h[11]);
+	}
+
+	switch (rd16(h + 12)) {
+	case ETHERTYPE_ARP_:
+		arp_input(c, &payload, h + 6);
+		break;
+	case ETHERTYPE_IPV4_:
+		ip4_input(c, &payload);
+		break;
+	case ETHERTYPE_IPV6_:
+		ip6_input(c, &payload);
+		break;
+	default:
+		c->cnt.drop_ethertype++;
+	}
+}

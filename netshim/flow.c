@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - table of UDP and ICMP echo flows, sized at start-up
+ *
+ * A flat array of flows with chained hashing through indices, and a free
+ * list threaded through the same field: lookups, inserts and removals never
+ * allocate.  A flow owns its socket unless it was opened by a datagram to a
+ * forwarded port, where replies leave through the listening socket.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+
+#include "flow.h"
+#include "log.h"
+
+#define ICMP_TIMEOUT	60
+
+/**
+ * struct flow_table - the flows and their hash buckets
+ * @f:		flows
+ * @n:		number of flows
+ * @bucket:	first flow of each chain, -1 for none
+ * @nbuckets:	number of buckets, a power of two
+ * @free:	first free flow, -1 for none
+ * @used:	flows in use
+ */
+struct flow_table {
+	struct flow *f;
+	uint32_t n;
+	int32_t *bucket;
+	uint32_t nbuckets;
+	int32_t free;
+	uint32_t used;
+};
+
+/**
+ * flow_init() - size the table at start-up
+ * @c:		execution context (conf.max_flows)
+ *
+ * Return: 0 on success, -1 if memory is short
+ */
+int flow_init(struct ctx *c)
+{
+	struct flow_table *t = calloc(1, sizeof(*t));
+	uint32_t i;
+
+	if (!t)
+		return -1;
+	t->n = c->conf.max_flows;
+	for (t->nbuckets = 1; t->nbuckets < t->n * 2; t->nbuckets <<= 1)
+		;
+	t->f = calloc(t->n, sizeof(*t->f));
+	t->bucket = malloc(sizeof(*t->bucket) * t->nbuckets);
+	if (!t->f || !t->bucket)
+		return -1;
+	for (i = 0; i < t->nbuckets; i++)
+		t->bucket[i] = -1;
+	for (i = 0; i < t->n; i++) {
+		t->f[i].fd = -1;
+		t->f[i].next = i + 1 < t->n ? (int32_t)i + 1 : -1;
+	}
+	t->free = 0;
+	c->flows = t;
+	return 0;
+}
+
+/**
+ * flow_key_hash() - hash of a connection or flow key
+ * @proto:	protocol
+ * @gaddr:	guest address
+ * @gport:	guest port or echo identifier
+ * @raddr:	remote address
+ * @rport:	remote port
+ *
+ * FNV-1a over 32-bit words: the key is not secret, and a guest can only
+ * collide its own flows.
+ *
+ * Return: 32-bit hash
+ */
+uint32_t flow_key_hash(uint8_t proto, const struct in6_addr *gaddr,
+		       uint16_t gport, const struct in6_addr *raddr,
+		       uint16_t rport)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ proto;
+	uint32_t w[4];
+	int i;
+
+	memcpy(w, gaddr, 16);
+	for (i = 0; i < 4; i++)
+		h = (h ^ w[i]) * 0x100000001b3ULL;
+	memcpy(w, raddr, 16);
+	for (i = 0; i < 4; i++)
+		h = (h ^ w[i]) * 0x100000001b3ULL;
+	h = (h ^ ((uint32_t)gport << 16 | rport)) * 0x100000001b3ULL;
+	return (uint32_t)(h ^ h >> 32);
+}
+
+/**
+ * flow_hash() - bucket of a flow key
+ * @t:		table
+ * @proto:	protocol
+ * @gaddr:	guest address
+ * @gport:	guest port or echo identifier
+ * @raddr:	remote address
+ * @rport:	remote port
+ *
+ * Return: bucket index
+ */
+static uint32_t flow_hash(const struct flow_table *t, uint8_t proto,
+			  const struct in6_addr *gaddr, uint16_t gport,
+			  const struct in6_addr *raddr, uint16_t rport)
+{
+	return flow_key_hash(proto, gaddr, gport, raddr, rport) &
+	       (t->nbuckets - 1);
+}
+
+/**
+ * flow_lookup() - find a flow by its key
+ * @c:		execution context
+ * @proto:	protocol
+ * @gaddr:	guest address
+ * @gport:	guest port or echo identifier
+ * @raddr:	remote address
+ * @rport:	remote port
+ *
+ * Return: the flow, or NULL
+ */
+struct flow *flow_lookup(struct ctx *c, uint8_t proto,
+			 const struct in6_addr *gaddr, uint16_t gport,
+			 const struct in6_addr *raddr, uint16_t rport)
+{
+	struct flow_table *t = c->flows;
+	int32_t i = t->bucket[flow_hash(t, proto, gaddr, gport, raddr, rport)];
+
+	for (; i >= 0; i = t->f[i].next) {
+		struct flow *f = &t->f[i];
+
+		if (f->proto == proto && f->gport == gport &&
+		    f->rport == rport && !memcmp(&f->gaddr, gaddr, 16) &&
+		    !memcmp(&f->raddr, raddr, 16))
+			return f;
+	}
+	return NULL;
+}
+
+/**
+ * flow_new() - take a free flow and insert it with its key
+ * @c:		execution context
+ * @proto:	protocol
+ * @gaddr:	guest address
+ * @gport:	guest port or echo identifier
+ * @raddr:	remote address
+ * @rport:	remote port
+ *
+ * Return: the flow, with no socket yet, or NULL if the table is full
+ */
+struct flow *flow_new(struct ctx *c, uint8_t proto,
+		      const struct in6_addr *gaddr, uint16_t gport,
+		      const struct in6_addr *raddr, uint16_t rport)
+{
+	struct flow_table *t = c->flows;
+	uint32_t b = flow_hash(t, proto, gaddr, gport, raddr, rport);
+	struct flow *f;
+
+	if (t->free < 0) {
+		c->cnt.drop_flow_full++;
+		warn_rl(c->now.tv_sec, "flow table full (%u flows): dropping; "
+			"see --max-flows", t->n);
+		return NULL;
+	}
+	f = &t->f[t->free];
+	t->free = f->next;
+
+	f->proto = proto;
+	f->inbound = false;
+	f->gaddr = *gaddr;
+	f->raddr = *raddr;
+	f->gport = gport;
+	f->rport = rport;
+	f->fd = -1;
+	f->last = c->now.tv_sec;
+	f->next = t->bucket[b];
+	t->bucket[b] = (int32_t)(f - t->f);
+	t->used++;
+	return f;
+}
+
+/**
+ * flow_free() - close a flow's socket and return it to the free list
+ * @c:		execution context
+ * @f:		flow
+ */
+void flow_free(struct ctx *c, struct flow *f)
+{
+	struct flow_table *t = c->flows;
+	uint32_t b = flow_hash(t, f->proto, &f->gaddr, f->gport,
+			       &f->raddr, f->rport);
+	int32_t idx = (int32_t)(f - t->f), *pp = &t->bucket[b];
+
+	while (*pp >= 0 && *pp != idx)
+		pp = &t->f[*pp].next;
+	if (*pp == idx)
+		*pp = f->next;
+
+	if (f->fd >= 0 && !f->inbound)
+		close(f->fd);
+	f->fd = -1;
+	f->proto = 0;
+	f->next = t->free;
+	t->free = idx;
+	t->used--;
+}
+
+/**
+ * flow_at() - flow by index, from an epoll reference
+ * @c:		execution context
+ * @idx:	index
+ *
+ * Return: the flow, or NULL if out of range or free
+ */
+struct flow *flow_at(struct ctx *c, uint32_t idx)
+{
+	if (idx >= c->flows->n || !c->flows->f[idx].proto)
+		return NULL;
+	return &c->flows->f[idx];
+}
+
+/**
+ * flow_index() - index of a flow, for epoll references
+ * @c:		execution context
+ * @f:		flow
+ *
+ * Return: index
+ */
+uint32_t flow_index(struct ctx *c, const struct flow *f)
+{
+	return (uint32_t)(f - c->flows->f);
+}
+
+/**
+ * flow_watch() - add a flow's own socket to the event loop
+ * @c:		execution context
+ * @f:		flow with a socket
+ *
+ * Return: 0 on success, -1 on failure
+ */
+int flow_watch(struct ctx *c, struct flow *f)
+{
+	struct epoll_event ev = {
+		.events = EPOLLIN,
+		.data.u64 = epref(EPREF_FLOW, flow_index(c, f)),
+	};
+
+	return epoll_ctl(c->epfd, EPOLL_CTL_ADD, f->fd, &ev);
+}
+
+/**
+ * flow_timer() - expire idle flows
+ * @c:		execution context
+ */
+void flow_timer(struct ctx *c)
+{
+	struct flow_table *t = c->flows;
+	uint32_t i;
+
+	if (!t->used)
+		return;
+	for (i = 0; i < t->n; i++) {
+		struct flow *f = &t->f[i];
+		time_t timeout = f->proto == IPPROTO_UDP ?
+				 (time_t)c->conf.udp_timeout : ICMP_TIMEOUT;
+
+		if (f->proto && c->now.tv_sec - f->last > timeout)
+			flow_free(c, f);
+	}
+}
+
+/**
+ * flow_guest_gone() - close every flow: the guest they belong to is gone
+ * @c:		execution context
+ */
+void flow_guest_gone(struct ctx *c)
+{
+	struct flow_table *t = c->flows;
+	uint32_t i;
+
+	for (i = 0; i < t->n && t->used; i++)
+		if (t->f[i].proto)
+			flow_free(c, &t->f[i]);
+}
+
+/**
+ * flow_count() - flows in use
+ * @c:		execution context
+ *
+ * Return: number of flows
+ */
+unsigned int flow_count(struct ctx *c)
+{
+	return c->flows->used;
+}

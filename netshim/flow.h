@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * netshim - table of UDP and ICMP echo flows, sized at start-up
+ */
+#ifndef NETSHIM_FLOW_H
+#define NETSHIM_FLOW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include <netinet/in.h>
+
+#include "ctx.h"
+
+/**
+ * struct flow - one guest UDP or ICMP echo conversation
+ * @proto:	IPPROTO_UDP, IPPROTO_ICMP or IPPROTO_ICMPV6; 0 when free
+ * @inbound:	opened by a datagram to a forwarded port: @fd is the listener's
+ * @gaddr:	guest address (v4-mapped for IPv4)
+ * @raddr:	remote address as the guest sees it
+ * @gport:	guest port, or echo identifier
+ * @rport:	remote port (0 for echo)
+ * @fd:		host socket
+ * @last:	last activity, seconds
+ * @next:	next flow in the hash chain or free list, -1 for none
+ */
+struct flow {
+	uint8_t proto;
+	bool inbound;
+	struct in6_addr gaddr, raddr;
+	uint16_t gport, rport;
+	int fd;
+	time_t last;
+	int32_t next;
+};
+
+int flow_init(struct ctx *c);
+uint32_t flow_key_hash(uint8_t proto, const struct in6_addr *gaddr,
+		       uint16_t gport, const struct in6_addr *raddr,
+		       uint16_t rport);
+struct flow *flow_lookup(struct ctx *c, uint8_t proto,
+			 const struct in6_addr *gaddr, uint16_t gport,
+			 const struct in6_addr *raddr, uint16_t rport);
+struct flow *flow_new(struct ctx *c, uint8_t proto,
+		      const struct in6_addr *gaddr, uint16_t gport,
+		      const struct in6_addr *raddr, uint16_t rport);
+void flow_free(struct ctx *c, struct flow *f);
+struct flow *flow_at(struct ctx *c, uint32_t idx);
+uint32_t flow_index(struct ctx *c, const struct flow *f);
+int flow_watch(struct ctx *c, struct flow *f);
+void flow_timer(struct ctx *c);
+void flow_guest_gone(struct ctx *c);
+unsigned int flow_count(struct ctx *c);
+
+#endif /* NETSHIM_FLOW_H */

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - ICMP and ICMPv6: echo through ping sockets, NDP
+ *
+ * Echo requests leave through unprivileged ping sockets (SOCK_DGRAM with
+ * IPPROTO_ICMP or IPPROTO_ICMPV6): no CAP_NET_RAW.  The kernel picks the
+ * echo identifier of such a socket, so replies get the guest's identifier
+ * back before they are queued.  Ping sockets exist only for the groups in
+ * net.ipv4.ping_group_range; without them, echo requests are dropped and the
+ * operator is told once.
+ *
+ * Neighbour Discovery is answered here from ndp/, and router advertisements
+ * are repeated every --ra-interval seconds.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+
+#include "icmp.h"
+#include "inany.h"
+#include "link.h"
+#include "log.h"
+#include "udp.h"
+#include "ndp/ndp.h"
+
+#define ICMP_ECHO_REQUEST	8
+#define ICMP_ECHO_REPLY		0
+#define ICMP6_ECHO_REQUEST	128
+#define ICMP6_ECHO_REPLY	129
+#define ICMP_ECHO_HLEN		8
+#define ICMP_MAX		(65535 - 48)
+#define NDP_MAX			1280
+
+static const uint8_t mac_all_nodes[6] = { 0x33, 0x33, 0, 0, 0, 1 };
+
+/**
+ * icmp_ping_socket() - open the ping socket of a new echo flow
+ * @c:		execution context
+ * @f:		flow, key set
+ *
+ * Return: 0 on success, -1 on failure (flow freed, logged once if denied)
+ */
+static int icmp_ping_socket(struct ctx *c, struct flow *f)
+{
+	bool v6 = f->proto == IPPROTO_ICMPV6_;
+	bool *denied = v6 ? &c->ping6_denied : &c->ping4_denied;
+	struct sockaddr_storage sa;
+	socklen_t sl;
+
+	f->fd = socket(v6 ? AF_INET6 : AF_INET,
+		       SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		       v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP);
+	if (f->fd < 0) {
+		if ((errno == EACCES || errno == EPERM) && !*denied) {
+			warn("ping sockets are not permitted for this group "
+			     "(net.ipv4.ping_group_range): dropping %s echo "
+			     "requests from the guest", v6 ? "ICMPv6" : "ICMP");
+			*denied = true;
+		}
+		c->cnt.drop_ping_denied++;
+		flow_free(c, f);
+		return -1;
+	}
+	udp_remote_sockaddr(c, &f->raddr, 0, &sa, &sl);
+	if (connect(f->fd, (struct sockaddr *)&sa, sl) || flow_watch(c, f)) {
+		c->cnt.drop_sock++;
+		flow_free(c, f);
+		return -1;
+	}
+	c->cnt.icmp_flows++;
+	return 0;
+}
+
+/**
+ * icmp_echo_local() - answer an echo request to netshim's link-local address
+ * @c:		execution context
+ * @m:		addresses
+ * @l4:		the echo request
+ */
+static void icmp_echo_local(struct ctx *c, const struct l4_meta *m,
+			    const struct pkt *l4)
+{
+	uint8_t *out = ip_tx_l4(c, true, l4->len);
+
+	if (!out)
+		return;
+	memcpy(out, l4->data, l4->len);
+	out[0] = ICMP6_ECHO_REPLY;
+	ip_tx_send(c, out, &m->dst, &m->src, IPPROTO_ICMPV6_, l4->len, NULL);
+}
+
+/**
+ * icmp_ndp_input() - Neighbour Discovery from the guest
+ * @c:		execution context
+ * @m:		addresses
+ * @l4:		the ICMPv6 message
+ */
+static void icmp_ndp_input(struct ctx *c, const struct l4_meta *m,
+			   const struct pkt *l4)
+{
+	struct in6_addr dst, src = c->conf.our_ll6;
+	uint8_t *out;
+	size_t len;
+
+	if (m->hop != 255) {	/* RFC 4861: off-link, never trusted */
+		c->cnt.drop_icmp++;
+		return;
+	}
+	out = ip_tx_l4(c, true, NDP_MAX);
+	if (!out)
+		return;
+	len = ndp_reply(&c->conf, &m->src, &m->dst, l4, out, NDP_MAX, &dst);
+	if (!len)
+		return;
+	/* A neighbour advertisement speaks from the address it advertises */
+	if (out[0] == 136)
+		memcpy(&src, out + 8, 16);
+	ip_tx_send(c, out, &src, &dst, IPPROTO_ICMPV6_, len,
+		   IN6_IS_ADDR_MULTICAST(&dst) ? mac_all_nodes : NULL);
+	c->cnt.ndp_replies++;
+}
+
+/**
+ * icmp_input() - an ICMP or ICMPv6 message from the guest
+ * @c:		execution context
+ * @m:		addresses and protocol
+ * @l4:		the message (checksum already verified)
+ */
+void icmp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
+{
+	const uint8_t *h = pkt_get(l4, 0, ICMP_ECHO_HLEN);
+	uint8_t echo = m->v6 ? ICMP6_ECHO_REQUEST : ICMP_ECHO_REQUEST;
+	struct flow *f;
+	uint16_t id;
+
+	if (!h) {
+		c->cnt.drop_icmp++;
+		return;
+	}
+	if (m->v6 && (h[0] == 133 || h[0] == 135)) {
+		icmp_ndp_input(c, m, l4);
+		return;
+	}
+	if (h[0] != echo || h[1] != 0) {
+		c->cnt.drop_icmp++;
+		return;
+	}
+	if (m->v6 && inany_eq(&m->dst, &c->conf.our_ll6)) {
+		icmp_echo_local(c, m, l4);
+		return;
+	}
+	if (m->v6 ? (IN6_IS_ADDR_MULTICAST(&m->dst) ||
+		     IN6_IS_ADDR_LINKLOCAL(&m->dst) ||
+		     IN6_IS_ADDR_LINKLOCAL(&m->src)) :
+		    (IN_MULTICAST(ntohl(inany_to4(&m->dst).s_addr)) ||
+		     inany_to4(&m->dst).s_addr == INADDR_BROADCAST)) {
+		c->cnt.drop_icmp++;
+		return;
+	}
+
+	id = rd16(h + 4);
+	f = flow_lookup(c, m->proto, &m->src, id, &m->dst, 0);
+	if (!f) {
+		f = flow_new(c, m->proto, &m->src, id, &m->dst, 0);
+		if (!f || icmp_ping_socket(c, f))
+			return;
+	}
+	f->last = c->now.tv_sec;
+	if (send(f->fd, l4->data, l4->len, MSG_DONTWAIT) < 0)
+		c->cnt.drop_sock++;
+}
+
+/**
+ * icmp_flow_ready() - echo replies on a ping socket
+ * @c:		execution context
+ * @f:		flow
+ */
+void icmp_flow_ready(struct ctx *c, struct flow *f)
+{
+	bool v6 = f->proto == IPPROTO_ICMPV6_;
+	uint8_t *out;
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		out = ip_tx_l4(c, v6, ICMP_MAX);
+		if (!out) {
+			uint8_t discard[64];
+
+			recv(f->fd, discard, sizeof(discard), MSG_DONTWAIT);
+			return;
+		}
+		n = recv(f->fd, out, ICMP_MAX, MSG_DONTWAIT);
+		if (n < ICMP_ECHO_HLEN)
+			return;
+		wr16(out + 4, f->gport);
+		ip_tx_send(c, out, &f->raddr, &f->gaddr, f->proto, n, NULL);
+		f->last = c->now.tv_sec;
+	}
+}
+
+/**
+ * icmp_ra_timer() - unsolicited router advertisement, every --ra-interval
+ * @c:		execution context
+ */
+void icmp_ra_timer(struct ctx *c)
+{
+	struct in6_addr all_nodes = { .s6_addr = { 0xff, 0x02, [15] = 1 } };
+	uint8_t *out;
+	size_t len;
+
+	if (c->link_fd < 0 || !c->conf.v6 || c->conf.no_ra ||
+	    c->now.tv_sec - c->last_ra < (time_t)c->conf.ra_interval)
+		return;
+	c->last_ra = c->now.tv_sec;
+	out = ip_tx_l4(c, true, NDP_MAX);
+	if (!out)
+		return;
+	len = ndp_ra_build(&c->conf, out, NDP_MAX);
+	if (!len)
+		return;
+	ip_tx_send(c, out, &c->conf.our_ll6, &all_nodes, IPPROTO_ICMPV6_, len,
+		   mac_all_nodes);
+	c->cnt.ndp_replies++;
+}

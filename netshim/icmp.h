@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * netshim - ICMP and ICMPv6: echo through ping sockets, NDP
+ */
+#ifndef NETSHIM_ICMP_H
+#define NETSHIM_ICMP_H
+
+#include "ctx.h"
+#include "flow.h"
+#include "ip.h"
+
+void icmp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4);
+void icmp_flow_ready(struct ctx *c, struct flow *f);
+void icmp_ra_timer(struct ctx *c);
+
+#endif /* NETSHIM_ICMP_H */

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - IPv4 and IPv6: validation, dispatch, and headers to the guest
+ *
+ * Everything is checked before a layer-4 handler sees it: header lengths,
+ * total lengths against the frame, header and layer-4 checksums, and the
+ * source address (the guest may only speak as itself).  Fragments are not
+ * reassembled: the guest's MTU is the link's, so a guest that fragments is
+ * misconfigured, and reassembly would be a buffer the design avoids.
+ */
+#include <string.h>
+
+#include "ip.h"
+#include "checksum.h"
+#include "eth.h"
+#include "icmp.h"
+#include "inany.h"
+#include "link.h"
+#include "log.h"
+#include "udp.h"
+#include "tcp/tcp.h"
+
+#define IP6_MAX_EXT_HDRS	8
+
+/**
+ * ip4_parse() - validate an IPv4 packet
+ * @p:		IPv4 packet, possibly followed by Ethernet padding
+ * @m:		filled in: addresses, protocol, TTL
+ * @l4:		filled in: the layer-4 part, padding removed
+ *
+ * Return: 0 if valid, -1 if malformed, -2 for a fragment, -3 for a bad
+ * header checksum
+ */
+int ip4_parse(const struct pkt *p, struct l4_meta *m, struct pkt *l4)
+{
+	const uint8_t *h = pkt_get(p, 0, IP4_HLEN);
+	size_t ihl, tot;
+	struct in_addr a;
+
+	if (!h || h[0] >> 4 != 4)
+		return -1;
+	ihl = (size_t)(h[0] & 0x0f) * 4;
+	tot = rd16(h + 2);
+	if (ihl < IP4_HLEN || tot < ihl || tot > p->len || !pkt_get(p, 0, ihl))
+		return -1;
+	if (csum_fold(csum_add(h, ihl, 0)) != 0)
+		return -3;
+	if (rd16(h + 6) & 0x3fff)	/* MF set or a non-zero offset */
+		return -2;
+
+	memcpy(&a, h + 12, 4);
+	m->src = inany_from4(a);
+	memcpy(&a, h + 16, 4);
+	m->dst = inany_from4(a);
+	m->proto = h[9];
+	m->hop = h[8];
+	m->v6 = false;
+	l4->data = h + ihl;
+	l4->len = tot - ihl;
+	return 0;
+}
+
+/**
+ * ip6_parse() - validate an IPv6 packet and skip its extension headers
+ * @p:		IPv6 packet, possibly followed by Ethernet padding
+ * @m:		filled in: addresses, upper-layer protocol, hop limit
+ * @l4:		filled in: the upper-layer part
+ *
+ * Return: 0 if valid, -1 if malformed, -2 for a fragment
+ */
+int ip6_parse(const struct pkt *p, struct l4_meta *m, struct pkt *l4)
+{
+	const uint8_t *h = pkt_get(p, 0, IP6_HLEN);
+	struct pkt payload;
+	size_t off = 0;
+	uint8_t nh;
+	int i;
+
+	if (!h || h[0] >> 4 != 6)
+		return -1;
+	payload.len = rd16(h + 4);
+	if (payload.len > p->len - IP6_HLEN)
+		return -1;
+	payload.data = h + IP6_HLEN;
+
+	nh = h[6];
+	for (i = 0; i < IP6_MAX_EXT_HDRS; i++) {
+		const uint8_t *e;
+
+		if (nh == 44)
+			return -2;
+		if (nh != 0 && nh != 43 && nh != 60)
+			break;
+		e = pkt_get(&payload, off, 8);
+		if (!e || !pkt_get(&payload, off, ((size_t)e[1] + 1) * 8))
+			return -1;
+		nh = e[0];
+		off += ((size_t)e[1] + 1) * 8;
+	}
+	if (i == IP6_MAX_EXT_HDRS)
+		return -1;
+
+	memcpy(&m->src, h + 8, 16);
+	memcpy(&m->dst, h + 24, 16);
+	m->proto = nh;
+	m->hop = h[7];
+	m->v6 = true;
+	l4->data = payload.data + off;
+	l4->len = payload.len - off;
+	return 0;
+}
+
+/**
+ * ip_l4_csum_ok() - verify a layer-4 checksum
+ * @m:		addresses and protocol
+ * @l4:		layer-4 header and payload
+ *
+ * Return: true if the checksum is right (or absent, for UDP over IPv4)
+ */
+bool ip_l4_csum_ok(const struct l4_meta *m, const struct pkt *l4)
+{
+	uint32_t sum;
+
+	if (m->proto == IPPROTO_UDP && !m->v6 && l4->len >= 8 &&
+	    rd16(l4->data + 6) == 0)
+		return true;
+	if (m->proto == IPPROTO_ICMP && !m->v6)
+		sum = 0;
+	else if (m->v6)
+		sum = csum_pseudo6(&m->src, &m->dst, m->proto, l4->len);
+	else
+		sum = csum_pseudo4(inany_to4(&m->src), inany_to4(&m->dst),
+				   m->proto, (uint16_t)l4->len);
+	return csum_fold(csum_add(l4->data, l4->len, sum)) == 0;
+}
+
+/**
+ * ip_dispatch() - hand a validated packet to its layer-4 handler
+ * @c:		execution context
+ * @m:		addresses and protocol
+ * @l4:		layer-4 part
+ */
+static void ip_dispatch(struct ctx *c, const struct l4_meta *m,
+			const struct pkt *l4)
+{
+	if (m->proto != IPPROTO_TCP && m->proto != IPPROTO_UDP &&
+	    m->proto != IPPROTO_ICMP && m->proto != IPPROTO_ICMPV6_) {
+		c->cnt.drop_proto++;
+		return;
+	}
+	if ((m->proto == IPPROTO_ICMP) == m->v6 &&
+	    (m->proto == IPPROTO_ICMP || m->proto == IPPROTO_ICMPV6_)) {
+		c->cnt.drop_proto++;
+		return;
+	}
+	if (!ip_l4_csum_ok(m, l4)) {
+		c->cnt.drop_csum++;
+		return;
+	}
+
+	switch (m->proto) {
+	case IPPROTO_TCP:
+		tcp_input(c, m, l4);
+		break;
+	case IPPROTO_UDP:
+		udp_input(c, m, l4);
+		break;
+	default:
+		icmp_input(c, m, l4);
+	}
+}
+
+/**
+ * ip4_input() - handle an IPv4 packet from the guest
+ * @c:		execution context
+ * @p:		the packet (Ethernet payload)
+ */
+void ip4_input(struct ctx *c, const struct pkt *p)
+{
+	struct l4_meta m;
+	struct pkt l4;
+	struct in_addr src;
+	int rc;
+
+	rc = ip4_parse(p, &m, &l4);
+	if (rc) {
+		if (rc == -2)
+			c->cnt.drop_frag++;
+		else if (rc == -3)
+			c->cnt.drop_csum++;
+		else
+			c->cnt.drop_ip4++;
+		return;
+	}
+
+	/* Only DHCP may come from 0.0.0.0; nothing else but the guest's
+	 * own address is accepted as a source.
+	 */
+	src = inany_to4(&m.src);
+	if (src.s_addr == INADDR_ANY) {
+		if (m.proto != IPPROTO_UDP) {
+			c->cnt.drop_src++;
+			return;
+		}
+	} else if (!c->conf.v4 || src.s_addr != c->conf.addr4.s_addr) {
+		c->cnt.drop_src++;
+		return;
+	}
+	ip_dispatch(c, &m, &l4);
+}
+
+/**
+ * ip6_input() - handle an IPv6 packet from the guest
+ * @c:		execution context
+ * @p:		the packet (Ethernet payload)
+ */
+void ip6_input(struct ctx *c, const struct pkt *p)
+{
+	struct l4_meta m;
+	struct pkt l4;
+	int rc;
+
+	rc = ip6_parse(p, &m, &l4);
+	if (rc) {
+		if (rc == -2)
+			c->cnt.drop_frag++;
+		else
+			c->cnt.drop_ip6++;
+		return;
+	}
+
+	/* The guest speaks from its link-local address, its global address,
+	 * or (duplicate address detection) from nowhere.
+	 */
+	if (!IN6_IS_ADDR_LINKLOCAL(&m.src) && !IN6_IS_ADDR_UNSPECIFIED(&m.src) &&
+	    (!c->conf.v6 || !inany_eq(&m.src, &c->conf.addr6))) {
+		c->cnt.drop_src++;
+		return;
+	}
+	ip_dispatch(c, &m, &l4);
+}
+
+/**
+ * l4_csum_offset() - where a protocol keeps its checksum
+ * @proto:	layer-4 protocol
+ *
+ * Return: offset in the layer-4 header
+ */
+static size_t l4_csum_offset(uint8_t proto)
+{
+	switch (proto) {
+	case IPPROTO_TCP:
+		return 16;
+	case IPPROTO_UDP:
+		return 6;
+	default:
+		return 2;	/* ICMP, ICMPv6 */
+	}
+}
+
+/**
+ * ip_frame_fill() - write Ethernet and IP headers and the layer-4 checksum
+ * @c:		execution context
+ * @frame:	frame start; layer 4 is already in place behind the headers
+ * @src:	source address (v4-mapped for IPv4)
+ * @dst:	destination address (v4-mapped for IPv4)
+ * @proto:	layer-4 protocol
+ * @l4len:	layer-4 length
+ * @dst_mac:	destination MAC, NULL for the guest's
+ */
+void ip_frame_fill(const struct ctx *c, uint8_t *frame,
+		   const struct in6_addr *src, const struct in6_addr *dst,
+		   uint8_t proto, size_t l4len, const uint8_t *dst_mac)
+{
+	bool v6 = !inany_is4(dst);
+	uint8_t *ip = frame + ETH_HLEN_;
+	uint8_t *l4 = frame + ip_l2l3_len(v6);
+	size_t csum_off = l4_csum_offset(proto);
+	uint32_t sum;
+	uint16_t csum;
+
+	eth_hdr_fill(c, frame, dst_mac, v6 ? ETHERTYPE_IPV6_ : ETHERTYPE_IPV4_);
+	wr16(l4 + csum_off, 0);
+
+	if (v6) {
+		wr32(ip, 6u << 28);
+		wr16(ip + 4, (uint16_t)l4len);
+		ip[6] = proto;
+		ip[7] = proto == IPPROTO_ICMPV6_ ? 255 : 64;
+		memcpy(ip + 8, src, 16);
+		memcpy(ip + 24, dst, 16);
+		sum = csum_pseudo6(src, dst, proto, (uint32_t)l4len);
+	} else {
+		struct in_addr s4 = inany_to4(src), d4 = inany_to4(dst);
+
+		ip[0] = 0x45;
+		ip[1] = 0;
+		wr16(ip + 2, (uint16_t)(IP4_HLEN + l4len));
+		wr32(ip + 4, 0x4000);		/* id 0, DF */
+		ip[8] = 64;
+		ip[9] = proto;
+		wr16(ip + 10, 0);
+		memcpy(ip + 12, &s4, 4);
+		memcpy(ip + 16, &d4, 4);
+		wr16(ip + 10, csum_ip4_header(ip, IP4_HLEN));
+		sum = proto == IPPROTO_ICMP ? 0 :
+		      csum_pseudo4(s4, d4, proto, (uint16_t)l4len);
+	}
+
+	csum = csum_l4(sum, l4, l4len);
+	if (proto == IPPROTO_UDP && !csum)
+		csum = 0xffff;
+	wr16(l4 + csum_off, csum);
+}
+
+/**
+ * ip_tx_l4() - room for one packet to the guest
+ * @c:		execution context
+ * @v6:		IPv6 (else IPv4)
+ * @l4max:	largest layer-4 length
+ *
+ * Return: where layer 4 goes, or NULL if the queue to the VMM is full
+ */
+uint8_t *ip_tx_l4(struct ctx *c, bool v6, size_t l4max)
+{
+	uint8_t *frame = tx_reserve(c, ip_l2l3_len(v6) + l4max);
+
+	if (!frame) {
+		c->cnt.drop_tx_full++;
+		return NULL;
+	}
+	return frame + ip_l2l3_len(v6);
+}
+
+/**
+ * ip_tx_send() - finish and queue a packet built at ip_tx_l4()'s pointer
+ * @c:		execution context
+ * @l4:		pointer returned by ip_tx_l4()
+ * @src:	source address (v4-mapped for IPv4)
+ * @dst:	destination address, same family
+ * @proto:	layer-4 protocol
+ * @l4len:	layer-4 length
+ * @dst_mac:	destination MAC, NULL for the guest's
+ */
+void ip_tx_send(struct ctx *c, uint8_t *l4, const struct in6_addr *src,
+		const struct in6_addr *dst, uint8_t proto, size_t l4len,
+		const uint8_t *dst_mac)
+{
+	uint8_t *frame = l4 - ip_l2l3_len(!inany_is4(dst));
+
+	ip_frame_fill(c, frame, src, dst, proto, l4len, dst_mac);
+	tx_commit(c, frame, ip_l2l3_len(!inany_is4(dst)) + l4len);
+}

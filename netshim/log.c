@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - logging to stderr, a log file, or syslog
+ *
+ * In the foreground, messages go to stderr; with -l they go to the file;
+ * otherwise to syslog.  Formatting happens on the stack: no allocation.
+ */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static int log_fd = -1;
+static bool log_to_syslog;
+static int log_level = LOG_INFO;
+
+/**
+ * log_open() - choose where messages go and which are shown
+ * @file:	log file path, or NULL or "" for none
+ * @foreground:	running in the foreground: stderr unless @file is given
+ * @quiet:	only warnings and errors
+ * @debug:	also debug messages
+ */
+void log_open(const char *file, bool foreground, bool quiet, bool debug)
+{
+	log_level = debug ? LOG_DEBUG : quiet ? LOG_WARNING : LOG_INFO;
+	if (file && *file) {
+		log_fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+			      0600);
+		if (log_fd >= 0)
+			return;
+		fprintf(stderr, "netshim: cannot open log file %s: %m\n", file);
+	}
+	if (foreground) {
+		log_fd = STDERR_FILENO;
+	} else {
+		openlog("netshim", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+		log_to_syslog = true;
+	}
+}
+
+/**
+ * log_msg() - log one message
+ * @prio:	syslog priority
+ * @fmt:	printf format
+ */
+void log_msg(int prio, const char *fmt, ...)
+{
+	char buf[1024];
+	struct timespec ts;
+	va_list ap;
+	int n, m;
+
+	if (prio > log_level)
+		return;
+
+	va_start(ap, fmt);
+	if (log_to_syslog) {
+		vsyslog(prio, fmt, ap);
+		va_end(ap);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	n = snprintf(buf, sizeof(buf), "%lld.%03ld netshim: %s",
+		     (long long)ts.tv_sec, ts.tv_nsec / 1000000,
+		     prio <= LOG_ERR ? "error: " :
+		     prio == LOG_WARNING ? "warning: " : "");
+	m = vsnprintf(buf + n, sizeof(buf) - n - 1, fmt, ap);
+	va_end(ap);
+	if (m < 0)
+		return;
+	n += m;
+	if (n > (int)sizeof(buf) - 2)
+		n = sizeof(buf) - 2;
+	buf[n++] = '\n';
+	if (write(log_fd >= 0 ? log_fd : STDERR_FILENO, buf, n) < 0)
+		return;
+}
+
+/**
+ * log_ratelimit() - decide whether a rate-limited message may go out
+ * @last:	time of the last message from this site, updated
+ * @now:	current time, seconds
+ * @interval:	minimum seconds between messages
+ *
+ * Return: true if the message may be logged now
+ */
+bool log_ratelimit(time_t *last, time_t now, time_t interval)
+{
+	if (*last && now - *last < interval)
+		return false;
+	*last = now;
+	return true;
+}

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - userspace network backend for virtual machines in pods
+ *
+ * Start-up sizes every table and buffer; the loop then only moves bytes
+ * between the VMM's socket and host sockets, allocating nothing.
+ *
+ * The loop is epoll, not io_uring: the RuntimeDefault seccomp profiles of
+ * containerd and Docker refuse io_uring_setup, so a backend built on it
+ * would not start in the pods it is for.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+
+#include "ctx.h"
+#include "conf.h"
+#include "flow.h"
+#include "icmp.h"
+#include "link.h"
+#include "log.h"
+#include "pcap.h"
+#include "udp.h"
+#include "tcp/tcp.h"
+
+#define RX_BUF_SIZE	(8 << 20)
+#define TX_BUF_SIZE	(8 << 20)
+#define EVENTS_MAX	256
+#define TICK_MS		50
+
+/**
+ * counters_log() - log every counter, on SIGUSR1
+ * @c:		execution context
+ */
+static void counters_log(struct ctx *c)
+{
+	info("counters: %u TCP connections, %u UDP/ICMP flows open",
+	     tcp_count(c), flow_count(c));
+#define COUNTER_LOG(name, desc)						\
+	info("  %-16s %12llu  %s", #name,				\
+	     (unsigned long long)c->cnt.name, desc);
+	COUNTERS(COUNTER_LOG)
+#undef COUNTER_LOG
+}
+
+/**
+ * setup_signals() - take SIGTERM, SIGINT, SIGUSR1 through a signalfd
+ * @c:		execution context
+ *
+ * Return: 0 on success, -1 on failure
+ */
+static int setup_signals(struct ctx *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN,
+				  .data.u64 = epref(EPREF_SIGNAL, 0) };
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	c->signal_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (c->signal_fd < 0)
+		return -1;
+	return epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->signal_fd, &ev);
+}
+
+/**
+ * setup_timer() - periodic tick for protocol timers
+ * @c:		execution context
+ *
+ * Return: 0 on success, -1 on failure
+ */
+static int setup_timer(struct ctx *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN,
+				  .data.u64 = epref(EPREF_TIMER, 0) };
+	struct itimerspec it = {
+		.it_interval = { 0, TICK_MS * 1000000L },
+		.it_value = { 0, TICK_MS * 1000000L },
+	};
+
+	c->timer_fd = timerfd_create(CLOCK_MONOTONIC,
+				     TFD_NONBLOCK | TFD_CLOEXEC);
+	if (c->timer_fd < 0 || timerfd_settime(c->timer_fd, 0, &it, NULL))
+		return -1;
+	return epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->timer_fd, &ev);
+}
+
+/**
+ * signal_input() - act on a pending signal
+ * @c:		execution context
+ */
+static void signal_input(struct ctx *c)
+{
+	struct signalfd_siginfo si;
+
+	while (read(c->signal_fd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGUSR1) {
+			counters_log(c);
+		} else if (si.ssi_signo != SIGHUP) {
+			info("signal %u: exiting", si.ssi_signo);
+			c->quit = true;
+		}
+	}
+}
+
+/**
+ * timer_input() - run protocol timers on a tick
+ * @c:		execution context
+ */
+static void timer_input(struct ctx *c)
+{
+	uint64_t expirations;
+	static time_t last_second;
+
+	if (read(c->timer_fd, &expirations, sizeof(expirations)) < 0)
+		return;
+	tcp_timer(c);
+	if (c->now.tv_sec != last_second) {
+		last_second = c->now.tv_sec;
+		flow_timer(c);
+		icmp_ra_timer(c);
+	}
+}
+
+/**
+ * dispatch() - hand one epoll event to its owner
+ * @c:		execution context
+ * @ev:		the event
+ */
+static void dispatch(struct ctx *c, const struct epoll_event *ev)
+{
+	uint32_t idx = (uint32_t)ev->data.u64;
+	struct flow *f;
+
+	switch ((enum epref_type)(ev->data.u64 >> 32)) {
+	case EPREF_LINK_LISTEN:
+		link_accept(c);
+		break;
+	case EPREF_LINK:
+		if (c->link_fd < 0)
+			break;
+		if (ev->events & EPOLLOUT)
+			link_output_ready(c);
+		if (ev->events & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP))
+			link_input(c);
+		break;
+	case EPREF_SIGNAL:
+		signal_input(c);
+		break;
+	case EPREF_TIMER:
+		timer_input(c);
+		break;
+	case EPREF_FLOW:
+		f = flow_at(c, idx);
+		if (!f)
+			break;
+		if (f->proto == IPPROTO_UDP)
+			udp_flow_ready(c, f);
+		else
+			icmp_flow_ready(c, f);
+		break;
+	case EPREF_UDP_LISTEN:
+		udp_listener_ready(c, idx);
+		break;
+	case EPREF_TCP:
+		tcp_sock_ready(c, idx, ev->events);
+		break;
+	case EPREF_TCP_LISTEN:
+		tcp_listener_ready(c, idx);
+		break;
+	}
+}
+
+/**
+ * loop() - the event loop: no allocation from here on
+ * @c:		execution context
+ */
+static void loop(struct ctx *c)
+{
+	struct epoll_event ev[EVENTS_MAX];
+	int n, i;
+
+	while (!c->quit) {
+		/* Don't sleep while frames or senders wait for a VMM that
+		 * can take them.
+		 */
+		bool busy = c->link_fd >= 0 && !c->tx_blocked &&
+			    (c->tx.tail > c->tx.head || tcp_tx_waiting(c));
+
+		n = epoll_wait(c->epfd, ev, EVENTS_MAX, busy ? 0 : -1);
+		if (n < 0 && errno != EINTR) {
+			err("epoll_wait: %m");
+			return;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &c->now);
+		for (i = 0; i < n && !c->quit; i++)
+			dispatch(c, &ev[i]);
+		if (c->link_fd < 0)
+			continue;
+		tcp_flush_acks(c);
+		if (c->tx.tail > c->tx.head)
+			link_flush(c);
+		if (c->link_fd >= 0 && !c->tx_blocked && tcp_tx_waiting(c))
+			tcp_tx_resume(c);
+	}
+}
+
+/**
+ * raise_nofile() - allow as many sockets as the hard limit permits
+ */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/**
+ * drop_user() - switch to the --runas user and group
+ * @c:		execution context
+ *
+ * Return: 0 on success, -1 on failure (logged)
+ */
+static int drop_user(struct ctx *c)
+{
+	if (!c->conf.runas_set)
+		return 0;
+	if (setgroups(0, NULL) && errno != EPERM) {
+		err("setgroups: %m");
+		return -1;
+	}
+	if (setgid(c->conf.gid) || setuid(c->conf.uid)) {
+		err("cannot switch to uid %u gid %u: %m",
+		    c->conf.uid, c->conf.gid);
+		return -1;
+	}
+	debug("running as uid %u gid %u", c->conf.uid, c->conf.gid);
+	return 0;
+}
+
+/**
+ * daemonize() - go to the background unless -f
+ * @c:		execution context
+ *
+ * Return: 0 in the daemon, -1 on failure
+ */
+static int daemonize(struct ctx *c)
+{
+	pid_t pid;
+	int fd;
+
+	if (c->conf.foreground)
+		return 0;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid > 0)
+		_exit(0);
+	setsid();
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
+	return 0;
+}
+
+/**
+ * write_pid_file() - record our PID for the launcher
+ * @c:		execution context
+ *
+ * Return: 0 on success or no file wanted, -1 on failure
+ */
+static int write_pid_file(struct ctx *c)
+{
+	char buf[32];
+	int fd, n;
+
+	if (!*c->conf.pid_file)
+		return 0;
+	fd = open(c->conf.pid_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		  0644);
+	if (fd < 0) {
+		err("cannot write PID file %s: %m", c->conf.pid_file);
+		return -1;
+	}
+	n = snprintf(buf, sizeof(buf), "%d\n", getpid());
+	if (write(fd, buf, n) != n) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/**
+ * setup() - size everything, open every socket
+ * @c:		execution context
+ *
+ * Return: 0 on success, -1 on failure (logged)
+ */
+static int setup(struct ctx *c)
+{
+	c->pcap_fd = -1;
+	c->link_fd = -1;
+	c->listen_fd = -1;
+	c->rx.size = RX_BUF_SIZE;
+	c->tx.size = TX_BUF_SIZE;
+	c->rx.buf = malloc(c->rx.size);
+	c->tx.buf = malloc(c->tx.size);
+	if (!c->rx.buf || !c->tx.buf) {
+		err("out of memory for link buffers");
+		return -1;
+	}
+	if (c->conf.guest_mac_set) {
+		memcpy(c->guest_mac, c->conf.guest_mac, 6);
+		c->guest_mac_known = true;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &c->now);
+
+	c->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (c->epfd < 0 || setup_signals(c) || setup_timer(c)) {
+		err("event loop set-up: %m");
+		return -1;
+	}
+	if (flow_init(c) || tcp_init(c)) {
+		err("cannot size the flow and connection tables: %m");
+		return -1;
+	}
+	if (udp_init(c))
+		return -1;
+	if (*c->conf.pcap_file && pcap_open(c, c->conf.pcap_file))
+		return -1;
+	return link_init(c);
+}
+
+int main(int argc, char **argv)
+{
+	static struct ctx ctx;
+	struct ctx *c = &ctx;
+	int rc = 0;
+
+	if (conf_parse(&c->conf, argc, argv))
+		return 1;
+	log_open(c->conf.log_file, c->conf.foreground, c->conf.quiet,
+		 c->conf.debug);
+	raise_nofile();
+
+	if (setup(c))
+		return 1;
+	conf_log_summary(&c->conf);
+	info("listening on %s", c->conf.sock_path);
+	info("QEMU: -device virtio-net-pci,netdev=n -netdev stream,id=n,"
+	     "server=off,addr.type=unix,addr.path=%s", c->conf.sock_path);
+	if (c->conf.foreground && c->conf.quiet)
+		fprintf(stderr, "netshim: listening on %s\n", c->conf.sock_path);
+
+	if (daemonize(c) || write_pid_file(c) || drop_user(c)) {
+		rc = 1;
+		goto out;
+	}
+	loop(c);
+	counters_log(c);
+out:
+	unlink(c->conf.sock_path);
+	if (*c->conf.pid_file && !rc)
+		unlink(c->conf.pid_file);
+	return rc;
+}

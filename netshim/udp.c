@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - UDP: guest flows on connected host sockets, inbound forwarding
+ *
+ * Each (guest address and port, remote address and port) is a flow with its
+ * own connected socket in the pod, bound to the guest's source port when
+ * that port is free, so the remote sees the same port the guest chose.
+ * Datagrams from the remote arrive on that socket and go back to the guest.
+ * DHCP and DHCPv6 addressed to netshim never reach a socket.
+ *
+ * Inbound forwarding (-u): one listening socket per forwarded pod port; a
+ * datagram from a new client opens a flow that replies through the listener,
+ * so the client sees its answers come from the port it wrote to.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include "udp.h"
+#include "dhcp/dhcp.h"
+#include "inany.h"
+#include "link.h"
+#include "log.h"
+
+#define UDP_HLEN		8
+#define UDP_MAX_PAYLOAD		(65535 - 8)
+#define UDP_BATCH		64
+
+/**
+ * struct udp_listener - a forwarded pod port
+ * @fd:		socket bound to the pod port
+ * @guest_port:	port in the guest
+ * @v6:		IPv6 socket
+ */
+struct udp_listener {
+	int fd;
+	uint16_t guest_port;
+	bool v6;
+};
+
+static struct udp_listener *udp_listeners;
+static uint32_t udp_nlisteners;
+
+/**
+ * udp_listen_one() - bind one forwarded pod port for one family
+ * @c:		execution context
+ * @v6:		IPv6 (else IPv4)
+ * @bind_addr:	address to bind, "" for any
+ * @port:	pod port
+ * @to:		guest port
+ *
+ * Return: 0 on success, -1 if the port could not be bound (logged)
+ */
+static int udp_listen_one(struct ctx *c, bool v6, const char *bind_addr,
+			  uint16_t port, uint16_t to)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct sockaddr_storage sa;
+	struct in6_addr a = in6addr_any;
+	socklen_t sl;
+	int fd, one = 1;
+
+	if (*bind_addr) {
+		struct in_addr a4;
+
+		if (inet_pton(AF_INET, bind_addr, &a4) == 1) {
+			if (v6)
+				return 0;
+			a = inany_from4(a4);
+		} else if (inet_pton(AF_INET6, bind_addr, &a) != 1 || !v6) {
+			return 0;
+		}
+	} else if (!v6) {
+		struct in_addr any = { INADDR_ANY };
+
+		a = inany_from4(any);
+	}
+
+	fd = socket(v6 ? AF_INET6 : AF_INET,
+		    SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (v6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	sl = inany_sockaddr(&sa, &a, port);
+	if (bind(fd, (struct sockaddr *)&sa, sl)) {
+		close(fd);
+		return -1;
+	}
+	ev.data.u64 = epref(EPREF_UDP_LISTEN, udp_nlisteners);
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		close(fd);
+		return -1;
+	}
+	udp_listeners[udp_nlisteners].fd = fd;
+	udp_listeners[udp_nlisteners].guest_port = to;
+	udp_listeners[udp_nlisteners].v6 = v6;
+	udp_nlisteners++;
+	return 0;
+}
+
+/**
+ * udp_init() - open the listening sockets of -u
+ * @c:		execution context
+ *
+ * Return: 0 on success, -1 if an explicitly forwarded port cannot be bound
+ */
+int udp_init(struct ctx *c)
+{
+	const struct fwd_spec *spec = &c->conf.udp_fwd;
+	uint32_t port, max = 0;
+	int i;
+
+	if (!spec->all && !spec->n)
+		return 0;
+	for (port = 1; port <= 65535; port++) {
+		uint16_t to;
+
+		if (conf_fwd_lookup(spec, (uint16_t)port, &to))
+			max += 2;
+	}
+	udp_listeners = calloc(max ? max : 1, sizeof(*udp_listeners));
+	if (!udp_listeners)
+		return -1;
+
+	for (port = 1; port <= 65535; port++) {
+		const char *bind_addr = "";
+		uint16_t to;
+		int ok = 0;
+
+		if (!conf_fwd_lookup(spec, (uint16_t)port, &to))
+			continue;
+		for (i = 0; i < spec->n; i++) {
+			const struct fwd_rule *r = &spec->rule[i];
+
+			if (!r->exclude && port >= r->first && port <= r->last)
+				bind_addr = r->bind;
+		}
+		if (c->conf.v4)
+			ok |= !udp_listen_one(c, false, bind_addr, port, to);
+		if (c->conf.v6)
+			ok |= !udp_listen_one(c, true, bind_addr, port, to);
+		if (!ok && !spec->all) {
+			err("cannot bind UDP port %u for forwarding: %m", port);
+			return -1;
+		}
+	}
+	if (udp_nlisteners)
+		info("forwarding %u UDP sockets to the guest", udp_nlisteners);
+	return 0;
+}
+
+/**
+ * udp_remote_sockaddr() - where a guest destination really is
+ * @c:		execution context
+ * @raddr:	destination as the guest sees it
+ * @rport:	destination port
+ * @sa:		filled in
+ * @len:	filled in
+ *
+ * The --map-host-loopback address stands for the pod's loopback.
+ *
+ * Return: 0
+ */
+int udp_remote_sockaddr(const struct ctx *c, const struct in6_addr *raddr,
+			uint16_t rport, struct sockaddr_storage *sa,
+			socklen_t *len)
+{
+	struct in6_addr a = *raddr;
+
+	if (inany_is4(raddr) && c->conf.map_host_lo4 &&
+	    inany_to4(raddr).s_addr == c->conf.host_lo4.s_addr) {
+		struct in_addr lo = { htonl(INADDR_LOOPBACK) };
+
+		a = inany_from4(lo);
+	} else if (!inany_is4(raddr) && c->conf.map_host_lo6 &&
+		   inany_eq(raddr, &c->conf.host_lo6)) {
+		a = in6addr_loopback;
+	}
+	*len = inany_sockaddr(sa, &a, rport);
+	return 0;
+}
+
+/**
+ * udp_flow_open() - open the host socket of a new outbound flow
+ * @c:		execution context
+ * @f:		flow, key set
+ *
+ * Return: 0 on success, -1 on failure (flow freed)
+ */
+static int udp_flow_open(struct ctx *c, struct flow *f)
+{
+	bool v6 = !inany_is4(&f->raddr);
+	struct sockaddr_storage sa;
+	struct in6_addr any = in6addr_any;
+	socklen_t sl;
+
+	f->fd = socket(v6 ? AF_INET6 : AF_INET,
+		       SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (f->fd < 0)
+		goto fail;
+
+	if (!v6) {
+		struct in_addr any4 = { INADDR_ANY };
+
+		any = inany_from4(any4);
+	}
+	/* Keep the guest's source port if the pod has it free */
+	sl = inany_sockaddr(&sa, &any, f->gport);
+	if (bind(f->fd, (struct sockaddr *)&sa, sl)) {
+		sl = inany_sockaddr(&sa, &any, 0);
+		if (bind(f->fd, (struct sockaddr *)&sa, sl))
+			goto fail;
+	}
+	udp_remote_sockaddr(c, &f->raddr, f->rport, &sa, &sl);
+	if (connect(f->fd, (struct sockaddr *)&sa, sl) || flow_watch(c, f))
+		goto fail;
+	c->cnt.udp_flows++;
+	return 0;
+fail:
+	c->cnt.drop_sock++;
+	warn_rl(c->now.tv_sec, "UDP socket for guest flow: %m");
+	flow_free(c, f);
+	return -1;
+}
+
+/**
+ * udp_local_input() - DHCP and DHCPv6 messages for netshim itself
+ * @c:		execution context
+ * @m:		addresses
+ * @dport:	destination port
+ * @payload:	UDP payload
+ *
+ * Return: true if the datagram was for netshim (handled or dropped)
+ */
+static bool udp_local_input(struct ctx *c, const struct l4_meta *m,
+			    uint16_t dport, const struct pkt *payload)
+{
+	static const uint8_t bcast_mac[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	uint8_t *out;
+	size_t len;
+
+	if (!m->v6 && dport == DHCP_SERVER_PORT) {
+		struct in6_addr src = inany_from4(c->conf.gw4), dst;
+		struct dhcp4_dest dest;
+		struct in_addr bcast = { INADDR_BROADCAST };
+
+		out = ip_tx_l4(c, false, UDP_HLEN + 1500);
+		if (!out)
+			return true;
+		len = dhcp4_reply(&c->conf, payload, out + UDP_HLEN, 1500, &dest);
+		if (!len)
+			return true;
+		dst = dest.broadcast ? inany_from4(bcast) :
+				       inany_from4(dest.yiaddr);
+		wr16(out, DHCP_SERVER_PORT);
+		wr16(out + 2, DHCP_CLIENT_PORT);
+		wr16(out + 4, (uint16_t)(UDP_HLEN + len));
+		ip_tx_send(c, out, &src, &dst, IPPROTO_UDP, UDP_HLEN + len,
+			   dest.broadcast ? bcast_mac : dest.chaddr);
+		c->cnt.dhcp_replies++;
+		return true;
+	}
+
+	if (m->v6 && dport == DHCP6_SERVER_PORT &&
+	    (IN6_IS_ADDR_MULTICAST(&m->dst) ||
+	     inany_eq(&m->dst, &c->conf.our_ll6))) {
+		out = ip_tx_l4(c, true, UDP_HLEN + 1400);
+		if (!out)
+			return true;
+		len = dhcp6_reply(&c->conf, payload, out + UDP_HLEN, 1400);
+		if (!len)
+			return true;
+		wr16(out, DHCP6_SERVER_PORT);
+		wr16(out + 2, DHCP6_CLIENT_PORT);
+		wr16(out + 4, (uint16_t)(UDP_HLEN + len));
+		ip_tx_send(c, out, &c->conf.our_ll6, &m->src, IPPROTO_UDP,
+			   UDP_HLEN + len, NULL);
+		c->cnt.dhcp6_replies++;
+		return true;
+	}
+	return false;
+}
+
+/**
+ * udp_input() - a UDP datagram from the guest
+ * @c:		execution context
+ * @m:		addresses
+ * @l4:		UDP header and payload (checksum already verified)
+ */
+void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
+{
+	const uint8_t *h = pkt_get(l4, 0, UDP_HLEN);
+	uint16_t sport, dport, ulen;
+	struct pkt payload;
+	struct flow *f;
+	ssize_t n;
+
+	if (!h || (ulen = rd16(h + 4)) < UDP_HLEN || ulen > l4->len) {
+		c->cnt.drop_udp++;
+		return;
+	}
+	sport = rd16(h);
+	dport = rd16(h + 2);
+	payload.data = h + UDP_HLEN;
+	payload.len = ulen - UDP_HLEN;
+
+	if (udp_local_input(c, m, dport, &payload))
+		return;
+
+	/* Broadcast, multicast, unspecified sources and link-local
+	 * peers have no meaning in the pod.
+	 */
+	if (inany_is4(&m->dst) ?
+	    (inany_to4(&m->src).s_addr == INADDR_ANY ||
+	     IN_MULTICAST(ntohl(inany_to4(&m->dst).s_addr)) ||
+	     inany_to4(&m->dst).s_addr == INADDR_BROADCAST) :
+	    (IN6_IS_ADDR_MULTICAST(&m->dst) || IN6_IS_ADDR_LINKLOCAL(&m->dst) ||
+	     IN6_IS_ADDR_LINKLOCAL(&m->src))) {
+		c->cnt.drop_udp++;
+		return;
+	}
+
+	f = flow_lookup(c, IPPROTO_UDP, &m->src, sport, &m->dst, dport);
+	if (!f) {
+		f = flow_new(c, IPPROTO_UDP, &m->src, sport, &m->dst, dport);
+		if (!f || udp_flow_open(c, f))
+			return;
+	}
+	f->last = c->now.tv_sec;
+
+	if (f->inbound) {
+		struct sockaddr_storage sa;
+		socklen_t sl = inany_sockaddr(&sa, &f->raddr, f->rport);
+
+		n = sendto(f->fd, payload.data, payload.len, MSG_DONTWAIT,
+			   (struct sockaddr *)&sa, sl);
+	} else {
+		n = send(f->fd, payload.data, payload.len, MSG_DONTWAIT);
+	}
+	if (n < 0)
+		c->cnt.drop_sock++;
+}
+
+/**
+ * udp_to_guest() - queue a datagram for the guest, received in place
+ * @c:		execution context
+ * @fd:		socket to receive from
+ * @f:		flow, or NULL to take the source from the datagram (listener)
+ * @lst:	listener, when @f is NULL
+ *
+ * Return: true if a datagram was moved, false when the socket is empty or
+ * the queue to the VMM is full
+ */
+static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
+			 const struct udp_listener *lst)
+{
+	struct sockaddr_storage sa;
+	socklen_t sl = sizeof(sa);
+	bool v6 = f ? !inany_is4(&f->raddr) : lst->v6;
+	struct in6_addr raddr, gaddr;
+	uint16_t rport;
+	uint8_t *out;
+	ssize_t n;
+
+	out = tx_reserve(c, ip_l2l3_len(v6) + UDP_HLEN + UDP_MAX_PAYLOAD);
+	if (!out) {
+		/* The VMM is not reading: drop as a full NIC queue would,
+		 * rather than spin on a readable socket.
+		 */
+		static uint8_t discard[UDP_MAX_PAYLOAD];
+
+		if (recv(fd, discard, sizeof(discard), MSG_DONTWAIT) < 0)
+			return false;
+		c->cnt.drop_tx_full++;
+		return true;
+	}
+	out += ip_l2l3_len(v6);
+	n = recvfrom(fd, out + UDP_HLEN, UDP_MAX_PAYLOAD, MSG_DONTWAIT,
+		     (struct sockaddr *)&sa, &sl);
+	if (n < 0)
+		return errno == ECONNREFUSED && f;	/* ICMP error: go on */
+
+	if (!f) {
+		inany_from_sockaddr(&sa, &raddr, &rport);
+		gaddr = v6 ? c->conf.addr6 : inany_from4(c->conf.addr4);
+		f = flow_lookup(c, IPPROTO_UDP, &gaddr, lst->guest_port,
+				&raddr, rport);
+		if (!f) {
+			f = flow_new(c, IPPROTO_UDP, &gaddr, lst->guest_port,
+				     &raddr, rport);
+			if (!f)
+				return true;
+			f->inbound = true;
+			f->fd = fd;
+			c->cnt.udp_flows++;
+		}
+	}
+	f->last = c->now.tv_sec;
+
+	wr16(out, f->rport);
+	wr16(out + 2, f->gport);
+	wr16(out + 4, (uint16_t)(UDP_HLEN + n));
+	ip_tx_send(c, out, &f->raddr, &f->gaddr, IPPROTO_UDP, UDP_HLEN + n,
+		   NULL);
+	return true;
+}
+
+/**
+ * udp_flow_ready() - datagrams from the remote of a flow
+ * @c:		execution context
+ * @f:		flow
+ */
+void udp_flow_ready(struct ctx *c, struct flow *f)
+{
+	int i;
+
+	for (i = 0; i < UDP_BATCH; i++)
+		if (!udp_to_guest(c, f->fd, f, NULL))
+			break;
+}
+
+/**
+ * udp_listener_ready() - datagrams to a forwarded pod port
+ * @c:		execution context
+ * @idx:	listener index
+ */
+void udp_listener_ready(struct ctx *c, uint32_t idx)
+{
+	int i;
+
+	if (idx >= udp_nlisteners)
+		return;
+	if (c->link_fd < 0) {
+		char discard;
+
+		/* No guest: drain, so the socket does not stay readable */
+		while (recv(udp_listeners[idx].fd, &discard, 1,
+			    MSG_DONTWAIT) >= 0)
+			;
+		return;
+	}
+	for (i = 0; i < UDP_BATCH; i++)
+		if (!udp_to_guest(c, udp_listeners[idx].fd, NULL,
+				  &udp_listeners[idx]))
+			break;
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * netshim - UDP: guest flows on connected host sockets, inbound forwarding
+ */
+#ifndef NETSHIM_UDP_H
+#define NETSHIM_UDP_H
+
+#include "ctx.h"
+#include "flow.h"
+#include "ip.h"
+
+int udp_init(struct ctx *c);
+void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4);
+void udp_flow_ready(struct ctx *c, struct flow *f);
+void udp_listener_ready(struct ctx *c, uint32_t idx);
+int udp_remote_sockaddr(const struct ctx *c, const struct in6_addr *raddr,
+			uint16_t rport, struct sockaddr_storage *sa,
+			socklen_t *len);
+
+#endif /* NETSHIM_UDP_H */

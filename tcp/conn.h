@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * netshim - TCP connection table entries
+ */
+#ifndef NETSHIM_TCP_CONN_H
+#define NETSHIM_TCP_CONN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include <netinet/in.h>
+
+/* See tcp/README.md for the state machine */
+enum tcp_state {
+	CONN_FREE = 0,
+	CONN_CONNECTING,		/* guest SYN seen, host connect() running */
+	CONN_SYNACK_SENT,	/* host connected, SYN-ACK sent to the guest */
+	CONN_SYN_SENT,		/* inbound: accepted, SYN sent to the guest */
+	CONN_ESTABLISHED,	/* data both ways; half-close in the flags */
+};
+
+#define F_GUEST_FIN	0x01	/* guest sent FIN: host socket SHUT_WR */
+#define F_HOST_EOF	0x02	/* host socket read EOF */
+#define F_FIN_SENT	0x04	/* our FIN is in seq_to_guest */
+#define F_FIN_ACKED	0x08	/* the guest acknowledged our FIN */
+#define F_WANT_ROOM	0x10	/* EPOLLOUT armed: window update owed */
+#define F_ACK_DUE	0x20	/* on the deferred ACK list */
+#define F_TX_WAIT	0x40	/* on the list waiting for room to the VMM */
+
+/**
+ * struct tcp_conn - one guest TCP connection and its host socket
+ * @state:		enum tcp_state
+ * @flags:		F_* above
+ * @ws_guest:		window scale the guest announced
+ * @ws_ours:		window scale we announced
+ * @mss_guest:		guest's MSS: largest segment we send
+ * @dup_acks:		duplicate ACKs in a row
+ * @retries:		retransmissions without progress
+ * @gport:		guest port
+ * @rport:		remote port (as the guest sees it)
+ * @gaddr:		guest address (v4-mapped for IPv4)
+ * @raddr:		remote address as the guest sees it
+ * @fd:			host socket
+ * @events:		epoll events registered for @fd
+ * @seq_from_guest:	next byte expected from the guest (our RCV.NXT)
+ * @seq_to_guest:	next byte we send (our SND.NXT)
+ * @seq_acked:		oldest byte the guest has not acknowledged (SND.UNA)
+ * @seq_init_guest:	guest's initial sequence number
+ * @wnd_guest:		guest's receive window, bytes from @seq_acked
+ * @wnd_adv:		window (bytes) last advertised to the guest
+ * @clamp:		last TCP_WINDOW_CLAMP pushed into the socket
+ * @rto_ms:		retransmission timeout
+ * @rto_at:		deadline of the retransmission timer, 0 when off (ms)
+ * @last:		last activity, seconds
+ * @next:		hash chain or free list, -1 for none
+ * @next_pending:	deferred ACK or TX-wait list, -1 for none
+ */
+struct tcp_conn {
+	uint8_t state;
+	uint8_t flags;
+	uint8_t ws_guest, ws_ours;
+	uint16_t mss_guest;
+	uint8_t dup_acks, retries;
+	uint16_t gport, rport;
+	struct in6_addr gaddr, raddr;
+	int fd;
+	uint32_t events;
+	uint32_t seq_from_guest;
+	uint32_t seq_to_guest;
+	uint32_t seq_acked;
+	uint32_t seq_init_guest;
+	uint32_t wnd_guest;
+	uint32_t wnd_adv;
+	uint32_t clamp;
+	uint32_t rto_ms;
+	int64_t rto_at;
+	time_t last;
+	int32_t next;
+	int32_t next_pending;
+	int32_t next_wait;
+};
+
+#endif /* NETSHIM_TCP_CONN_H */

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * netshim - TCP sequence arithmetic and the pure bookkeeping of tcp.c
+ *
+ * Everything here is a function of its arguments only, so the rules that
+ * decide what is written, acknowledged and advertised are unit-tested
+ * without sockets (tests/unit/test_tcp_seq.c).
+ */
+#ifndef NETSHIM_TCP_SEQ_H
+#define NETSHIM_TCP_SEQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TCP_WS_MAX	14
+
+static inline bool seq_lt(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+
+static inline bool seq_le(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) <= 0;
+}
+
+static inline bool seq_gt(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) > 0;
+}
+
+static inline bool seq_ge(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) >= 0;
+}
+
+/* Where a guest segment falls relative to the next byte we expect */
+enum seg_fit {
+	SEG_IN_ORDER,	/* starts at, or overlaps, the expected byte */
+	SEG_OLD,	/* entirely before it: a duplicate or keepalive */
+	SEG_FUTURE,	/* starts after it: a byte was lost, re-ACK */
+};
+
+/**
+ * seg_fit() - classify a guest data segment against the expected sequence
+ * @expected:	next sequence number we expect from the guest
+ * @seq:	segment sequence number
+ * @len:	payload length
+ * @skip:	for SEG_IN_ORDER, payload bytes already received, to skip
+ *
+ * Return: how the segment fits
+ */
+static inline enum seg_fit seg_fit(uint32_t expected, uint32_t seq,
+				   uint32_t len, uint32_t *skip)
+{
+	*skip = 0;
+	if (seq == expected)
+		return SEG_IN_ORDER;
+	if (seq_gt(seq, expected))
+		return SEG_FUTURE;
+	if (seq_le(seq + len, expected))
+		return SEG_OLD;
+	*skip = expected - seq;
+	return SEG_IN_ORDER;
+}
+
+/**
+ * ack_fit() - check an acknowledgement from the guest
+ * @una:	oldest byte we sent that the guest has not acknowledged
+ * @nxt:	next byte we would send
+ * @ack:	acknowledgement number from the guest
+ * @acked:	filled in: bytes newly acknowledged
+ *
+ * Return: true if @ack is within [@una, @nxt] (RFC 9293 3.10.7.4), false
+ * for an acknowledgement of data never sent
+ */
+static inline bool ack_fit(uint32_t una, uint32_t nxt, uint32_t ack,
+			   uint32_t *acked)
+{
+	*acked = 0;
+	if (seq_lt(ack, una) || seq_gt(ack, nxt))
+		return seq_lt(ack, una);	/* old ACKs are harmless */
+	*acked = ack - una;
+	return true;
+}
+
+/**
+ * wnd_to_guest() - window field to advertise, from the socket's room
+ * @room:	bytes the host socket can take now
+ * @ws:		window scale we announced to the guest
+ *
+ * Return: the scaled 16-bit window field
+ */
+static inline uint16_t wnd_to_guest(uint32_t room, uint8_t ws)
+{
+	uint32_t w = room >> ws;
+
+	return w > 0xffff ? 0xffff : (uint16_t)w;
+}
+
+/**
+ * send_budget() - how many bytes may be sent to the guest now
+ * @una:	oldest unacknowledged byte
+ * @nxt:	next byte to send
+ * @wnd:	guest's window in bytes, from @una
+ *
+ * Return: bytes the guest's window still has room for
+ */
+static inline uint32_t send_budget(uint32_t una, uint32_t nxt, uint32_t wnd)
+{
+	uint32_t inflight = nxt - una;
+
+	return inflight >= wnd ? 0 : wnd - inflight;
+}
+
+/**
+ * ws_for_room() - smallest window scale that can express @room
+ * @room:	largest window we expect to advertise
+ *
+ * Return: shift count, at most TCP_WS_MAX
+ */
+static inline uint8_t ws_for_room(uint32_t room)
+{
+	uint8_t ws = 0;
+
+	while (ws < TCP_WS_MAX && (room >> ws) > 0xffff)
+		ws++;
+	return ws;
+}
+
+#endif /* NETSHIM_TCP_SEQ_H */

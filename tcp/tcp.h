@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * netshim - TCP adaptation: guest TCP connections on host TCP sockets
+ */
+#ifndef NETSHIM_TCP_H
+#define NETSHIM_TCP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ctx.h"
+#include "ip.h"
+
+int tcp_init(struct ctx *c);
+void tcp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4);
+void tcp_sock_ready(struct ctx *c, uint32_t idx, uint32_t events);
+void tcp_listener_ready(struct ctx *c, uint32_t idx);
+void tcp_timer(struct ctx *c);
+void tcp_tx_resume(struct ctx *c);
+bool tcp_tx_waiting(const struct ctx *c);
+void tcp_flush_acks(struct ctx *c);
+void tcp_guest_gone(struct ctx *c);
+unsigned int tcp_count(struct ctx *c);
+
+#endif /* NETSHIM_TCP_H */
