@@ -29,6 +29,9 @@ log() {
 	echo "[$(date +%T)] $*" >&2
 }
 
+# Run a command in a namespace.  To start a background process whose pid
+# is the command's own (for topo_pid_add), call "ip netns exec" directly:
+# a function run with & leaves $! pointing at a subshell.
 in_peer() { ip netns exec "$NS_PEER" "$@"; }
 in_pod() { ip netns exec "$NS_POD" "$@"; }
 in_guest() { ip netns exec "$NS_GUEST" "$@"; }
@@ -56,30 +59,52 @@ topo_init() {
 	export ID NS_PEER NS_POD NS_GUEST WORK PIDS REPO BACKEND
 }
 
+# topo_run_pids() - pids of this run: recorded ones, and every process
+# still inside one of its namespaces (tests may start helpers there)
+topo_run_pids() {
+	local ns
+
+	[ -f "$WORK/pids" ] && cat "$WORK/pids"
+	for ns in "nsh-$ID-guest" "nsh-$ID-pod" "nsh-$ID-peer"; do
+		ip netns pids "$ns" 2>/dev/null
+	done
+}
+
+# topo_alive() - whether a process runs (a zombie nobody reaps does not)
+# $1: pid
+topo_alive() {
+	local state
+
+	state=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+	case "$state" in
+	Z*) return 1 ;;
+	esac
+	return 0
+}
+
 # topo_cleanup() - stop this run's processes, delete its namespaces and files
 #
-# Only pids recorded by this run and names carrying $ID are touched.
+# Only pids of this run and names carrying $ID are touched.
 # Safe to call more than once.
 topo_cleanup() {
-	local pid ns i alive
+	local pid ns i alive pids
 
 	[ -n "${ID:-}" ] || return 0
-	if [ -f "$WORK/pids" ]; then
-		while read -r pid; do
-			kill -TERM "$pid" 2>/dev/null
-		done <"$WORK/pids"
-		for i in $(seq 20); do
-			alive=
-			while read -r pid; do
-				kill -0 "$pid" 2>/dev/null && alive=1
-			done <"$WORK/pids"
-			[ -z "$alive" ] && break
-			sleep 0.1
+	pids=$(topo_run_pids | sort -u)
+	for pid in $pids; do
+		kill -TERM "$pid" 2>/dev/null
+	done
+	for i in $(seq 20); do
+		alive=
+		for pid in $pids; do
+			topo_alive "$pid" && alive=1
 		done
-		while read -r pid; do
-			kill -KILL "$pid" 2>/dev/null
-		done <"$WORK/pids"
-	fi
+		[ -z "$alive" ] && break
+		sleep 0.1
+	done
+	for pid in $pids; do
+		kill -KILL "$pid" 2>/dev/null
+	done
 	for ns in "nsh-$ID-guest" "nsh-$ID-pod" "nsh-$ID-peer"; do
 		ip netns del "$ns" 2>/dev/null
 	done
@@ -144,8 +169,9 @@ topo_peer_pod() {
 topo_dns() {
 	local pid i
 
-	in_peer dnsmasq --keep-in-foreground --conf-file=/dev/null \
-		--no-resolv --no-hosts --bind-interfaces --port=53 \
+	ip netns exec "$NS_PEER" dnsmasq --keep-in-foreground \
+		--conf-file=/dev/null --no-resolv --no-hosts \
+		--bind-interfaces --port=53 \
 		--listen-address=203.0.113.1 --listen-address=2001:db8:1::1 \
 		--address=/peer.netshim.test/203.0.113.1 \
 		--address=/peer.netshim.test/2001:db8:1::1 \
@@ -200,7 +226,8 @@ topo_backend() {
 	# Backends started as root may switch to nobody before binding
 	chmod 1777 "$WORK"
 	log "backend: ${BACKEND_CMD[*]}"
-	in_pod "${BACKEND_CMD[@]}" >"$WORK/backend.log" 2>&1 &
+	ip netns exec "$NS_POD" "${BACKEND_CMD[@]}" \
+		>"$WORK/backend.log" 2>&1 &
 	BACKEND_PID=$!
 	topo_pid_add "$BACKEND_PID"
 	export BACKEND_PID
@@ -221,8 +248,8 @@ topo_relay_guest() {
 	[ -x "$REPO/tests/relay" ] ||
 		fail "$REPO/tests/relay not built (make tests/relay)"
 	topo_ns_add "$NS_GUEST"
-	in_guest "$REPO/tests/relay" --mtu "$mtu" tap0 "$WORK/backend.sock" \
-		>"$WORK/relay.log" 2>&1 &
+	ip netns exec "$NS_GUEST" "$REPO/tests/relay" --mtu "$mtu" \
+		tap0 "$WORK/backend.sock" >"$WORK/relay.log" 2>&1 &
 	RELAY_PID=$!
 	topo_pid_add "$RELAY_PID"
 	export RELAY_PID
@@ -290,6 +317,7 @@ topo_write_dhcp_scripts() {
 
 # guest_dhcp4() - DHCPv4 on tap0 with busybox udhcpc
 guest_dhcp4() {
+	[ -x "$WORK/udhcpc.script" ] || topo_write_dhcp_scripts
 	in_guest busybox udhcpc -i tap0 -f -q -n -t 10 -T 1 -O search \
 		-s "$WORK/udhcpc.script" >"$WORK/udhcpc.log" 2>&1 ||
 		fail "DHCPv4 failed: $(tail -5 "$WORK/udhcpc.log")"
@@ -312,6 +340,7 @@ guest_slaac() {
 guest_dhcp6() {
 	local pid
 
+	[ -x "$WORK/dhclient6.script" ] || topo_write_dhcp_scripts
 	in_guest dhclient -6 -1 -v -cf "$WORK/dhclient6.conf" \
 		-sf "$WORK/dhclient6.script" -lf "$WORK/dhclient6.leases" \
 		-pf "$WORK/dhclient6.pid" tap0 >"$WORK/dhclient6.log" 2>&1 ||
@@ -326,7 +355,6 @@ guest_dhcp6() {
 #
 # Leaves $WORK/udhcpc.env, $WORK/dhcp6.env and $WORK/guest-resolv.conf.
 guest_dhcp() {
-	topo_write_dhcp_scripts
 	guest_dhcp4
 	guest_slaac
 	guest_dhcp6
