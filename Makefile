@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # netshim - userspace network backend for virtual machines in pods
 #
-#   make            build ./netshim
+#   make            build build/netshim (netshim/ is the daemon's source)
 #   make check      install test dependencies (Debian), unit tests (also
 #                   under ASan/UBSan), integration tests in namespaces
 #   make demo       boot a real guest behind netshim and show it working
@@ -29,9 +29,11 @@ UNITS_A   = $(UNIT_SRCS:tests/unit/%.c=$(BA)/tests/%)
 
 .PHONY: all deps unit unit-asan integration check demo bench fuzz clean install
 
-all: netshim
+BIN      := $(B)/netshim
 
-netshim: $(B)/netshim/main.o $(B)/libnetshim.a
+all: $(BIN)
+
+$(BIN): $(B)/netshim/main.o $(B)/libnetshim.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/%.o: %.c $(HDRS)
@@ -68,22 +70,22 @@ unit: $(UNITS)
 unit-asan: $(UNITS_A)
 	@set -e; for t in $(UNITS_A); do echo "== $$t (asan+ubsan)"; $$t; done
 
-integration: netshim tests/relay
+integration: $(BIN) tests/relay
 	tests/integration/run.sh
 
 check: deps
 	$(MAKE) unit unit-asan
 	$(MAKE) integration
 
-demo: deps netshim tests/relay
+demo: deps $(BIN) tests/relay
 	tests/vm/demo.sh
 
-bench: deps netshim tests/relay
+bench: deps $(BIN) tests/relay
 	tests/bench/bench.sh
 
 clean:
-	rm -rf $(B) netshim tests/relay
+	rm -rf $(B) tests/relay
 
-install: netshim
-	install -D -m 0755 netshim $(DESTDIR)/usr/local/bin/netshim
+install: $(BIN)
+	install -D -m 0755 $(BIN) $(DESTDIR)/usr/local/bin/netshim
 	install -D -m 0644 doc/netshim.1 $(DESTDIR)/usr/local/share/man/man1/netshim.1
