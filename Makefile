@@ -18,7 +18,7 @@ LIB_SRCS := $(filter-out netshim/main.c,$(wildcard netshim/*.c tcp/*.c dhcp/*.c 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 HDRS     := $(wildcard netshim/*.h tcp/*.h dhcp/*.h ndp/*.h)
 
-B        := build
+B        := build/obj
 BA       := build/asan
 SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
@@ -29,7 +29,7 @@ UNITS_A   = $(UNIT_SRCS:tests/unit/%.c=$(BA)/tests/%)
 
 .PHONY: all deps unit unit-asan integration check demo bench fuzz clean install
 
-BIN      := $(B)/netshim
+BIN      := build/netshim
 
 all: $(BIN)
 
@@ -84,7 +84,7 @@ bench: deps $(BIN) tests/relay
 	tests/bench/bench.sh
 
 clean:
-	rm -rf $(B) tests/relay
+	rm -rf build tests/relay
 
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)/usr/local/bin/netshim
