@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Run the integration tests: every tests/integration/t_*.sh, each in its own
+# process with its own namespaces, bounded by a timeout.
+#
+#   tests/integration/run.sh [FILTER...]    e.g. run.sh t_udp
+#
+# BACKEND=netshim (default) or BACKEND=passt picks the daemon under test.
+# Logs go to $LOGDIR (default build/integration); the tail of a failing
+# test's log is printed.  Ends with "N passed, N failed".
+
+set -u
+
+DIR=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$DIR/../.." && pwd)
+LOGDIR=${LOGDIR:-$REPO/build/integration}
+TIMEOUT=${TIMEOUT:-300}
+export BACKEND=${BACKEND:-netshim}
+
+if [ "$(id -u)" != 0 ]; then
+	echo "run.sh: integration tests need root (network namespaces)" >&2
+	exit 1
+fi
+if [ ! -x "$REPO/tests/relay" ] || [ "$REPO/tests/relay.c" -nt "$REPO/tests/relay" ]; then
+	make -s -C "$REPO" tests/relay || exit 1
+fi
+if [ "$BACKEND" = netshim ] && [ ! -x "$REPO/netshim" ]; then
+	echo "run.sh: $REPO/netshim is not built (make netshim)" >&2
+	exit 1
+fi
+mkdir -p "$LOGDIR" || exit 1
+
+# selected() - whether a test name matches the command line filters
+# $1: test name
+selected() {
+	local f
+
+	[ ${#FILTERS[@]} -eq 0 ] && return 0
+	for f in "${FILTERS[@]}"; do
+		case "$1" in
+		*"${f%.sh}"*) return 0 ;;
+		esac
+	done
+	return 1
+}
+
+FILTERS=("$@")
+pass=0
+failed=0
+echo "backend: $BACKEND"
+for t in "$DIR"/t_*.sh; do
+	[ -e "$t" ] || continue
+	name=$(basename "$t" .sh)
+	selected "$name" || continue
+	log=$LOGDIR/$name.log
+	start=$(date +%s%N)
+	timeout -k 10 "$TIMEOUT" bash "$t" >"$log" 2>&1
+	rc=$?
+	secs=$(( ($(date +%s%N) - start) / 1000000 ))
+	secs=$(printf '%d.%03d' $((secs / 1000)) $((secs % 1000)))
+	if [ "$rc" = 0 ]; then
+		echo "PASS $name (${secs}s)"
+		pass=$((pass + 1))
+	else
+		[ "$rc" = 124 ] && echo "  timed out after ${TIMEOUT}s" >>"$log"
+		echo "FAIL $name (${secs}s, exit $rc, log $log)"
+		tail -n 25 "$log" | sed 's/^/    /'
+		failed=$((failed + 1))
+	fi
+done
+echo "$pass passed, $failed failed"
+[ "$failed" = 0 ] && [ "$pass" -gt 0 ]
