@@ -6,7 +6,8 @@
 #
 #   tests/integration/run.sh [FILTER...]    e.g. run.sh t_udp
 #
-# BACKEND=netshim (default) or BACKEND=passt picks the daemon under test.
+# BACKEND=netshim (default) or BACKEND=passt picks the daemon under test,
+# NETSHIM the netshim binary (default build/netshim).
 # Logs go to $LOGDIR (default build/integration); the tail of a failing
 # test's log is printed.  Ends with "N passed, N failed".
 
@@ -17,6 +18,7 @@ REPO=$(cd "$DIR/../.." && pwd)
 LOGDIR=${LOGDIR:-$REPO/build/integration}
 TIMEOUT=${TIMEOUT:-300}
 export BACKEND=${BACKEND:-netshim}
+export NETSHIM=${NETSHIM:-$REPO/build/netshim}
 
 if [ "$(id -u)" != 0 ]; then
 	echo "run.sh: integration tests need root (network namespaces)" >&2
@@ -25,8 +27,8 @@ fi
 if [ ! -x "$REPO/tests/relay" ] || [ "$REPO/tests/relay.c" -nt "$REPO/tests/relay" ]; then
 	make -s -C "$REPO" tests/relay || exit 1
 fi
-if [ "$BACKEND" = netshim ] && [ ! -x "$REPO/netshim" ]; then
-	echo "run.sh: $REPO/netshim is not built (make netshim)" >&2
+if [ "$BACKEND" = netshim ] && { [ ! -f "$NETSHIM" ] || [ ! -x "$NETSHIM" ]; }; then
+	echo "run.sh: $NETSHIM is not built (make)" >&2
 	exit 1
 fi
 mkdir -p "$LOGDIR" || exit 1

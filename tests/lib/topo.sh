@@ -12,11 +12,13 @@
 # Everything a run creates carries its random ID, and topo_cleanup removes
 # exactly that, so parallel runs and other users of the machine are safe.
 #
-# BACKEND=netshim (default) or BACKEND=passt selects the daemon.
+# BACKEND=netshim (default) or BACKEND=passt selects the daemon; NETSHIM
+# overrides the netshim binary (default build/netshim, from make).
 
 TOPO_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$TOPO_LIB_DIR/../.." && pwd)
 BACKEND=${BACKEND:-netshim}
+NETSHIM=${NETSHIM:-$REPO/build/netshim}
 
 # fail() - print a message to stderr and exit 1 (cleanup runs from the trap)
 fail() {
@@ -56,7 +58,7 @@ topo_init() {
 	trap topo_cleanup EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
-	export ID NS_PEER NS_POD NS_GUEST WORK PIDS REPO BACKEND
+	export ID NS_PEER NS_POD NS_GUEST WORK PIDS REPO BACKEND NETSHIM
 }
 
 # topo_run_pids() - pids of this run: recorded ones, and every process
@@ -200,8 +202,8 @@ topo_backend_cmd() {
 
 	case "$BACKEND" in
 	netshim)
-		[ -x "$REPO/netshim" ] || fail "$REPO/netshim not built"
-		BACKEND_CMD=("$REPO/netshim" -f -s "$sock" -P "$pidf"
+		[ -x "$REPO/build/netshim" ] || fail "$REPO/build/netshim not built (make)"
+		BACKEND_CMD=("$REPO/build/netshim" -f -s "$sock" -P "$pidf"
 			-D 203.0.113.1 -D 2001:db8:1::1 -S netshim.test "$@")
 		;;
 	passt)
