@@ -75,10 +75,11 @@ topo_run_pids() {
 # topo_alive() - whether a process runs (a zombie nobody reaps does not)
 # $1: pid
 topo_alive() {
-	local state
+	local stat
 
-	state=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
-	case "$state" in
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	# The state follows the command name, which may hold spaces
+	case "${stat##*) }" in
 	Z*) return 1 ;;
 	esac
 	return 0
