@@ -28,7 +28,7 @@
 #define ICMP6_ECHO_REQUEST	128
 #define ICMP6_ECHO_REPLY	129
 #define ICMP_ECHO_HLEN		8
-#define ICMP_MAX		(65535 - 48)
+#define ICMP_MAX		(FRAME_MAX - ETH_HLEN_ - 40)
 #define NDP_MAX			1280
 
 static const uint8_t mac_all_nodes[6] = { 0x33, 0x33, 0, 0, 0, 1 };

@@ -25,7 +25,8 @@
 #include "log.h"
 
 #define UDP_HLEN		8
-#define UDP_MAX_PAYLOAD		(65535 - 8)
+/* What fits a frame to the guest, IPv6 being the larger header */
+#define UDP_MAX_PAYLOAD		(FRAME_MAX - ETH_HLEN_ - 40 - UDP_HLEN)
 #define UDP_BATCH		64
 
 /**

@@ -349,6 +349,24 @@ static uint32_t sock_room(const struct tcp_conn *conn)
 }
 
 /**
+ * tcp_sock_opts() - options of every connection's host socket
+ * @fd:		socket
+ *
+ * The window the guest sees is the send buffer's room, and the kernel only
+ * grows that buffer with the congestion window, which never grows while the
+ * guest's window is what limits the flow: so the buffer is set as large as
+ * net.core.wmem_max allows from the start.  Memory is used only by data
+ * actually queued.
+ */
+static void tcp_sock_opts(int fd)
+{
+	int one = 1, big = INT32_MAX;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
+}
+
+/**
  * tcp_send_ctl() - send a segment without data to the guest
  * @c:		execution context
  * @conn:	connection
@@ -557,11 +575,12 @@ static void tcp_send_fin(struct ctx *c, struct tcp_conn *conn)
  * @hlen:	header bytes in front of each payload
  * @mss:	payload bytes per segment
  * @nseg:	number of frames laid out
+ * @budget:	bytes the guest's window takes: the last frame may be short
  *
  * Return: new bytes peeked, 0 at EOF, -1 with errno set (EAGAIN: none)
  */
 static ssize_t tcp_peek(struct ctx *c, struct tcp_conn *conn, uint8_t *base,
-			size_t hlen, size_t mss, int nseg)
+			size_t hlen, size_t mss, int nseg, size_t budget)
 {
 	struct iovec iov[TCP_BATCH + 1];
 	struct msghdr mh = { .msg_iov = iov };
@@ -572,9 +591,13 @@ static ssize_t tcp_peek(struct ctx *c, struct tcp_conn *conn, uint8_t *base,
 		iov[n].iov_base = c->tcp->discard;
 		iov[n++].iov_len = conn->seq_to_guest - conn->seq_acked;
 	}
-	for (i = 0; i < nseg; i++) {
+	/* The kernel advances the peek offset by what it copied: never
+	 * peek more than will be sent.
+	 */
+	for (i = 0; i < nseg && budget; i++) {
 		iov[n].iov_base = base + i * slot + hlen;
-		iov[n++].iov_len = mss;
+		iov[n].iov_len = budget < mss ? budget : mss;
+		budget -= iov[n++].iov_len;
 	}
 	mh.msg_iovlen = n;
 	n = (int)recvmsg(conn->fd, &mh, MSG_PEEK | MSG_DONTWAIT);
@@ -637,7 +660,7 @@ static void tcp_send_data(struct ctx *c, struct tcp_conn *conn)
 	}
 
 	base = c->tx.buf + c->tx.tail + STREAM_HDR_LEN;
-	n = tcp_peek(c, conn, base, hlen, mss, nseg);
+	n = tcp_peek(c, conn, base, hlen, mss, nseg, budget);
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			return;
@@ -650,8 +673,6 @@ static void tcp_send_data(struct ctx *c, struct tcp_conn *conn)
 		tcp_send_fin(c, conn);
 		return;
 	}
-	if ((uint32_t)n > budget)
-		n = budget;
 
 	room = sock_room(conn);
 	for (i = 0; n > 0; i++) {
@@ -838,7 +859,6 @@ static void tcp_conn_from_guest_syn(struct ctx *c, const struct l4_meta *m,
 	struct sockaddr_storage sa;
 	struct tcp_conn *conn;
 	socklen_t sl;
-	int one = 1;
 
 	if (s->flags & TH_ACK) {
 		tcp_rst_reply(c, m, s);
@@ -881,7 +901,7 @@ static void tcp_conn_from_guest_syn(struct ctx *c, const struct l4_meta *m,
 		conn_free(c, conn, false);
 		return;
 	}
-	setsockopt(conn->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	tcp_sock_opts(conn->fd);
 	if (s->mss) {
 		int mss = s->mss;
 
@@ -916,6 +936,8 @@ static void tcp_connected(struct ctx *c, struct tcp_conn *conn)
 		return;
 	}
 	conn->state = CONN_SYNACK_SENT;
+	if (c->tcp->peek_off)
+		tcp_set_peek_off(conn);		/* 0: enables the offset */
 	conn_epoll(c, conn, EPOLLIN);
 	tcp_send_ctl(c, conn, TH_SYN | TH_ACK, conn->seq_acked);
 	conn->seq_to_guest = conn->seq_acked + 1;
@@ -1196,7 +1218,7 @@ void tcp_listener_ready(struct ctx *c, uint32_t idx)
 	struct tcp_conn *conn;
 	socklen_t sl = sizeof(sa);
 	uint16_t rport;
-	int fd, one = 1;
+	int fd;
 
 	if (idx >= t->nlst)
 		return;
@@ -1240,8 +1262,10 @@ void tcp_listener_ready(struct ctx *c, uint32_t idx)
 		goto refuse;
 	conn->fd = fd;
 	conn->state = CONN_SYN_SENT;
+	if (t->peek_off)
+		tcp_set_peek_off(conn);		/* 0: enables the offset */
 	conn->mss_guest = link_mss(c, !inany_is4(&raddr));
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	tcp_sock_opts(fd);
 	conn_epoll(c, conn, 0);
 	tcp_send_ctl(c, conn, TH_SYN, conn->seq_acked);
 	conn->seq_to_guest = conn->seq_acked + 1;
