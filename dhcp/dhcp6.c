@@ -398,7 +398,7 @@ static bool put_ia(const struct conf *c, struct dhcp6_buf *o, uint16_t code,
 	uint32_t t = assign ? LIFETIME_INFINITE : 0;
 	size_t start = o->len;
 	uint8_t hdr[IA_NA_HDR_LEN];
-	struct pkt sub;
+	struct pkt sub = { NULL, 0 };
 
 	memcpy(hdr, ia->data, 4);
 	wr32(hdr + 4, t);
