@@ -32,7 +32,7 @@
 #define RELAY_MTU_DEFAULT	1500
 #define RELAY_MTU_MAX		65520
 #define RELAY_FRAME_MAX		(128 * 1024)	/* accepted from the socket */
-#define RELAY_TAP_READ		(64 * 1024)	/* > MTU max + Ethernet header */
+#define RELAY_TAP_READ		(64 * 1024)	/* > max MTU + Ethernet */
 #define RELAY_BUF_SIZE		(1024 * 1024)
 #define RELAY_SOCK_BUF		(4 * 1024 * 1024)
 #define RELAY_TAP_BATCH		128

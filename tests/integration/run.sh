@@ -24,10 +24,12 @@ if [ "$(id -u)" != 0 ]; then
 	echo "run.sh: integration tests need root (network namespaces)" >&2
 	exit 1
 fi
-if [ ! -x "$REPO/tests/relay" ] || [ "$REPO/tests/relay.c" -nt "$REPO/tests/relay" ]; then
+if [ ! -x "$REPO/tests/relay" ] ||
+   [ "$REPO/tests/relay.c" -nt "$REPO/tests/relay" ]; then
 	make -s -C "$REPO" tests/relay || exit 1
 fi
-if [ "$BACKEND" = netshim ] && { [ ! -f "$NETSHIM" ] || [ ! -x "$NETSHIM" ]; }; then
+if [ "$BACKEND" = netshim ] &&
+   { [ ! -f "$NETSHIM" ] || [ ! -x "$NETSHIM" ]; }; then
 	echo "run.sh: $NETSHIM is not built (make)" >&2
 	exit 1
 fi

@@ -7,6 +7,7 @@
 # 2001:db8:1::2 by DHCPv6.
 
 set -u
+# shellcheck source=tests/lib/topo.sh
 . "$(dirname "$0")/../lib/topo.sh"
 
 # expect_eq() - fail unless a value is what it should be

@@ -5,6 +5,7 @@
 # and DHCPv6 (dnsmasq in the peer), over IPv4 and over IPv6.
 
 set -u
+# shellcheck source=tests/lib/topo.sh
 . "$(dirname "$0")/../lib/topo.sh"
 
 # resolve_check() - look a name up from the guest through one server

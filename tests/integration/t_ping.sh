@@ -5,6 +5,7 @@
 # answered, over IPv4 and IPv6 (ICMP echo sockets in the pod).
 
 set -u
+# shellcheck source=tests/lib/topo.sh
 . "$(dirname "$0")/../lib/topo.sh"
 
 topo_init

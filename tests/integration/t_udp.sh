@@ -8,6 +8,7 @@
 #   port 5000 (-u 5001:5000), where the guest runs the echo server.
 
 set -u
+# shellcheck source=tests/lib/topo.sh
 . "$(dirname "$0")/../lib/topo.sh"
 
 COUNT=20
@@ -26,21 +27,21 @@ make_payloads() {
 }
 
 # udp_client() - send each datagram on one socket, check each echo
-# $1: address, $2: port, $3: payload directory
+# $1: address, $2: port, $3: payload directory holding dg.1 .. dg.$4
 #
 # Run inside a namespace through "bash -c": dd moves exactly one datagram
 # per read or write, so message boundaries are checked too.  The first
 # datagram may be resent twice while neighbours are being resolved; the
 # others must each come back on the first try.
 udp_client() {
-	local i try max f
+	local i max f
 
 	exec 3<>"/dev/udp/$1/$2" || { echo "cannot open socket"; return 1; }
-	for i in $(seq "$(ls "$3"/dg.* | wc -l)"); do
+	for i in $(seq "$4"); do
 		f=$3/dg.$i
 		max=1
 		[ "$i" = 1 ] && max=3
-		for try in $(seq "$max"); do
+		for _ in $(seq "$max"); do
 			dd if="$f" bs=65536 count=1 status=none >&3 || return 1
 			timeout 2 dd bs=65536 count=1 status=none \
 				of="$3/echo.$i" <&3 && break
@@ -60,7 +61,7 @@ run_client() {
 	local out
 
 	out=$(ip netns exec "$1" timeout 60 bash -c \
-		"$(declare -f udp_client); udp_client $2 $3 $4" 2>&1) ||
+		"$(declare -f udp_client); udp_client $2 $3 $4 $COUNT" 2>&1) ||
 		fail "UDP to $2 port $3 from $1: $out"
 	log "ok: $out"
 }

@@ -90,14 +90,14 @@ topo_alive() {
 # Only pids of this run and names carrying $ID are touched.
 # Safe to call more than once.
 topo_cleanup() {
-	local pid ns i alive pids
+	local pid ns alive pids
 
 	[ -n "${ID:-}" ] || return 0
 	pids=$(topo_run_pids | sort -u)
 	for pid in $pids; do
 		kill -TERM "$pid" 2>/dev/null
 	done
-	for i in $(seq 20); do
+	for _ in $(seq 20); do
 		alive=
 		for pid in $pids; do
 			topo_alive "$pid" && alive=1
@@ -128,9 +128,9 @@ topo_ns_add() {
 # topo_wait_dad() - wait until no IPv6 address of a namespace is tentative
 # $1: namespace name
 topo_wait_dad() {
-	local i
+	local _
 
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		[ -z "$(ip -n "$1" -6 addr show tentative)" ] && return 0
 		sleep 0.1
 	done
@@ -170,7 +170,7 @@ topo_peer_pod() {
 
 # topo_dns() - dnsmasq in the peer answering the test names only
 topo_dns() {
-	local pid i
+	local pid
 
 	ip netns exec "$NS_PEER" dnsmasq --keep-in-foreground \
 		--conf-file=/dev/null --no-resolv --no-hosts \
@@ -185,7 +185,7 @@ topo_dns() {
 		>>"$WORK/dnsmasq.log" 2>&1 &
 	pid=$!
 	topo_pid_add "$pid"
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		in_peer ss -Hlun 'sport = :53' | grep -q 203.0.113.1 &&
 			in_peer ss -Hlun 'sport = :53' | grep -q 2001:db8:1::1 &&
 			return 0
@@ -203,8 +203,8 @@ topo_backend_cmd() {
 
 	case "$BACKEND" in
 	netshim)
-		[ -x "$REPO/build/netshim" ] || fail "$REPO/build/netshim not built (make)"
-		BACKEND_CMD=("$REPO/build/netshim" -f -s "$sock" -P "$pidf"
+		[ -x "$NETSHIM" ] || fail "$NETSHIM not built (make)"
+		BACKEND_CMD=("$NETSHIM" -f -s "$sock" -P "$pidf"
 			-D 203.0.113.1 -D 2001:db8:1::1 -S netshim.test "$@")
 		;;
 	passt)
@@ -223,7 +223,7 @@ topo_backend_cmd() {
 # topo_backend() - start the backend in the pod, wait for its socket
 # $@: extra backend arguments
 topo_backend() {
-	local i
+	local _
 
 	topo_backend_cmd "$@"
 	# Backends started as root may switch to nobody before binding
@@ -234,7 +234,7 @@ topo_backend() {
 	BACKEND_PID=$!
 	topo_pid_add "$BACKEND_PID"
 	export BACKEND_PID
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		[ -S "$WORK/backend.sock" ] && return 0
 		kill -0 "$BACKEND_PID" 2>/dev/null ||
 			fail "$BACKEND exited: $(tail -5 "$WORK/backend.log")"
@@ -246,7 +246,7 @@ topo_backend() {
 # topo_relay_guest() - guest namespace whose tap0 is joined to the backend
 # $1: MTU of tap0 (default 1500)
 topo_relay_guest() {
-	local mtu=${1:-1500} i
+	local mtu=${1:-1500} _
 
 	[ -x "$REPO/tests/relay" ] ||
 		fail "$REPO/tests/relay not built (make tests/relay)"
@@ -257,7 +257,7 @@ topo_relay_guest() {
 	topo_pid_add "$RELAY_PID"
 	export RELAY_PID
 	# The relay brings tap0 up only once it is connected
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		ip -n "$NS_GUEST" -o link show tap0 2>/dev/null |
 			grep -q '[<,]UP[,>]' && return 0
 		kill -0 "$RELAY_PID" 2>/dev/null ||
@@ -277,7 +277,10 @@ topo_write_dhcp_scripts() {
 	# udhcpc hook of the test guest: apply the lease, record the options
 	case "\$1" in
 	bound|renew)
-		env | grep -E '^(interface|ip|mask|subnet|router|dns|domain|search|mtu|serverid|lease|broadcast)=' >"$WORK/udhcpc.env"
+		env | grep -E '^(interface|ip|mask|subnet|router|dns)=' \
+			>"$WORK/udhcpc.env"
+		env | grep -E '^(domain|search|mtu|serverid|lease)=' \
+			>>"$WORK/udhcpc.env"
 		ip -4 addr flush dev "\$interface"
 		ip addr add "\$ip/\${mask:-24}" dev "\$interface" || exit 1
 		for r in \$router; do
@@ -329,11 +332,13 @@ guest_dhcp4() {
 
 # guest_slaac() - wait for a 2001:db8:1::/64 address on tap0 from the RA
 guest_slaac() {
-	local i
+	local _
 
-	for i in $(seq 100); do
-		ip -n "$NS_GUEST" -6 addr show dev tap0 scope global \
-			-tentative | grep -q 'inet6 2001:db8:1:0:' && return 0
+	for _ in $(seq 100); do
+		# dhclient -6 binds to the link-local: it must be usable too
+		[ -z "$(ip -n "$NS_GUEST" -6 addr show dev tap0 tentative)" ] &&
+			ip -n "$NS_GUEST" -6 addr show dev tap0 scope global |
+			grep -q 'inet6 2001:db8:1:0:' && return 0
 		sleep 0.1
 	done
 	fail "no SLAAC address on tap0 after 10 s"
@@ -347,7 +352,9 @@ guest_dhcp6() {
 	in_guest dhclient -6 -1 -v -cf "$WORK/dhclient6.conf" \
 		-sf "$WORK/dhclient6.script" -lf "$WORK/dhclient6.leases" \
 		-pf "$WORK/dhclient6.pid" tap0 >"$WORK/dhclient6.log" 2>&1 ||
-		fail "DHCPv6 failed: $(tail -5 "$WORK/dhclient6.log")"
+		fail "DHCPv6 failed: $(grep -v -i -e isc -e copyright \
+			-e 'all rights' -e bugs -e 'process and' -e '^$' \
+			"$WORK/dhclient6.log" | tail -8)"
 	# dhclient stays in the background to renew: make it ours to stop
 	pid=$(cat "$WORK/dhclient6.pid" 2>/dev/null)
 	[ -n "$pid" ] && topo_pid_add "$pid"
