@@ -36,6 +36,13 @@ all: $(BIN)
 $(BIN): $(B)/netshim/main.o $(B)/libnetshim.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
+# The same daemon, aborting on any allocation once its loop runs: the
+# integration tests run against it (tests/alloc/guard.c)
+GUARD_BIN := build/netshim-allocguard
+
+$(GUARD_BIN): $(B)/netshim/main.o $(B)/tests/alloc/guard.o $(B)/libnetshim.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
 $(B)/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
@@ -70,8 +77,8 @@ unit: $(UNITS)
 unit-asan: $(UNITS_A)
 	@set -e; for t in $(UNITS_A); do echo "== $$t (asan+ubsan)"; $$t; done
 
-integration: $(BIN) tests/relay
-	tests/integration/run.sh
+integration: $(BIN) $(GUARD_BIN) tests/relay
+	NETSHIM=$(CURDIR)/$(GUARD_BIN) tests/integration/run.sh
 
 check: deps
 	$(MAKE) unit unit-asan
@@ -82,6 +89,8 @@ demo: deps $(BIN) tests/relay
 
 bench: deps $(BIN) tests/relay
 	tests/bench/bench.sh
+
+-include tests/fuzz/fuzz.mk
 
 clean:
 	rm -rf build tests/relay

@@ -3,8 +3,13 @@
  *
  * In the foreground, messages go to stderr; with -l they go to the file;
  * otherwise to syslog.  Formatting happens on the stack: no allocation.
+ * syslog(3) is not used: glibc's allocates per message, and its socket is
+ * opened lazily, after netshim has left the filesystem.  Our own datagram
+ * socket to /dev/log is opened at start.
  */
 #include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +19,7 @@
 
 static int log_fd = -1;
 static bool log_to_syslog;
+static int log_pid;
 static int log_level = LOG_INFO;
 
 /**
@@ -36,8 +42,16 @@ void log_open(const char *file, bool foreground, bool quiet, bool debug)
 	if (foreground) {
 		log_fd = STDERR_FILENO;
 	} else {
-		openlog("netshim", LOG_PID | LOG_NDELAY, LOG_DAEMON);
-		log_to_syslog = true;
+		struct sockaddr_un sa = { AF_UNIX, "/dev/log" };
+
+		log_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (log_fd >= 0 &&
+		    connect(log_fd, (struct sockaddr *)&sa, sizeof(sa))) {
+			close(log_fd);
+			log_fd = -1;
+		}
+		log_to_syslog = log_fd >= 0;
+		log_pid = getpid();
 	}
 }
 
@@ -58,15 +72,15 @@ void log_msg(int prio, const char *fmt, ...)
 
 	va_start(ap, fmt);
 	if (log_to_syslog) {
-		vsyslog(prio, fmt, ap);
-		va_end(ap);
-		return;
+		n = snprintf(buf, sizeof(buf), "<%d>netshim[%d]: ",
+			     LOG_DAEMON | prio, log_pid);
+	} else {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		n = snprintf(buf, sizeof(buf), "%lld.%03ld netshim: %s",
+			     (long long)ts.tv_sec, ts.tv_nsec / 1000000,
+			     prio <= LOG_ERR ? "error: " :
+			     prio == LOG_WARNING ? "warning: " : "");
 	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	n = snprintf(buf, sizeof(buf), "%lld.%03ld netshim: %s",
-		     (long long)ts.tv_sec, ts.tv_nsec / 1000000,
-		     prio <= LOG_ERR ? "error: " :
-		     prio == LOG_WARNING ? "warning: " : "");
 	m = vsnprintf(buf + n, sizeof(buf) - n - 1, fmt, ap);
 	va_end(ap);
 	if (m < 0)
@@ -74,7 +88,8 @@ void log_msg(int prio, const char *fmt, ...)
 	n += m;
 	if (n > (int)sizeof(buf) - 2)
 		n = sizeof(buf) - 2;
-	buf[n++] = '\n';
+	if (!log_to_syslog)
+		buf[n++] = '\n';
 	if (write(log_fd >= 0 ? log_fd : STDERR_FILENO, buf, n) < 0)
 		return;
 }

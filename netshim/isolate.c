@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - giving a compromised netshim as little as possible
+ *
+ * Once every socket and file it needs is open, netshim:
+ * 1. detaches from the filesystem: a new mount namespace whose root is an
+ *    empty, read-only tmpfs (in a new user namespace when not root);
+ * 2. drops to an unprivileged user: --runas, or nobody when started as root;
+ * 3. drops every capability and sets PR_SET_NO_NEW_PRIVS;
+ * 4. installs a seccomp filter allowing only the system calls of the loop.
+ * Each step is logged at debug level.  Steps 1 fails soft (a pod may forbid
+ * namespaces): the others are required.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <libgen.h>
+#include <pwd.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include "isolate.h"
+#include "log.h"
+
+#if defined(__x86_64__)
+#define SECCOMP_AUDIT_ARCH	AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define SECCOMP_AUDIT_ARCH	AUDIT_ARCH_AARCH64
+#endif
+
+/* Every system call the event loop and a clean exit make: nothing else.
+ * Names resolve to this architecture's numbers; calls an architecture does
+ * not have (epoll_wait on aarch64) are left out by the #ifdefs.
+ */
+static const long isolate_syscalls[] = {
+	__NR_read, __NR_write, __NR_writev, __NR_close,
+#ifdef __NR_epoll_wait
+	__NR_epoll_wait,
+#endif
+	__NR_epoll_pwait, __NR_epoll_ctl,
+	__NR_recvfrom, __NR_recvmsg, __NR_sendto, __NR_sendmsg,
+	__NR_socket, __NR_connect, __NR_bind, __NR_accept4, __NR_shutdown,
+	__NR_setsockopt, __NR_getsockopt,
+	__NR_clock_gettime, __NR_gettimeofday, __NR_getpid,
+	__NR_unlinkat, __NR_rt_sigreturn, __NR_restart_syscall,
+	__NR_exit, __NR_exit_group,
+};
+
+/**
+ * isolate_seccomp() - allow only the system calls in isolate_syscalls
+ *
+ * Anything else kills the process (SECCOMP_RET_KILL_PROCESS): a call the
+ * loop never makes is an attacker's.
+ *
+ * Return: 0 on success, -1 on failure
+ */
+int isolate_seccomp(void)
+{
+#ifdef SECCOMP_AUDIT_ARCH
+	enum { N = sizeof(isolate_syscalls) / sizeof(isolate_syscalls[0]) };
+	struct sock_filter f[N + 8];
+	struct sock_fprog prog = { .filter = f };
+	unsigned int i, n = 0;
+
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+				offsetof(struct seccomp_data, arch));
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+				SECCOMP_AUDIT_ARCH, 1, 0);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+				SECCOMP_RET_KILL_PROCESS);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+				offsetof(struct seccomp_data, nr));
+	for (i = 0; i < N; i++)
+		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+					(unsigned int)isolate_syscalls[i],
+					N - i, 0);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+				SECCOMP_RET_KILL_PROCESS);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+				SECCOMP_RET_ALLOW);
+	prog.len = (unsigned short)n;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+		err("cannot install the seccomp filter: %m");
+		return -1;
+	}
+	debug("seccomp: %u system calls allowed", (unsigned int)N);
+	return 0;
+#else
+	warn("no seccomp filter for this architecture");
+	return 0;
+#endif
+}
+
+/**
+ * isolate_keep_path() - keep what is needed to remove a file at exit
+ * @path:	file we created
+ * @k:		filled in: its directory, opened now, and its name
+ * @uid:	user we will run as (gets the file, so it can remove it)
+ * @gid:	group we will run as
+ */
+static void isolate_keep_path(const char *path, struct isolate_path *k,
+			      uid_t uid, gid_t gid)
+{
+	char dir[PATH_MAX], base[PATH_MAX];
+
+	k->dirfd = -1;
+	if (!path || !*path || strlen(path) >= PATH_MAX)
+		return;
+	strcpy(dir, path);
+	strcpy(base, path);
+	snprintf(k->name, sizeof(k->name), "%s", basename(base));
+	k->dirfd = open(dirname(dir), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (lchown(path, uid, gid) && errno != EPERM)
+		debug("cannot hand %s to uid %u: %m", path, uid);
+}
+
+/**
+ * isolate_remove() - remove a file kept by isolate_keep_path()
+ * @k:		directory and name
+ */
+void isolate_remove(const struct isolate_path *k)
+{
+	if (k->dirfd >= 0 && unlinkat(k->dirfd, k->name, 0) && errno != ENOENT)
+		warn("cannot remove %s: %m", k->name);
+}
+
+/**
+ * isolate_fs() - detach from the filesystem: an empty read-only root
+ *
+ * Return: 0 on success, -1 if namespaces are not available here
+ */
+static int isolate_fs(void)
+{
+	int flags = CLONE_NEWNS | (geteuid() ? CLONE_NEWUSER : 0);
+
+	if (unshare(flags)) {
+		debug("no mount namespace (%m): staying in the filesystem");
+		return -1;
+	}
+	if (mount("", "/", "", MS_PRIVATE | MS_REC, NULL) ||
+	    mount("netshim", "/tmp", "tmpfs",
+		  MS_NODEV | MS_NOEXEC | MS_NOSUID | MS_RDONLY,
+		  "nr_inodes=2,size=0") ||
+	    chdir("/tmp") ||
+	    syscall(SYS_pivot_root, ".", ".") ||
+	    umount2(".", MNT_DETACH) || chdir("/")) {
+		warn("cannot detach from the filesystem: %m");
+		return -1;
+	}
+	debug("detached from the filesystem: empty root");
+	return 0;
+}
+
+/**
+ * isolate_caps() - drop every capability, effective, permitted, inheritable
+ *
+ * Return: 0 on success, -1 on failure
+ */
+static int isolate_caps(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = { { 0 } };
+	int cap;
+
+	/* The bounding set first, while CAP_SETPCAP may still be there */
+	for (cap = 0; cap <= CAP_LAST_CAP; cap++)
+		prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+	if (syscall(SYS_capset, &h, d)) {
+		err("cannot drop capabilities: %m");
+		return -1;
+	}
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	debug("capabilities dropped");
+	return 0;
+}
+
+/**
+ * isolate_user() - switch to the unprivileged user
+ * @uid:	user
+ * @gid:	group
+ *
+ * Return: 0 on success, -1 on failure
+ */
+static int isolate_user(uid_t uid, gid_t gid)
+{
+	if (geteuid() == uid && getegid() == gid)
+		return 0;
+	if (setgroups(0, NULL) && errno != EPERM) {
+		err("setgroups: %m");
+		return -1;
+	}
+	if (setresgid(gid, gid, gid) || setresuid(uid, uid, uid)) {
+		err("cannot switch to uid %u gid %u: %m", uid, gid);
+		return -1;
+	}
+	debug("running as uid %u gid %u", uid, gid);
+	return 0;
+}
+
+/**
+ * isolate() - detach, drop privileges, filter system calls
+ * @c:		configuration: --runas, socket and PID file paths
+ * @sock:	filled in: how to remove the socket at exit
+ * @pid:	filled in: how to remove the PID file at exit
+ *
+ * Return: 0 on success, -1 on failure (logged): netshim must not run
+ */
+int isolate(const struct conf *c, struct isolate_path *sock,
+	    struct isolate_path *pid)
+{
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+
+	if (c->runas_set) {
+		uid = c->uid;
+		gid = c->gid;
+	} else if (uid == 0) {
+		struct passwd *pw = getpwnam("nobody");
+
+		uid = pw ? pw->pw_uid : 65534;
+		gid = pw ? pw->pw_gid : 65534;
+		debug("started as root: switching to nobody (uid %u)", uid);
+	}
+	if (uid == 0) {
+		err("refusing to run as root: give --runas an unprivileged user");
+		return -1;
+	}
+
+	isolate_keep_path(c->sock_path, sock, uid, gid);
+	isolate_keep_path(c->pid_file, pid, uid, gid);
+	isolate_fs();
+	if (isolate_user(uid, gid) || isolate_caps())
+		return -1;
+	return isolate_seccomp();
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * netshim - sandboxing: filesystem, user, capabilities, seccomp
+ */
+#ifndef NETSHIM_ISOLATE_H
+#define NETSHIM_ISOLATE_H
+
+#include <limits.h>
+
+#include "conf.h"
+
+/**
+ * struct isolate_path - a file to remove at exit, after the root is gone
+ * @dirfd:	its directory, opened before detaching (-1: nothing to do)
+ * @name:	its name in that directory
+ */
+struct isolate_path {
+	int dirfd;
+	char name[NAME_MAX + 1];
+};
+
+int isolate(const struct conf *c, struct isolate_path *sock,
+	    struct isolate_path *pid);
+int isolate_seccomp(void);
+void isolate_remove(const struct isolate_path *k);
+
+#endif /* NETSHIM_ISOLATE_H */

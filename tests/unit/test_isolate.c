@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - the seccomp filter kills a process that leaves the allow-list */
+#include "tests/unit/unit.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "netshim/isolate.h"
+
+/**
+ * run_filtered() - run @fn in a child under the filter, return its status
+ * @fn:		what the child does after installing the filter
+ *
+ * Return: wait status of the child
+ */
+static int run_filtered(void (*fn)(void))
+{
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (!pid) {
+		if (isolate_seccomp())
+			_exit(100);
+		fn();
+		syscall(SYS_exit_group, 0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
+static void makes_a_socketpair(void)
+{
+	int fds[2];
+
+	syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM, 0, fds);
+}
+
+static void opens_a_file(void)
+{
+	syscall(SYS_openat, AT_FDCWD, "/etc/passwd", O_RDONLY);
+}
+
+static void execs(void)
+{
+	char *argv[] = { "/bin/true", NULL };
+
+	syscall(SYS_execve, "/bin/true", argv, NULL);
+}
+
+static void test_socketpair_kills(void **state)
+{
+	int st;
+
+	(void)state;
+	/* a socket call, but not one the loop makes */
+	st = run_filtered(makes_a_socketpair);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGSYS);
+}
+
+static void test_open_kills(void **state)
+{
+	int st;
+
+	(void)state;
+	st = run_filtered(opens_a_file);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGSYS);
+}
+
+static void test_exec_kills(void **state)
+{
+	int st;
+
+	(void)state;
+	st = run_filtered(execs);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGSYS);
+}
+
+static void writes_only(void)
+{
+	char b = 'x';
+
+	if (syscall(SYS_write, STDERR_FILENO, &b, 0) < 0)
+		syscall(SYS_exit_group, 102);
+}
+
+static void test_write_and_exit_allowed(void **state)
+{
+	int st;
+
+	(void)state;
+	st = run_filtered(writes_only);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_write_and_exit_allowed),
+		cmocka_unit_test(test_socketpair_kills),
+		cmocka_unit_test(test_open_kills),
+		cmocka_unit_test(test_exec_kills),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
