@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - fuzz target: conf_fwd_parse(), the -t and -u port specs
+ *
+ * The input is one or more specs, one a line, parsed into the same
+ * forwarding spec as repeated -t options are; then every port is looked
+ * up.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+#define SPEC_MAX	4096
+
+/**
+ * LLVMFuzzerInitialize() - nothing to set up
+ * @argc:	libFuzzer's arguments, unused
+ * @argv:	libFuzzer's arguments, unused
+ *
+ * Return: 0
+ */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	return 0;
+}
+
+/**
+ * check_spec() - what was parsed is within bounds, and lookups agree
+ * @spec:	forwarding spec
+ */
+static void check_spec(const struct fwd_spec *spec)
+{
+	uint32_t port;
+	uint16_t to;
+	int i;
+
+	FUZZ_CHECK(spec->n >= 0 && spec->n <= CONF_MAX_FWD);
+	for (i = 0; i < spec->n; i++) {
+		FUZZ_CHECK(spec->rule[i].first <= spec->rule[i].last);
+		FUZZ_CHECK(memchr(spec->rule[i].bind, '\0',
+				  sizeof(spec->rule[i].bind)));
+	}
+	for (port = 0; port <= 65535; port += 97)
+		conf_fwd_lookup(spec, (uint16_t)port, &to);
+}
+
+/**
+ * LLVMFuzzerTestOneInput() - parse each line of the input as a spec
+ * @data:	input
+ * @size:	its length
+ *
+ * Return: 0
+ */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct fwd_spec spec;
+	char *buf, *line, *next;
+
+	/* A copy of the exact size: ASan sees a read past the NUL */
+	if (size > SPEC_MAX)
+		return 0;
+	buf = malloc(size + 1);
+	FUZZ_CHECK(buf);
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	memset(&spec, 0, sizeof(spec));
+
+	for (line = buf; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		conf_fwd_parse(&spec, line);
+		check_spec(&spec);
+	}
+	free(buf);
+	return 0;
+}
