@@ -183,6 +183,8 @@ void link_input(struct ctx *c)
 			return;
 	}
 
+	/* Gathered guest data points into the buffer: write it first */
+	tcp_flush_writes(c);
 	if (off) {
 		memmove(rx->buf, rx->buf + off, rx->len - off);
 		rx->len -= off;

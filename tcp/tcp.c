@@ -37,6 +37,7 @@
 #include "udp.h"
 
 #define TCP_BATCH		128	/* segments per peek */
+#define TCP_WBATCH		256	/* guest segments per write */
 #define TCP_RTO_INIT_MS		200
 #define TCP_RTO_MAX_MS		10000
 #define TCP_RETRIES_MAX		10
@@ -69,6 +70,10 @@ struct tcp_listener {
  * @wait_list:	connections waiting for room towards the VMM
  * @lst:	listeners of -t
  * @nlst:	their number
+ * @wb_conn:	connection whose guest data waits in @wb_iov, or NULL
+ * @wb_iov:	in-order guest payloads of one batch of frames, one write
+ * @wb_n:	entries in @wb_iov
+ * @wb_len:	bytes in @wb_iov
  * @peek_off:	the kernel has SO_PEEK_OFF for TCP
  * @discard:	bytes peeked again without SO_PEEK_OFF land here
  * @isn_key:	secret for initial sequence numbers
@@ -85,6 +90,10 @@ struct tcp_table {
 	int32_t wait_list;
 	struct tcp_listener *lst;
 	uint32_t nlst;
+	struct tcp_conn *wb_conn;
+	struct iovec wb_iov[TCP_WBATCH];
+	int wb_n;
+	uint32_t wb_len;
 	bool peek_off;
 	uint8_t *discard;
 	uint64_t isn_key;
@@ -270,6 +279,11 @@ static void conn_free(struct ctx *c, struct tcp_conn *conn, bool rst)
 	if (conn->flags & F_TX_WAIT)
 		list_remove(t, &t->wait_list, idx,
 			    offsetof(struct tcp_conn, next_wait));
+	if (t->wb_conn == conn) {
+		t->wb_conn = NULL;
+		t->wb_n = 0;
+		t->wb_len = 0;
+	}
 
 	if (conn->fd >= 0) {
 		if (rst) {
@@ -761,7 +775,50 @@ static bool tcp_guest_ack(struct ctx *c, struct tcp_conn *conn,
 }
 
 /**
- * tcp_guest_data() - write guest data into the socket
+ * tcp_flush_writes() - write the guest data gathered from a batch of frames
+ * @c:		execution context
+ *
+ * In-order payloads of one connection are gathered while the frames of a
+ * read from the VMM are dispatched, and written with one sendmsg(): a guest
+ * with a 1500-byte MTU would otherwise cost a system call per segment.  The
+ * payloads point into the receive buffer, so this runs before that buffer
+ * is reused.  Only the bytes the kernel accepted are acknowledged.
+ */
+void tcp_flush_writes(struct ctx *c)
+{
+	struct tcp_table *t = c->tcp;
+	struct tcp_conn *conn = t->wb_conn;
+	struct msghdr mh = { .msg_iov = t->wb_iov, .msg_iovlen = t->wb_n };
+	uint32_t len = t->wb_len;
+	ssize_t n;
+
+	if (!conn)
+		return;
+	t->wb_conn = NULL;
+	t->wb_n = 0;
+	t->wb_len = 0;
+
+	n = sendmsg(conn->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			tcp_reset(c, conn);
+			return;
+		}
+		n = 0;
+	}
+	conn->seq_from_guest += (uint32_t)n;
+	tcp_ack_later(c, conn);
+	if ((uint32_t)n < len) {
+		/* Socket full: the rest comes back as a retransmission once
+		 * the window we advertise opens again.
+		 */
+		conn->flags |= F_WANT_ROOM;
+		conn_epoll(c, conn, conn->events | EPOLLOUT);
+	}
+}
+
+/**
+ * tcp_guest_data() - take guest data for the socket
  * @c:		execution context
  * @conn:	connection
  * @s:		segment
@@ -769,27 +826,32 @@ static bool tcp_guest_ack(struct ctx *c, struct tcp_conn *conn,
 static void tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
 			   const struct tcp_seg *s)
 {
+	struct tcp_table *t = c->tcp;
 	uint32_t skip, len = (uint32_t)s->payload.len;
-	ssize_t n = 0;
+	uint32_t expected = conn->seq_from_guest;
 
 	if (conn->flags & F_GUEST_FIN) {
 		if (len || s->flags & TH_FIN)
 			tcp_ack_later(c, conn);
 		return;
 	}
+	if (t->wb_conn == conn)
+		expected += t->wb_len;
 
-	switch (seg_fit(conn->seq_from_guest, s->seq, len, &skip)) {
+	switch (seg_fit(expected, s->seq, len, &skip)) {
 	case SEG_OLD:
-		/* A duplicate, or a keepalive probe (one byte before the
-		 * expected one): answered here, the remote never sees it.
-		 */
-		tcp_send_ctl(c, conn, TH_ACK, conn->seq_to_guest);
-		return;
 	case SEG_FUTURE:
-		/* A hole: duplicate ACKs at once, so the guest retransmits
+		if (t->wb_conn == conn) {
+			tcp_flush_writes(c);
+			if (conn->state == CONN_FREE)
+				return;
+		}
+		/* A duplicate or a keepalive probe (one byte before the
+		 * expected one) is answered here: the remote never sees it.
+		 * A hole gets duplicate ACKs at once, so the guest retransmits
 		 * fast instead of waiting for its timer.  Nothing is buffered.
 		 */
-		if (len || s->flags & TH_FIN)
+		if (len || s->flags & TH_FIN || seq_lt(s->seq, expected))
 			tcp_send_ctl(c, conn, TH_ACK, conn->seq_to_guest);
 		return;
 	case SEG_IN_ORDER:
@@ -797,28 +859,23 @@ static void tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
 	}
 
 	if (len > skip) {
-		n = send(conn->fd, s->payload.data + skip, len - skip,
-			 MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (n < 0) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK) {
-				tcp_reset(c, conn);
+		if (t->wb_conn != conn || t->wb_n == TCP_WBATCH) {
+			tcp_flush_writes(c);
+			if (conn->state == CONN_FREE)
 				return;
-			}
-			n = 0;
 		}
-		conn->seq_from_guest += (uint32_t)n;
-		tcp_ack_later(c, conn);
-		if ((uint32_t)n < len - skip) {
-			/* Socket full: the rest comes back as a retransmission
-			 * once the window we advertise opens again.
-			 */
-			conn->flags |= F_WANT_ROOM;
-			conn_epoll(c, conn, conn->events | EPOLLOUT);
-			return;
-		}
+		t->wb_iov[t->wb_n].iov_base = (void *)(s->payload.data + skip);
+		t->wb_iov[t->wb_n++].iov_len = len - skip;
+		t->wb_len += len - skip;
+		t->wb_conn = conn;
 	}
 
 	if (s->flags & TH_FIN) {
+		tcp_flush_writes(c);
+		/* A FIN counts once everything before it is in the socket */
+		if (conn->state == CONN_FREE ||
+		    conn->seq_from_guest != s->seq + len)
+			return;
 		shutdown(conn->fd, SHUT_WR);
 		conn->flags |= F_GUEST_FIN;
 		conn->seq_from_guest++;
