@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 
 #include "icmp.h"
+#include "checksum.h"
 #include "inany.h"
 #include "link.h"
 #include "log.h"
@@ -197,6 +198,58 @@ void icmp_flow_ready(struct ctx *c, struct flow *f)
 		ip_tx_send(c, out, &f->raddr, &f->gaddr, f->proto, n, NULL);
 		f->last = c->now.tv_sec;
 	}
+}
+
+/**
+ * icmp_unreach() - tell the guest a destination cannot be reached
+ * @c:		execution context
+ * @gaddr:	guest address, the source of the failed packet
+ * @raddr:	destination of the failed packet
+ * @proto:	its layer-4 protocol
+ * @l4:		its first 8 layer-4 bytes (ports, and for TCP the sequence)
+ * @port:	port unreachable (else host unreachable)
+ *
+ * The message quotes a rebuilt header of the guest's packet, as a router
+ * would quote the packet itself: netshim keeps no copy of it.
+ */
+void icmp_unreach(struct ctx *c, const struct in6_addr *gaddr,
+		  const struct in6_addr *raddr, uint8_t proto,
+		  const uint8_t l4[8], bool port)
+{
+	bool v6 = !inany_is4(raddr);
+	size_t iphl = v6 ? IP6_HLEN : IP4_HLEN, len = 8 + iphl + 8;
+	struct in6_addr from = v6 ? c->conf.our_ll6 : inany_from4(c->conf.gw4);
+	uint8_t *out = ip_tx_l4(c, v6, len), *ip;
+
+	if (!out)
+		return;
+	memset(out, 0, 8 + iphl);
+	ip = out + 8;
+	if (v6) {
+		out[0] = 1;			/* destination unreachable */
+		out[1] = port ? 4 : 3;		/* port, or address */
+		wr32(ip, 6u << 28);
+		wr16(ip + 4, 8);
+		ip[6] = proto;
+		ip[7] = 64;
+		memcpy(ip + 8, gaddr, 16);
+		memcpy(ip + 24, raddr, 16);
+	} else {
+		struct in_addr s4 = inany_to4(gaddr), d4 = inany_to4(raddr);
+
+		out[0] = 3;			/* destination unreachable */
+		out[1] = port ? 3 : 1;		/* port, or host */
+		ip[0] = 0x45;
+		wr16(ip + 2, IP4_HLEN + 8);
+		ip[8] = 64;
+		ip[9] = proto;
+		memcpy(ip + 12, &s4, 4);
+		memcpy(ip + 16, &d4, 4);
+		wr16(ip + 10, csum_ip4_header(ip, IP4_HLEN));
+	}
+	memcpy(ip + iphl, l4, 8);
+	ip_tx_send(c, out, &from, gaddr,
+		   v6 ? IPPROTO_ICMPV6_ : IPPROTO_ICMP, len, NULL);
 }
 
 /**

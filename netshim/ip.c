@@ -90,13 +90,15 @@ int ip6_parse(const struct pkt *p, struct l4_meta *m, struct pkt *l4)
 			return -2;
 		if (nh != 0 && nh != 43 && nh != 60)
 			break;
+		if (nh == 0 && i)	/* hop-by-hop only first: RFC 8200 4.1 */
+			return -1;
 		e = pkt_get(&payload, off, 8);
 		if (!e || !pkt_get(&payload, off, ((size_t)e[1] + 1) * 8))
 			return -1;
 		nh = e[0];
 		off += ((size_t)e[1] + 1) * 8;
 	}
-	if (i == IP6_MAX_EXT_HDRS)
+	if (i == IP6_MAX_EXT_HDRS && (nh == 0 || nh == 43 || nh == 60))
 		return -1;
 
 	memcpy(&m->src, h + 8, 16);
@@ -120,9 +122,11 @@ bool ip_l4_csum_ok(const struct l4_meta *m, const struct pkt *l4)
 {
 	uint32_t sum;
 
-	if (m->proto == IPPROTO_UDP && !m->v6 && l4->len >= 8 &&
-	    rd16(l4->data + 6) == 0)
-		return true;
+	/* A zero UDP checksum means none over IPv4, and is invalid over
+	 * IPv6 (RFC 8200 8.1) even where the data would fold to it.
+	 */
+	if (m->proto == IPPROTO_UDP && l4->len >= 8 && rd16(l4->data + 6) == 0)
+		return !m->v6;
 	if (m->proto == IPPROTO_ICMP && !m->v6)
 		sum = 0;
 	else if (m->v6)

@@ -20,6 +20,7 @@
 
 #include "udp.h"
 #include "dhcp/dhcp.h"
+#include "icmp.h"
 #include "inany.h"
 #include "link.h"
 #include "log.h"
@@ -381,8 +382,19 @@ static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
 	out += ip_l2l3_len(v6);
 	n = recvfrom(fd, out + UDP_HLEN, UDP_MAX_PAYLOAD, MSG_DONTWAIT,
 		     (struct sockaddr *)&sa, &sl);
-	if (n < 0)
-		return errno == ECONNREFUSED && f;	/* ICMP error: go on */
+	if (n < 0) {
+		if (errno != ECONNREFUSED || !f)
+			return false;
+		/* The remote port is closed: tell the guest as the remote
+		 * host did us, then go on reading.
+		 */
+		uint8_t quote[8] = { 0 };
+
+		wr16(quote, f->gport);
+		wr16(quote + 2, f->rport);
+		icmp_unreach(c, &f->gaddr, &f->raddr, IPPROTO_UDP, quote, true);
+		return true;
+	}
 
 	if (!f) {
 		inany_from_sockaddr(&sa, &raddr, &rport);

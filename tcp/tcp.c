@@ -30,6 +30,7 @@
 #include "segment.h"
 #include "seq.h"
 #include "flow.h"
+#include "icmp.h"
 #include "inany.h"
 #include "link.h"
 #include "log.h"
@@ -100,6 +101,7 @@ struct tcp_table {
 };
 
 static void tcp_send_data(struct ctx *c, struct tcp_conn *conn);
+static void tcp_connect_failed(struct ctx *c, struct tcp_conn *conn, int err);
 
 /**
  * now_ms() - loop time in milliseconds
@@ -967,11 +969,37 @@ static void tcp_conn_from_guest_syn(struct ctx *c, const struct l4_meta *m,
 	udp_remote_sockaddr(c, &m->dst, s->dport, &sa, &sl);
 	if (connect(conn->fd, (struct sockaddr *)&sa, sl) &&
 	    errno != EINPROGRESS) {
-		tcp_rst_reply(c, m, s);
-		conn_free(c, conn, false);
+		tcp_connect_failed(c, conn, errno);
 		return;
 	}
 	conn_epoll(c, conn, EPOLLOUT);
+}
+
+/**
+ * tcp_connect_failed() - answer the guest's SYN for a failed connect()
+ * @c:		execution context
+ * @conn:	connection in CONN_CONNECTING, freed here
+ * @err:	the error
+ *
+ * As a real network would answer: the host refused (RST), or nothing
+ * answered on the way (ICMP unreachable), so the guest's connect() fails at
+ * once, and with the right error.
+ */
+static void tcp_connect_failed(struct ctx *c, struct tcp_conn *conn, int err)
+{
+	debug("TCP connect to port %u failed: %s", conn->rport, strerror(err));
+	if (err == ECONNREFUSED) {
+		tcp_send_ctl(c, conn, TH_RST | TH_ACK, 0);
+	} else {
+		uint8_t l4[8];
+
+		wr16(l4, conn->gport);
+		wr16(l4 + 2, conn->rport);
+		wr32(l4 + 4, conn->seq_init_guest);
+		icmp_unreach(c, &conn->gaddr, &conn->raddr, IPPROTO_TCP, l4,
+			     false);
+	}
+	conn_free(c, conn, false);
 }
 
 /**
@@ -986,10 +1014,7 @@ static void tcp_connected(struct ctx *c, struct tcp_conn *conn)
 
 	getsockopt(conn->fd, SOL_SOCKET, SO_ERROR, &err, &sl);
 	if (err) {
-		debug("TCP connect to port %u failed: %s", conn->rport,
-		      strerror(err));
-		tcp_send_ctl(c, conn, TH_RST | TH_ACK, 0);
-		conn_free(c, conn, false);
+		tcp_connect_failed(c, conn, err);
 		return;
 	}
 	conn->state = CONN_SYNACK_SENT;
