@@ -43,7 +43,7 @@
 #define TCP_RTO_MAX_MS		10000
 #define TCP_RETRIES_MAX		10
 #define TCP_HANDSHAKE_TIMEOUT	10	/* s, SYN to the guest unanswered */
-#define TCP_FIN_TIMEOUT		60	/* s, a side closed, other silent */
+#define TCP_FIN_TIMEOUT		60	/* s, both FINs out, last ACK missing */
 #define TCP_DUP_ACKS		3
 #define TCP_WS_OURS		8	/* windows up to 16 MiB */
 #define TCP_DISCARD_SIZE	(8 << 20)
@@ -1243,8 +1243,11 @@ static void tcp_conn_timer(struct ctx *c, struct tcp_conn *conn)
 		tcp_reset(c, conn);
 		return;
 	}
-	if ((conn->flags & (F_GUEST_FIN | F_FIN_SENT)) &&
-	    idle > TCP_FIN_TIMEOUT) {
+	/* Both sides closed but the last ACK never came.  A connection
+	 * closed in one direction only is left alone: the other one works.
+	 */
+	if ((conn->flags & (F_GUEST_FIN | F_FIN_SENT)) ==
+	    (F_GUEST_FIN | F_FIN_SENT) && idle > TCP_FIN_TIMEOUT) {
 		tcp_reset(c, conn);
 		return;
 	}
