@@ -1,0 +1,381 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# bench.sh - iperf3 throughput of netshim, passt and QEMU's libslirp side by
+# side, on one topology (tests/lib/topo.sh), in one run. `make bench`.
+#
+# Cases, each TCP guest->peer (iperf3 -c) and peer->guest (iperf3 -c -R):
+#   kernel            the pod itself to the peer over the veth: the ceiling
+#   netshim/passt     relay guest (a tap in a namespace), MTU 65520 and 1500
+#   netshim/passt     a real Linux guest under QEMU on -netdev stream
+#   libslirp          the same guest on QEMU's -netdev user, run in the pod
+# For the relay guests at MTU 65520 (and the kernel path) also: the
+# backend's CPU time per GiB moved, its peak RSS, and TCP connections per
+# second (short connect/send/recv/close loops, tests/bench/connrate.py).
+#
+# Environment:
+#   BENCH_TIME=SEC    seconds per iperf3 run (default 10)
+#   BENCH_RUNS=N      runs per case and direction (default 3)
+#   BENCH_QUICK=1     CI mode: 2 s, 1 run, VM cases only where KVM works
+#   BENCH_CONNS=N     connections of the connection-rate loop (default 2000)
+#   BENCH_OUT=DIR     results directory (default results/bench-TIMESTAMP)
+#   VM_ACCEL=kvm|tcg  skip the KVM probe
+#
+# Writes DIR/results.json, DIR/throughput.png and DIR/raw/ (every iperf3
+# report and VM console log), prints the table. Exit status 1 only when a
+# transfer failed or moved nothing, never because something was slow.
+
+set -u
+BENCH_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
+. "$BENCH_DIR/../lib/topo.sh"
+. "$BENCH_DIR/../vm/peer.sh"
+
+if [ -n "${BENCH_QUICK:-}" ]; then
+	BENCH_TIME=${BENCH_TIME:-2}
+	BENCH_RUNS=${BENCH_RUNS:-1}
+fi
+BENCH_TIME=${BENCH_TIME:-10}
+BENCH_RUNS=${BENCH_RUNS:-3}
+BENCH_CONNS=${BENCH_CONNS:-2000}
+BENCH_PARALLEL=8
+CONN_PORT=5300
+SERVER=203.0.113.1
+BIG_MTU=65520
+STAMP=$(date +%Y%m%d-%H%M%S)
+OUT=${BENCH_OUT:-$REPO/results/bench-$STAMP}
+RAW=$OUT/raw
+
+# bench_info() - record the machine and the settings of this run
+# $1: accelerator of the VM cases
+bench_info() {
+	{
+		echo "date=$(date -Iseconds)"
+		echo "host_cores=$(nproc)"
+		echo "host_cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo |
+			head -n 1)"
+		echo "host_kernel=$(uname -r)"
+		echo "time_s=$BENCH_TIME"
+		echo "runs=$BENCH_RUNS"
+		echo "quick=${BENCH_QUICK:-0}"
+		echo "vm_accel=$1"
+		echo "netshim=$("$NETSHIM" --version 2>&1 | head -n 1)"
+		echo "passt=$(dpkg-query -W -f='${Version}' passt 2>/dev/null)"
+		echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
+		echo "iperf3=$(iperf3 --version | head -n 1)"
+		echo "conns=$BENCH_CONNS"
+		echo "conn_parallel=$BENCH_PARALLEL"
+	} >"$RAW/info"
+}
+
+# case_begin() - start a case: its raw directory, meta file and list entry
+# $1: case id (a directory name)
+# $@: key=value lines for the meta file (label=... first)
+case_begin() {
+	CASE=$1
+	shift
+	mkdir -p "$RAW/$CASE"
+	printf '%s\n' "$@" >"$RAW/$CASE/meta"
+	echo "$CASE" >>"$RAW/cases"
+	log "case $CASE: ${1#label=}"
+}
+
+# backend_ticks() - CPU time used so far by a process, user plus system
+# $1: pid
+# Prints clock ticks (of all its threads), or nothing when it is gone.
+backend_ticks() {
+	local stat
+
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	# Fields after the command name (which may hold spaces): utime and
+	# stime are the 12th and 13th from the state
+	echo "${stat##*) }" | awk '{ print $12 + $13 }'
+}
+
+# iperf_once() - one iperf3 client run, its report kept as JSON
+# $1: namespace the client runs in
+# $2: up or down
+# $3: run number
+# $4: pid whose CPU time is charged to the transfer (empty: none)
+iperf_once() {
+	local ns=$1 dir=$2 n=$3 pid=$4 base rev=() before after
+
+	base=$RAW/$CASE/$dir-$n
+	[ "$dir" = down ] && rev=(-R)
+	[ -n "$pid" ] && before=$(backend_ticks "$pid")
+	ip netns exec "$ns" timeout -k 5 $((BENCH_TIME + 30)) \
+		iperf3 -c "$SERVER" -t "$BENCH_TIME" --connect-timeout 5000 \
+		-J "${rev[@]}" >"$base.json" 2>"$base.err" ||
+		log "  $dir run $n: iperf3 failed (status $?)"
+	if [ -n "$pid" ]; then
+		after=$(backend_ticks "$pid")
+		[ -n "$before" ] && [ -n "$after" ] &&
+			echo "$before $after" >"$base.cpu"
+	fi
+	# iperf3 -s takes the next test only once it has closed this one
+	sleep 0.3
+}
+
+# iperf_runs() - every run of both directions of the current case
+# $1: namespace the client runs in
+# $2: pid of the backend (empty for the kernel case)
+iperf_runs() {
+	local n
+
+	for n in $(seq "$BENCH_RUNS"); do
+		iperf_once "$1" up "$n" "$2"
+		iperf_once "$1" down "$n" "$2"
+	done
+}
+
+# connrate() - TCP connections per second from a namespace to the peer
+# $1: namespace the client runs in
+connrate() {
+	log "  $BENCH_CONNS connections, $BENCH_PARALLEL at a time"
+	ip netns exec "$1" timeout -k 5 90 python3 "$BENCH_DIR/connrate.py" \
+		client "$SERVER" "$CONN_PORT" -n "$BENCH_CONNS" \
+		-j "$BENCH_PARALLEL" --limit 60 >"$RAW/$CASE/connrate.json" ||
+		log "  connection loop failed"
+}
+
+# peak_rss() - record the backend's peak resident set size (VmHWM, kB)
+# $1: pid
+peak_rss() {
+	sed -n 's/^VmHWM:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null |
+		awk '{ print $1 }' >"$RAW/$CASE/rss"
+}
+
+# backend_pid() - the pid of the running backend, from its pid file
+#
+# Both daemons write it once ready; the pid $! of "ip netns exec" is the
+# same process, kept as the fallback.
+backend_pid() {
+	local pid
+
+	pid=$(cat "$WORK/backend.pid" 2>/dev/null)
+	echo "${pid:-$BACKEND_PID}"
+}
+
+# stop_pid() - stop one process of this run and forget it
+# $1: pid
+stop_pid() {
+	local _
+
+	kill -TERM "$1" 2>/dev/null
+	for _ in $(seq 30); do
+		topo_alive "$1" || break
+		sleep 0.1
+	done
+	kill -KILL "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	sed -i "/^$1\$/d" "$PIDS"
+}
+
+# backend_start() - start a backend in the pod for the current case
+# $1: netshim or passt
+# $@: extra arguments of the backend
+backend_start() {
+	BACKEND=$1
+	shift
+	rm -f "$WORK/backend.sock" "$WORK/backend.pid"
+	[ "$BACKEND" = passt ] && set -- -P "$WORK/backend.pid" "$@"
+	topo_backend "$@"
+	BPID=$(backend_pid)
+}
+
+# backend_stop() - stop the backend, and the relay guest if there is one
+backend_stop() {
+	local pid
+
+	if [ -n "${RELAY_PID:-}" ]; then
+		stop_pid "$RELAY_PID"
+		RELAY_PID=
+		ip netns del "$NS_GUEST" 2>/dev/null
+	fi
+	# Everything left in the pod is the backend's (and its children)
+	for pid in "$BACKEND_PID" $(ip netns pids "$NS_POD" 2>/dev/null); do
+		stop_pid "$pid"
+	done
+	rm -f "$WORK/backend.sock" "$WORK/backend.pid" "$WORK/udhcpc.env"
+}
+
+# case_kernel() - the ceiling: iperf3 from the pod itself
+case_kernel() {
+	case_begin kernel "label=kernel (pod veth)" backend=kernel guest=pod \
+		mtu=1500
+	iperf_runs "$NS_POD" ""
+	connrate "$NS_POD"
+}
+
+# case_relay() - a backend with the relay guest
+# $1: netshim or passt
+# $2: MTU of the guest
+case_relay() {
+	local b=$1 mtu=$2 args=()
+
+	case_begin "$b-relay-$mtu" "label=$b relay MTU $mtu" backend="$b" \
+		guest=relay mtu="$mtu"
+	# The defaults are what the brief compares: netshim takes the pod's
+	# MTU (1500), passt uses 65520
+	if [ "$b" = netshim ] && [ "$mtu" != 1500 ]; then
+		args=(-m "$mtu")
+	elif [ "$b" = passt ] && [ "$mtu" != "$BIG_MTU" ]; then
+		args=(-m "$mtu")
+	fi
+	backend_start "$b" "${args[@]}"
+	topo_relay_guest "$mtu"
+	guest_dhcp4
+	iperf_runs "$NS_GUEST" "$BPID"
+	[ "$mtu" = "$BIG_MTU" ] && connrate "$NS_GUEST"
+	peak_rss "$BPID"
+	backend_stop
+}
+
+# vm_extract() - cut the iperf3 reports of one VM run out of its console
+# $1: console log
+# $2: run number
+vm_extract() {
+	local dir
+
+	for dir in up down; do
+		awk -v d="$dir" '$0 == "NETSHIM-JSON-BEGIN " d { f = 1; next }
+			$0 == "NETSHIM-JSON-END " d { f = 0 } f' "$1" \
+			>"$RAW/$CASE/$dir-$2.json"
+	done
+}
+
+# vm_boot() - boot the guest once for the bench scenario
+# $1: run number
+# $2...: how to run run-vm.sh (a namespace prefix, or nothing)
+vm_boot() {
+	local n=$1 log
+
+	shift
+	log=$RAW/$CASE/vm-$n.log
+	VM_LOG=$log VM_QUIET=1 VM_ACCEL=$ACCEL \
+		VM_TIMEOUT=$((2 * BENCH_TIME + VM_SLACK)) \
+		"$@" "$BENCH_DIR/../vm/run-vm.sh" bench "$WORK/backend.sock" \
+		"netshim.server=$SERVER" "netshim.iperf_time=$BENCH_TIME" \
+		>>"$RAW/$CASE/run-vm.log" 2>&1 ||
+		log "  VM run $n failed: $(tail -n 1 "$RAW/$CASE/run-vm.log")"
+	vm_extract "$log" "$n"
+}
+
+# case_vm() - a real Linux guest under QEMU
+# $1: netshim, passt or slirp
+case_vm() {
+	local b=$1 n mtu=$BIG_MTU
+
+	[ "$b" = slirp ] && mtu=1500
+	case_begin "$b-vm" "label=${b/slirp/libslirp} VM MTU $mtu" \
+		backend="$b" guest=vm mtu="$mtu" accel="$ACCEL"
+	if [ -n "$VM_SKIP" ]; then
+		echo "skip=$VM_SKIP" >>"$RAW/$CASE/meta"
+		return
+	fi
+	if [ "$b" = slirp ]; then
+		# slirp's sockets must be the pod's: QEMU runs in the pod
+		for n in $(seq "$BENCH_RUNS"); do
+			vm_boot "$n" env NETDEV=user ip netns exec "$NS_POD"
+		done
+		return
+	fi
+	# Same guest MTU for both: passt's default, netshim told so
+	if [ "$b" = netshim ]; then
+		backend_start "$b" -m "$mtu"
+	else
+		backend_start "$b"
+	fi
+	for n in $(seq "$BENCH_RUNS"); do
+		vm_boot "$n"
+	done
+	peak_rss "$BPID"
+	backend_stop
+}
+
+# vm_accel() - pick KVM or TCG for the VM cases, as run-vm.sh would
+#
+# run-vm.sh caches the verdict of its boot probe in build/vm/accel (first
+# line; the second names kernel, QEMU and host): reuse it, else probe the
+# same way (boot to /init under KVM within 20 s) and leave the same cache.
+vm_accel() {
+	local vm=$REPO/build/vm key kernel
+
+	if [ -n "${VM_ACCEL:-}" ]; then
+		echo "$VM_ACCEL"
+		return
+	fi
+	"$BENCH_DIR/../vm/mkinitramfs.sh" "$vm" >&2 || fail "mkinitramfs"
+	kernel=$(cat "$vm/kernel")
+	key="$(uname -r) $(qemu-system-x86_64 --version | head -n 1) $kernel"
+	if [ -f "$vm/accel" ] && [ "$(sed 1d "$vm/accel")" = "$key" ]; then
+		head -n 1 "$vm/accel"
+		return
+	fi
+	if [ -r /dev/kvm ] && [ -w /dev/kvm ] &&
+	   timeout -k 2 20 qemu-system-x86_64 -accel kvm -m 256 -smp 1 \
+		-nographic -nodefaults -no-reboot -serial stdio \
+		-kernel "$kernel" -initrd "$vm/initramfs.cpio.gz" \
+		-append "console=ttyS0 quiet panic=-1 netshim.run=probe" \
+		</dev/null 2>/dev/null | grep -q NETSHIM-DONE; then
+		printf 'kvm\n%s\n' "$key" >"$vm/accel"
+	else
+		printf 'tcg\n%s\n' "$key" >"$vm/accel"
+	fi
+	head -n 1 "$vm/accel"
+}
+
+# plot() - draw throughput.png from throughput.dat
+plot() {
+	local ttl sub
+
+	if ! command -v gnuplot >/dev/null; then
+		log "no gnuplot (contrib/install-deps.sh installs gnuplot-nox): no chart"
+		return
+	fi
+	ttl="netshim, passt, QEMU libslirp: iperf3 TCP throughput, $(date +%F)"
+	sub="$(nproc) cores ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo |
+		head -n 1)), Linux $(uname -r); $BENCH_TIME s x $BENCH_RUNS runs,"
+	sub="$sub median and min-max; VM guests under $ACCEL"
+	gnuplot -e "data='$OUT/throughput.dat'; out='$OUT/throughput.png'" \
+		-e "ttl='$ttl'; sub='$sub'" "$BENCH_DIR/throughput.gp" ||
+		log "gnuplot failed: no chart"
+}
+
+START=$(date +%s)
+mkdir -p "$RAW" || fail "cannot create $RAW"
+: >"$RAW/cases"
+[ -x "$NETSHIM" ] || fail "$NETSHIM not built (make)"
+ACCEL=$(vm_accel)
+VM_SKIP=
+VM_SLACK=120
+if [ "$ACCEL" != kvm ]; then
+	# A TCG boot alone takes tens of seconds on a small machine
+	VM_SLACK=300
+	if [ -n "${BENCH_QUICK:-}" ]; then
+		VM_SKIP="KVM cannot run guests here; TCG is too slow for quick mode"
+		log "note: $VM_SKIP: VM cases skipped"
+	fi
+fi
+bench_info "$ACCEL"
+
+topo_init
+topo_peer_pod
+vm_peer_iperf
+vm_peer_start connrate python3 "$BENCH_DIR/connrate.py" server "$CONN_PORT"
+vm_peer_wait tcp "$CONN_PORT"
+
+case_kernel
+case_relay netshim "$BIG_MTU"
+case_relay passt "$BIG_MTU"
+case_relay netshim 1500
+case_relay passt 1500
+case_vm netshim
+case_vm passt
+case_vm slirp
+
+echo "elapsed_s=$(($(date +%s) - START))" >>"$RAW/info"
+python3 "$BENCH_DIR/report.py" "$OUT"
+rc=$?
+plot
+log "results: $OUT/results.json, chart: $OUT/throughput.png ($(($(date +%s) - START)) s)"
+exit $rc
