@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck source-path=SCRIPTDIR
 #
 # bench.sh - iperf3 throughput of netshim, passt and QEMU's libslirp side by
 # side, on one topology (tests/lib/topo.sh), in one run. `make bench`.
@@ -27,7 +28,9 @@
 
 set -u
 BENCH_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
+# shellcheck source=../lib/topo.sh
 . "$BENCH_DIR/../lib/topo.sh"
+# shellcheck source=../vm/peer.sh
 . "$BENCH_DIR/../vm/peer.sh"
 
 if [ -n "${BENCH_QUICK:-}" ]; then
@@ -336,6 +339,7 @@ plot() {
 	sub="$(nproc) cores ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo |
 		head -n 1)), Linux $(uname -r); $BENCH_TIME s x $BENCH_RUNS runs,"
 	sub="$sub median and min-max; VM guests under $ACCEL"
+	[ -n "$VM_SKIP" ] && sub="$sub (skipped in quick mode)"
 	gnuplot -e "data='$OUT/throughput.dat'; out='$OUT/throughput.png'" \
 		-e "ttl='$ttl'; sub='$sub'" "$BENCH_DIR/throughput.gp" ||
 		log "gnuplot failed: no chart"
@@ -377,5 +381,6 @@ echo "elapsed_s=$(($(date +%s) - START))" >>"$RAW/info"
 python3 "$BENCH_DIR/report.py" "$OUT"
 rc=$?
 plot
-log "results: $OUT/results.json, chart: $OUT/throughput.png ($(($(date +%s) - START)) s)"
+log "results: $OUT/results.json, chart: $OUT/throughput.png"
+log "total $(($(date +%s) - START)) s"
 exit $rc

@@ -22,6 +22,15 @@ import sys
 DIRS = ("up", "down")
 DIR_NAMES = {"up": "guest->peer", "down": "peer->guest"}
 GIB = 1 << 30
+SLOW = 0.1
+LEGEND = """
+Gbit/s: median of the runs (receiver side), min-max: their spread
+zero s / slow s: one-second intervals that moved nothing / less than 10 %
+  of the run's best second, over all runs (stalls)
+CPU s/GiB: the backend's user+system time per GiB moved
+RSS MiB: the backend's peak resident set (VmHWM) over the case
+conn/s: sequential connect, 1 byte each way, close; 8 at a time
+  ("N!F": F connections failed)"""
 
 
 def read_kv(path):
@@ -70,9 +79,12 @@ def parse_iperf(report):
     @report: the decoded report, or None
 
     Return: dict with bps and bytes (as received), zero_intervals (one-second
-    intervals that moved nothing) and error (None when the run succeeded).
+    intervals that moved nothing), slow_intervals (that moved something but
+    less than SLOW of the run's best second: near-stalls) and error (None
+    when the run succeeded).
     """
-    run = {"bps": 0.0, "bytes": 0, "zero_intervals": 0, "error": None}
+    run = {"bps": 0.0, "bytes": 0, "zero_intervals": 0, "slow_intervals": 0,
+           "error": None}
     if report is None:
         run["error"] = "no iperf3 report"
         return run
@@ -81,9 +93,15 @@ def parse_iperf(report):
     recv = report.get("end", {}).get("sum_received", {})
     run["bps"] = float(recv.get("bits_per_second", 0))
     run["bytes"] = int(recv.get("bytes", 0))
-    for iv in report.get("intervals", []):
-        if iv.get("sum", {}).get("bytes", 0) == 0:
+    # iperf3 may close with a sliver of an interval: only whole seconds
+    ivs = [iv["sum"] for iv in report.get("intervals", [])
+           if iv.get("sum", {}).get("seconds", 0) >= 0.5]
+    peak = max((iv.get("bits_per_second", 0) for iv in ivs), default=0)
+    for iv in ivs:
+        if iv.get("bytes", 0) == 0:
             run["zero_intervals"] += 1
+        elif iv.get("bits_per_second", 0) < peak * SLOW:
+            run["slow_intervals"] += 1
     if run["error"] is None and run["bytes"] == 0:
         run["error"] = "moved nothing"
     return run
@@ -131,6 +149,7 @@ def summarise_dir(casedir, direction, nruns):
         "cpu_s_per_gib": round(sum(cpu) / (moved / GIB), 3)
         if cpu and moved else None,
         "zero_intervals": sum(r["zero_intervals"] for r in runs),
+        "slow_intervals": sum(r["slow_intervals"] for r in runs),
         "failed_runs": len(runs) - len(good),
     }
 
@@ -181,7 +200,8 @@ def table(cases):
     @cases: summarised cases, in order
     """
     head = (f"{'case':<26} {'direction':<12} {'Gbit/s':>8} {'min-max':>15}"
-            f" {'zero s':>6} {'CPU s/GiB':>9} {'RSS MiB':>8} {'conn/s':>8}")
+            f" {'zero s':>6} {'slow s':>6} {'CPU s/GiB':>9} {'RSS MiB':>8}"
+            f" {'conn/s':>8}")
     print(head)
     print("-" * len(head))
     for c in cases:
@@ -202,12 +222,15 @@ def table(cases):
                 conn = f"{conn:.0f}!{c['connrate']['failed']}"
             elif conn is not None:
                 conn = f"{conn:.0f}"
-            print(f"{c['label'] if first else '':<26} {DIR_NAMES[d]:<12}"
-                  f" {med:>8} {spread:>15} {s['zero_intervals']:>6}"
-                  f" {fmt(s['cpu_s_per_gib'], '.2f'):>9}"
-                  f" {fmt(rss / 1024 if rss and first else None, '.1f'):>8}"
-                  f" {(conn or '-') if first else '':>8}")
+            line = (f"{c['label'] if first else '':<26} {DIR_NAMES[d]:<12}"
+                    f" {med:>8} {spread:>15} {s['zero_intervals']:>6}"
+                    f" {s['slow_intervals']:>6}"
+                    f" {fmt(s['cpu_s_per_gib'], '.2f'):>9}"
+                    f" {fmt(rss / 1024 if rss and first else None, '.1f'):>8}"
+                    f" {(conn or '-') if first else '':>8}")
+            print(line.rstrip())
             first = False
+    print(LEGEND)
 
 
 def plot_data(path, cases):
