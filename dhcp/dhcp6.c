@@ -452,7 +452,8 @@ static bool put_ias(const struct conf *c, const struct dhcp6_req *req,
 
 /**
  * dns_name_encode() - encode a domain name as uncompressed DNS labels
- * @name:	domain name, dotted, optionally with a trailing dot
+ * @name:	domain name, dotted, optionally with a trailing dot, at most
+ *		CONF_SEARCH_LEN characters are read
  * @out:	where the encoded name goes
  * @size:	room at @out
  *
@@ -461,21 +462,23 @@ static bool put_ias(const struct conf *c, const struct dhcp6_req *req,
  */
 static size_t dns_name_encode(const char *name, uint8_t *out, size_t size)
 {
-	const char *dot;
+	const char *end = name + strnlen(name, CONF_SEARCH_LEN + 1), *dot;
 	size_t n = 0, len;
 
 	if (size > DNS_NAME_MAX)
 		size = DNS_NAME_MAX;
 
-	while (*name) {
-		dot = strchrnul(name, '.');
+	while (name < end) {
+		dot = memchr(name, '.', (size_t)(end - name));
+		if (!dot)
+			dot = end;
 		len = (size_t)(dot - name);
 		if (!len || len > DNS_LABEL_MAX || n + 1 + len + 1 > size)
 			return 0;
 		out[n++] = (uint8_t)len;
 		memcpy(out + n, name, len);
 		n += len;
-		name = *dot ? dot + 1 : dot;
+		name = dot < end ? dot + 1 : end;
 	}
 	if (!n)
 		return 0;
