@@ -67,6 +67,8 @@ bench_info() {
 		echo "iperf3=$(iperf3 --version | head -n 1)"
 		echo "conns=$BENCH_CONNS"
 		echo "conn_parallel=$BENCH_PARALLEL"
+		# Other work on the machine skews every figure: keep the load
+		echo "loadavg_start=$(cut -d' ' -f1-3 /proc/loadavg)"
 	} >"$RAW/info"
 }
 
@@ -377,7 +379,10 @@ case_vm netshim
 case_vm passt
 case_vm slirp
 
-echo "elapsed_s=$(($(date +%s) - START))" >>"$RAW/info"
+{
+	echo "loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "elapsed_s=$(($(date +%s) - START))"
+} >>"$RAW/info"
 python3 "$BENCH_DIR/report.py" "$OUT"
 rc=$?
 plot

@@ -194,6 +194,22 @@ def fmt(val, spec):
     return "-" if val is None else format(val, spec)
 
 
+def header(info):
+    """Print what the figures were measured on.
+
+    @info: the run's settings and machine (raw/info)
+    """
+    print(f"{info.get('date', '?')}: {info.get('host_cores', '?')} cores"
+          f" ({info.get('host_cpu', '?')}), Linux"
+          f" {info.get('host_kernel', '?')}; {info.get('time_s', '?')} s x"
+          f" {info.get('runs', '?')} runs; VM guests under"
+          f" {info.get('vm_accel', '?')}")
+    print(f"load average at start {info.get('loadavg_start', '?')},"
+          f" at end {info.get('loadavg_end', '?')}"
+          f" (above 0 means other work shared the CPUs)")
+    print()
+
+
 def table(cases):
     """Print the human-readable table.
 
@@ -292,6 +308,7 @@ def main():
         json.dump(result, f, indent=1)
         f.write("\n")
     plot_data(os.path.join(outdir, "throughput.dat"), cases)
+    header(info)
     table(cases)
     errors = broken(cases)
     for e in errors:
