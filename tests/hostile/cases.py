@@ -581,11 +581,12 @@ def g_deaf(sender, sock, secs):
         g.send("blind ACKs", [frame4(6, tcp(45000, PORT_ZERO, seq,
                                             ack + i * 65536, 0x10))
                               for i in range(200)])
-    for i in range(50):
+    # Answers of 14 MB: more than the queue to the VMM and the socket hold
+    for i in range(100):
         g.send("ARP and ping flood %d" % i,
                [arp_req(bytes([198, 51, 100, 2 + j % 250]))
                 for j in range(100)] +
-               [frame4(1, icmp_echo(0x77, j, b"p" * 1000, src=GUEST4,
+               [frame4(1, icmp_echo(0x77, j, b"p" * 1400, src=GUEST4,
                                     dst=PEER4)) for j in range(100)])
     print("deaf: flood written, holding %d s" % secs, flush=True)
     rc = g.finish(secs * 1000)

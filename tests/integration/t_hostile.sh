@@ -226,7 +226,15 @@ group_deaf() {
 	sleep 1
 	counters >/dev/null
 	check_mem "deaf VMM (still connected)"
-	log "ok: deaf VMM: SIGUSR1 answered, RSS $(rss_kb) KiB"
+	# Ten seconds unread, the backend answering all along
+	for _ in $(seq 9); do
+		sleep 1
+		counters >/dev/null
+	done
+	check_mem "deaf VMM (still connected)"
+	counters | grep -qE 'drop_tx_full +[1-9]' ||
+		fail "deaf VMM: the queue to the VMM never filled (drop_tx_full 0)"
+	log "ok: deaf VMM, 10 s: SIGUSR1 answered, RSS $(rss_kb) KiB"
 	relay_round "a deaf VMM, replaced by the relay"
 	wait "$pid"
 	cat "$WORK/deaf.out"
