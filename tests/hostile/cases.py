@@ -38,6 +38,7 @@ PORT_ZERO = 9000	# peer: streams zeros to whoever connects
 PORT_ECHO = 9001	# peer: echoes
 PORT_DEAF = 9002	# peer: listens, never accepts
 PORT_CLOSED = 9
+PORT_POD_LO = 9999	# pod: listens on its loopback only
 
 FAILS = []
 LOG = open(os.environ.get("HOSTILE_LOG", "/dev/null"), "a")
@@ -450,12 +451,54 @@ def g_l3(sender, sock):
                 frame4(6, tcp(40014, PORT_ECHO, 5, 0, 0x02, dst=a), dst=a)])
     g.barrier("foreign addresses")
 
+    pod_loopback(g)
     echo = icmp_echo(0x4242, 7, b"alive", src=GUEST4, dst=PEER4)
     g.send("ping after all", [frame4(1, echo)])
     if not g.expect(lambda f: len(f) > 40 and f[12:14] == b"\x08\x00" and
                     f[23] == 1 and f[34] == 0, timeout=5):
         fail("no echo reply from the peer after the IP cases")
     g.finish()
+
+
+def pod_loopback(g):
+    """The pod's loopback is not the guest's: nothing may reach it.
+
+    The pod listens on 127.0.0.1 and ::1 port PORT_POD_LO (TCP and UDP);
+    a SYN-ACK means netshim connected the guest to it.  What UDP delivers
+    there is checked by the caller.
+    """
+    lo6 = bytes(15) + b"\1"
+    for n, dst in enumerate((bytes([127, 0, 0, 1]), bytes([127, 0, 0, 2]),
+                             lo6)):
+        sp = 46000 + n
+        if len(dst) == 4:
+            f = frame4(6, tcp(sp, PORT_POD_LO, 1, 0, 0x02, dst=dst), dst=dst)
+            u = frame4(17, udp(sp, PORT_POD_LO, b"hostile-loopback\n",
+                               dst=dst), dst=dst)
+        else:
+            f = frame6(6, tcp(sp, PORT_POD_LO, 1, 0, 0x02, src=GUEST6,
+                              dst=dst), dst=dst)
+            u = frame6(17, udp(sp, PORT_POD_LO, b"hostile-loopback\n",
+                               src=GUEST6, dst=dst), dst=dst)
+        name = "pod loopback %s" % dst.hex()
+        g.send(name, [f, u])
+        got = g.expect(lambda x: syn_ack_to(x, sp), timeout=1)
+        if got:
+            fail("%s: SYN-ACK: the guest reached the pod's loopback "
+                 "(frame %s)" % (name, f.hex()))
+    g.barrier("pod loopback")
+
+
+def syn_ack_to(f, dport):
+    """An IPv4 or IPv6 SYN-ACK to the guest's port dport."""
+    if f[12:14] == b"\x08\x00" and len(f) >= 34 and f[23] == 6:
+        t = f[14 + (f[14] & 15) * 4:]
+    elif f[12:14] == b"\x86\xdd" and len(f) >= 54 and f[20] == 6:
+        t = f[54:]
+    else:
+        return False
+    return (len(t) >= 14 and struct.unpack("!H", t[2:4])[0] == dport and
+            t[13] & 0x12 == 0x12)
 
 
 def g_tcp(sender, sock):
