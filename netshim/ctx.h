@@ -46,6 +46,7 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(drop_frag,		"dropped: IP fragments")		\
 	X(drop_proto,		"dropped: unsupported protocol")	\
 	X(drop_src,		"dropped: source not the guest's")	\
+	X(drop_dst,		"dropped: loopback or unspecified destination") \
 	X(drop_csum,		"dropped: bad checksum")		\
 	X(drop_udp,		"dropped: malformed UDP")		\
 	X(drop_icmp,		"dropped: malformed or unsupported ICMP") \

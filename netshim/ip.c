@@ -209,6 +209,14 @@ void ip4_input(struct ctx *c, const struct pkt *p)
 		c->cnt.drop_src++;
 		return;
 	}
+	/* The pod's loopback is the pod's, not the guest's: sidecars keep
+	 * their admin ports there.  Only --map-host-loopback reaches it.
+	 */
+	if ((ntohl(inany_to4(&m.dst).s_addr) >> 24) == 127 ||
+	    (ntohl(inany_to4(&m.dst).s_addr) >> 24) == 0) {
+		c->cnt.drop_dst++;
+		return;
+	}
 	ip_dispatch(c, &m, &l4);
 }
 
@@ -238,6 +246,11 @@ void ip6_input(struct ctx *c, const struct pkt *p)
 	if (!IN6_IS_ADDR_LINKLOCAL(&m.src) && !IN6_IS_ADDR_UNSPECIFIED(&m.src) &&
 	    (!c->conf.v6 || !inany_eq(&m.src, &c->conf.addr6))) {
 		c->cnt.drop_src++;
+		return;
+	}
+	if (IN6_IS_ADDR_LOOPBACK(&m.dst) || IN6_IS_ADDR_UNSPECIFIED(&m.dst) ||
+	    IN6_IS_ADDR_V4MAPPED(&m.dst)) {
+		c->cnt.drop_dst++;
 		return;
 	}
 	ip_dispatch(c, &m, &l4);
