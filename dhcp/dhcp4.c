@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "dnsname.h"
 #include "dhcp.h"
 
 /* BOOTP message layout (RFC 2131, 2) */
@@ -66,8 +67,6 @@ enum dhcp4_type {
 };
 
 #define OPT_MAX_LEN		255
-#define DNS_NAME_MAX		255
-#define DNS_LABEL_MAX		63
 
 /**
  * struct dhcp4_req - what a client request asks for
@@ -271,42 +270,6 @@ static bool dhcp4_put_long(struct dhcp4_buf *o, uint8_t code,
 		dhcp4_put(o, code, val, chunk);
 	}
 	return true;
-}
-
-/**
- * dns_name_encode() - encode a domain name as uncompressed DNS labels
- * @name:	domain name, dotted, optionally with a trailing dot, at most
- *		CONF_SEARCH_LEN characters are read
- * @out:	where the encoded name goes
- * @size:	room at @out
- *
- * Return: encoded length, or 0 if the name is empty, malformed, longer than
- *	   a DNS name may be, or does not fit
- */
-static size_t dns_name_encode(const char *name, uint8_t *out, size_t size)
-{
-	const char *end = name + strnlen(name, CONF_SEARCH_LEN + 1), *dot;
-	size_t n = 0, len;
-
-	if (size > DNS_NAME_MAX)
-		size = DNS_NAME_MAX;
-
-	while (name < end) {
-		dot = memchr(name, '.', (size_t)(end - name));
-		if (!dot)
-			dot = end;
-		len = (size_t)(dot - name);
-		if (!len || len > DNS_LABEL_MAX || n + 1 + len + 1 > size)
-			return 0;
-		out[n++] = (uint8_t)len;
-		memcpy(out + n, name, len);
-		n += len;
-		name = dot < end ? dot + 1 : end;
-	}
-	if (!n)
-		return 0;
-	out[n++] = 0;
-	return n;
 }
 
 /**

@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "dnsname.h"
 #include "ndp.h"
 
 #define ICMP6_RS		133
@@ -47,8 +48,6 @@
 /* RFC 6980 forbids fragmented ND messages: keep every RA in one packet */
 #define RA_MAX_LEN		(IPV6_MIN_MTU - IPV6_HDR_LEN)
 
-#define DNS_LABEL_MAX		63
-#define DNS_NAME_MAX		255
 
 /* ff02::1, where RAs go when the soliciting node has no address yet */
 static const struct in6_addr all_nodes = {
@@ -225,40 +224,6 @@ static void ra_put_rdnss(const struct conf *c, struct ndp_buf *b)
 	wr32(p + 4, LIFETIME_INFINITE);
 	for (i = 0; i < n; i++)
 		memcpy(p + OPT_UNIT + i * addr_len, &c->dns6[i], addr_len);
-}
-
-/**
- * dns_name_encode() - encode a dotted domain name in DNS wire format
- * @name:	domain name, NUL-terminated, optional trailing dot
- * @wire:	output
- * @room:	bytes available at @wire
- *
- * Return: length of the encoding, 0 if the name is empty, not a valid DNS
- *	   name (empty or overlong label, too long), or does not fit
- */
-static size_t dns_name_encode(const char *name, uint8_t *wire, size_t room)
-{
-	size_t len = 0;
-
-	while (*name) {
-		size_t label = strcspn(name, ".");
-
-		if (!label || label > DNS_LABEL_MAX)
-			return 0;
-		if (len + 1 + label + 1 > room ||
-		    len + 1 + label + 1 > DNS_NAME_MAX)
-			return 0;
-		wire[len] = (uint8_t)label;
-		memcpy(wire + len + 1, name, label);
-		len += 1 + label;
-		name += label;
-		if (*name == '.')
-			name++;
-	}
-	if (!len)
-		return 0;
-	wire[len++] = 0;
-	return len;
 }
 
 /**
