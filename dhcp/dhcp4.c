@@ -51,6 +51,7 @@ enum dhcp4_opt {
 	OPT_SERVER_ID	= 54,
 	OPT_MAX_SIZE	= 57,
 	OPT_SEARCH	= 119,
+	OPT_ROUTES	= 121,
 	OPT_END		= 255,
 };
 
@@ -328,6 +329,34 @@ static uint32_t prefix_to_mask(int prefix)
 }
 
 /**
+ * dhcp4_put_routes() - classless static routes when the gateway is off-link
+ * @c:		configuration
+ * @o:		reply being written
+ *
+ * Pods often have a /32 address with a gateway outside it (Calico's
+ * 169.254.1.1): a plain router option then names a gateway the guest cannot
+ * reach.  Option 121 (RFC 3442) gives a host route to the gateway on the
+ * link, then the default route through it; clients that take option 121
+ * ignore option 3.
+ *
+ * Return: true if it fit, or was not needed
+ */
+static bool dhcp4_put_routes(const struct conf *c, struct dhcp4_buf *o)
+{
+	uint32_t mask = prefix_to_mask(c->prefix4);
+	uint8_t r[5 + 4 + 1 + 4];
+
+	if (!((c->addr4.s_addr ^ c->gw4.s_addr) & mask))
+		return true;
+	r[0] = 32;			/* gateway/32, on the link */
+	memcpy(r + 1, &c->gw4, 4);
+	memset(r + 5, 0, 4);
+	r[9] = 0;			/* default, through the gateway */
+	memcpy(r + 10, &c->gw4, 4);
+	return dhcp4_put(o, OPT_ROUTES, r, sizeof(r));
+}
+
+/**
  * dhcp4_put_config() - append the options that configure the guest
  * @c:		configuration
  * @o:		reply being written
@@ -354,7 +383,8 @@ static bool dhcp4_put_config(const struct conf *c, struct dhcp4_buf *o,
 	    !dhcp4_put(o, OPT_SERVER_ID, &c->gw4, 4) ||
 	    (lease && !dhcp4_put(o, OPT_LEASE, lease_time, 4)) ||
 	    !dhcp4_put(o, OPT_MASK, &mask, 4) ||
-	    !dhcp4_put(o, OPT_ROUTER, &c->gw4, 4))
+	    !dhcp4_put(o, OPT_ROUTER, &c->gw4, 4) ||
+	    !dhcp4_put_routes(c, o))
 		return false;
 	if (n_dns > 0 && !dhcp4_put(o, OPT_DNS, c->dns4, 4 * (size_t)n_dns))
 		return false;

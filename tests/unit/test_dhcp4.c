@@ -645,6 +645,27 @@ static void test_mtu(void **state)
 	EXPECT_OPT(r, n, 26, 0, 68);
 }
 
+/* A /32 pod address with an off-link gateway gets classless routes */
+static void test_offlink_gateway_routes(void **state)
+{
+	uint8_t b[MSG_MAX], r[MSG_MAX];
+	struct dhcp4_dest d;
+	struct conf c;
+	size_t n;
+
+	(void)state;
+	conf_init(&c);
+	n = reply(&c, b, discover(b), r, &d);
+	expect_no_opt(r, n, 121);	/* gateway on the /24: not needed */
+
+	c.prefix4 = 32;
+	c.gw4.s_addr = ip("198.51.100.1");
+	n = reply(&c, b, discover(b), r, &d);
+	EXPECT_OPT(r, n, 121, 32, 198, 51, 100, 1, 0, 0, 0, 0,
+		   0, 198, 51, 100, 1);
+	EXPECT_OPT(r, n, 3, 198, 51, 100, 1);
+}
+
 /**
  * long_search() - fill the search list with six names of 250 bytes
  * @c:		configuration
@@ -753,6 +774,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_discover),
+		cmocka_unit_test(test_offlink_gateway_routes),
 		cmocka_unit_test(test_request),
 		cmocka_unit_test(test_request_other_nak),
 		cmocka_unit_test(test_request_nothing_nak),
