@@ -12,7 +12,8 @@ before and after), and optionally "rss" (VmHWM, kB) and "connrate.json".
 
 Writes OUTDIR/results.json and OUTDIR/throughput.dat (for throughput.gp)
 and prints the table. Exit status 1 when any transfer failed or moved
-nothing, so the benchmark fails on broken transfers, never on speed.
+nothing, or netshim let a whole second pass without moving a byte: the
+benchmark fails on broken transfers, never on speed.
 """
 import json
 import os
@@ -271,7 +272,7 @@ def plot_data(path, cases):
 
 
 def broken(cases):
-    """Tell whether any transfer failed.
+    """Tell whether any transfer failed, or netshim stalled.
 
     @cases: summarised cases
 
@@ -284,6 +285,11 @@ def broken(cases):
                 if r["error"]:
                     out.append(f"{c['label']} {DIR_NAMES[d]} run {i}:"
                                f" {r['error']}")
+            # A second with nothing moved is a bug for netshim, whose
+            # window is the socket's: never the price of a slow machine
+            if c.get("backend") == "netshim" and s["zero_intervals"]:
+                out.append(f"{c['label']} {DIR_NAMES[d]}: stalled for"
+                           f" {s['zero_intervals']} s")
         conn = c.get("connrate")
         if conn is not None and not conn.get("ok"):
             out.append(f"{c['label']}: no connection succeeded")
