@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+#
+# peer.sh - the servers the test guest talks to, started in the peer
+# namespace of tests/lib/topo.sh (source that first, after topo_init):
+#
+#   5201/tcp  iperf3 -s
+#   5001/tcp  hashing sink: reads exactly VM_TCP_MIB MiB (default 20, the
+#             guest's netshim.tcp_mib), keeps them in $WORK/vm-up.bin,
+#             answers their sha256 and closes
+#   5002/tcp  source: sends $WORK/vm-up.bin back and closes
+#   5003/tcp  answers the sha256 of what it got once the guest half-closes
+#   5007/udp  echo
+#
+# All listen on IPv4 and IPv6. Each process is recorded with topo_pid_add,
+# and topo_cleanup stops them.
+
+# vm_peer_start - start one server in the peer namespace and record it.
+# @1: name for the log file $WORK/peer-NAME.log
+# @2...: command
+vm_peer_start() {
+	local name=$1
+
+	shift
+	ip netns exec "$NS_PEER" "$@" >"$WORK/peer-$name.log" 2>&1 &
+	topo_pid_add "$!"
+}
+
+# vm_peer_wait - wait until the peer listens on a port.
+# @1: tcp or udp
+# @2: port
+vm_peer_wait() {
+	local i flag=-Hltn
+
+	[ "$1" = udp ] && flag=-Hlun
+	for i in $(seq 50); do
+		[ -n "$(in_peer ss "$flag" "sport = :$2")" ] && return 0
+		sleep 0.1
+	done
+	fail "peer: nothing listens on $1 port $2 after 5 s"
+}
+
+# vm_peer_iperf - iperf3 server in the peer.
+vm_peer_iperf() {
+	vm_peer_start iperf3 iperf3 -s
+	vm_peer_wait tcp 5201
+}
+
+# vm_peer_servers - every server of the check scenario.
+vm_peer_servers() {
+	vm_peer_iperf
+	: >"$WORK/vm-up.bin"
+	vm_peer_start sink socat \
+		TCP6-LISTEN:5001,ipv6only=0,reuseaddr,fork \
+		SYSTEM:"head -c $((${VM_TCP_MIB:-20} * 1048576)) | tee $WORK/vm-up.bin | sha256sum"
+	# -t 10: once the guest has half-closed, wait for the hash
+	vm_peer_start half socat -t 10 \
+		TCP6-LISTEN:5003,ipv6only=0,reuseaddr,fork SYSTEM:sha256sum
+	# -U: only send; the guest's early close of its side ends nothing
+	vm_peer_start source socat -U \
+		TCP6-LISTEN:5002,ipv6only=0,reuseaddr,fork \
+		"OPEN:$WORK/vm-up.bin,rdonly"
+	vm_peer_start echo socat -T 5 \
+		UDP6-RECVFROM:5007,ipv6only=0,fork PIPE
+	vm_peer_wait tcp 5001
+	vm_peer_wait tcp 5002
+	vm_peer_wait tcp 5003
+	vm_peer_wait udp 5007
+}
+
+# vm_result - value of one NETSHIM-RESULT line of a guest's console log.
+# @1: log file
+# @2: key
+vm_result() {
+	sed -n "s/^NETSHIM-RESULT $2 //p" "$1" | head -n 1
+}

@@ -1,0 +1,139 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# run-vm.sh - boot the test guest under QEMU and run one scenario
+#
+# Usage: tests/vm/run-vm.sh SCENARIO SOCKETPATH [KERNEL ARGS...]
+#
+# The guest (Debian's kernel, the initramfs of mkinitramfs.sh) gets one
+# virtio-net NIC on `-netdev stream` connected to SOCKETPATH, where netshim
+# or passt listens, runs tests/vm/scenarios/SCENARIO.sh and powers off.
+# Extra arguments go to the kernel command line (netshim.KEY=VALUE are the
+# scenarios' parameters).
+#
+# Environment:
+#   NETDEV=user     QEMU's built-in libslirp instead of the stream socket
+#                   (SOCKETPATH is then ignored; run it in the pod netns)
+#   VM_LOG=FILE     console log (default build/vm/SCENARIO.log), with the
+#                   serial line's carriage returns removed
+#   VM_QUIET=1      do not copy the console to stdout
+#   VM_TIMEOUT=SEC  hard limit of the whole run (default 300)
+#   VM_ACCEL=kvm|tcg  skip the probe
+#   VM_PCAP=FILE    record the guest's frames (QEMU filter-dump)
+#
+# Exit status: 0 when the guest printed NETSHIM-DONE, 1 otherwise.
+set -eu
+
+VMDIR=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$VMDIR/../.." && pwd)
+OUT=$REPO/build/vm
+
+usage() {
+	echo "usage: $0 SCENARIO SOCKETPATH [KERNEL ARGS...]" >&2
+	exit 2
+}
+
+# kvm_boots - tell whether KVM really runs our guest here. /dev/kvm may
+# exist and even run real-mode code yet hang once the kernel starts (seen
+# under nested virtualisation), so the probe boots the guest itself to /init
+# with netshim.run=probe; that takes about a second where KVM works.
+# Return: 0 when it does.
+kvm_boots() {
+	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 1
+	timeout -k 2 20 qemu-system-x86_64 -accel kvm -m 256 -smp 1 \
+		-nographic -nodefaults -no-reboot -serial stdio \
+		-kernel "$KERNEL" -initrd "$OUT/initramfs.cpio.gz" \
+		-append "console=ttyS0 quiet panic=-1 netshim.run=probe" \
+		</dev/null 2>/dev/null | grep -q NETSHIM-DONE
+}
+
+# pick_accel - print the QEMU accelerator to use: VM_ACCEL, or the verdict
+# of kvm_boots cached in build/vm/accel for this kernel, QEMU and host.
+pick_accel() {
+	if [ -n "${VM_ACCEL:-}" ]; then
+		echo "$VM_ACCEL"
+		return
+	fi
+	key="$(uname -r) $(qemu-system-x86_64 --version | head -n 1) $KERNEL"
+	if [ -f "$OUT/accel" ] && [ "$(sed 1d "$OUT/accel")" = "$key" ]; then
+		head -n 1 "$OUT/accel"
+		return
+	fi
+	if kvm_boots; then
+		accel=kvm
+	else
+		accel=tcg
+	fi
+	printf '%s\n%s\n' "$accel" "$key" >"$OUT/accel"
+	echo "$accel"
+}
+
+[ $# -ge 2 ] || usage
+SCENARIO=$1
+SOCK=$2
+shift 2
+[ -f "$VMDIR/scenarios/$SCENARIO.sh" ] || {
+	echo "run-vm: no scenario $SCENARIO in $VMDIR/scenarios" >&2
+	exit 2
+}
+
+"$VMDIR/mkinitramfs.sh" "$OUT"
+KERNEL=$(cat "$OUT/kernel")
+LOG=${VM_LOG:-$OUT/$SCENARIO.log}
+TIMEOUT=${VM_TIMEOUT:-300}
+ACCEL=$(pick_accel)
+if [ "$ACCEL" != kvm ]; then
+	echo "run-vm: KVM cannot run guests here: using TCG (slow)" >&2
+fi
+
+case "${NETDEV:-stream}" in
+user)
+	NET="user,id=n"
+	;;
+stream)
+	[ -S "$SOCK" ] || {
+		echo "run-vm: $SOCK is not a listening socket" >&2
+		exit 1
+	}
+	NET="stream,id=n,server=off,addr.type=unix,addr.path=$SOCK"
+	;;
+*)
+	echo "run-vm: NETDEV must be stream or user" >&2
+	exit 2
+	;;
+esac
+
+CONSOLE=/dev/stdout
+[ -z "${VM_QUIET:-}" ] || CONSOLE=/dev/null
+PCAP=""
+[ -z "${VM_PCAP:-}" ] ||
+	PCAP="-object filter-dump,id=dump,netdev=n,file=$VM_PCAP"
+mkdir -p "$(dirname "$LOG")"
+rm -f "$LOG" "$LOG.raw"
+echo "run-vm: $SCENARIO, $ACCEL, netdev ${NETDEV:-stream}, log $LOG" >&2
+start=$(date +%s.%N)
+rc=0
+# shellcheck disable=SC2086 # $PCAP is empty or two words
+timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" -m 512 -smp 1 \
+	-nographic -nodefaults -no-reboot \
+	-chardev "stdio,id=con,signal=off,logfile=$LOG.raw" -serial chardev:con \
+	-kernel "$KERNEL" -initrd "$OUT/initramfs.cpio.gz" \
+	-append "console=ttyS0 quiet panic=-1 netshim.run=$SCENARIO $*" \
+	-device virtio-net-pci,netdev=n,mac=52:54:00:12:34:56 \
+	-netdev "$NET" $PCAP </dev/null >"$CONSOLE" ||
+	rc=$?
+end=$(date +%s.%N)
+tr -d '\r' <"$LOG.raw" >"$LOG"
+rm -f "$LOG.raw"
+
+secs=$(echo "$end $start" | awk '{ printf "%.1f", $1 - $2 }')
+if grep -q '^NETSHIM-DONE' "$LOG"; then
+	echo "run-vm: $SCENARIO done in $secs s" >&2
+	exit 0
+fi
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+	echo "run-vm: $SCENARIO timed out after $TIMEOUT s" >&2
+else
+	echo "run-vm: $SCENARIO ended without NETSHIM-DONE (qemu status $rc, $secs s)" >&2
+fi
+exit 1

@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# bench scenario: iperf3 from the guest to a server and back, each run's
+# JSON report printed between "NETSHIM-JSON-BEGIN dir" and
+# "NETSHIM-JSON-END dir" lines (dir: up or down) for the host to parse.
+# Parameters: netshim.server (default netshim.peer4), netshim.iperf_time
+# (seconds, default 10), netshim.iperf_args (extra iperf3 arguments,
+# comma separated since the kernel command line splits on spaces, e.g.
+# netshim.iperf_args=-P,4).
+
+# bench_run - run one iperf3 client and print its JSON between markers.
+# @1: direction name (up, down)
+# @2...: extra iperf3 arguments
+bench_run() {
+	dir=$1
+	shift
+	echo "NETSHIM-JSON-BEGIN $dir"
+	timeout $((${netshim_iperf_time:-10} + 30)) iperf3 -c "$server" \
+		-t "${netshim_iperf_time:-10}" --connect-timeout 5000 -J \
+		$extra "$@" >/tmp/iperf.json 2>&1
+	rc=$?
+	cat /tmp/iperf.json
+	echo
+	echo "NETSHIM-JSON-END $dir"
+	if [ $rc -eq 0 ]; then
+		result "bench_$dir" ok
+	else
+		result "bench_$dir" "fail iperf3 exit $rc"
+	fi
+}
+
+server=${netshim_server:-$PEER4}
+extra=$(echo "${netshim_iperf_args:-}" | tr , ' ')
+dhcp4
+case "$server" in
+*:*) slaac ;;
+esac
+bench_run up
+bench_run down -R

@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# A real Linux guest under QEMU, its virtio-net NIC on the backend's stream
+# socket, runs the "check" scenario: DHCPv4, SLAAC, DHCPv6, ping, DNS, TCP
+# payloads checked by sha256 both ways and UDP echo, over IPv4 and IPv6.
+# Every NETSHIM-RESULT the guest prints must be ok and carry the pod's
+# addresses. Works from tests/vm/ or linked/copied into tests/integration/.
+# BACKEND=netshim|passt as for every topo.sh test; VM_ACCEL=kvm|tcg forces
+# the accelerator.
+
+set -u
+VM=$(cd "$(dirname "$(readlink -f "$0")")/../vm" && pwd)
+. "$VM/../lib/topo.sh"
+. "$VM/peer.sh"
+
+# expect - fail unless a result of the guest starts with "ok" and, when a
+# pattern is given, matches it.
+# $1: key
+# $2: extended regular expression the value must match (optional)
+expect() {
+	local v
+
+	v=$(vm_result "$LOG" "$1")
+	[ -n "$v" ] || fail "guest reported no $1"
+	case "$v" in
+	ok*) ;;
+	*) fail "$1: $v" ;;
+	esac
+	if [ -n "${2:-}" ] && ! echo "$v" | grep -Eq "$2"; then
+		fail "$1: '$v' does not match '$2'"
+	fi
+	log "ok: $1 ${v#ok }"
+}
+
+topo_init
+topo_peer_pod
+topo_dns
+vm_peer_servers
+topo_backend
+LOG=$WORK/vm.log
+VM_LOG=$LOG VM_TIMEOUT=${VM_TIMEOUT:-270} \
+	"$VM/run-vm.sh" check "$WORK/backend.sock" ||
+	fail "the guest did not finish: $(tail -n 5 "$LOG" 2>/dev/null)"
+
+expect dhcp4 ' 203\.0\.113\.2/24$'
+[ "$(vm_result "$LOG" dhcp4_router)" = 203.0.113.1 ] ||
+	fail "DHCPv4 router: $(vm_result "$LOG" dhcp4_router)"
+expect slaac ' 2001:db8:1:0:[0-9a-f:]+/64$'
+expect dhcp6 ' 2001:db8:1::2/'
+expect ping4
+expect ping6
+expect dns ' 203\.0\.113\.1 .*2001:db8:1::1'
+for k in tcp4_up tcp4_down tcp6_up tcp6_down udp4_echo udp6_echo; do
+	expect "$k"
+done
+for k in tcp4_halfclose tcp6_halfclose; do
+	# Debian 12's passt (0.0~git20230309) never passes the peer's FIN on
+	# once the guest has closed its side, and was seen sending the
+	# peer's last data twice: a passt bug, recorded, not failed, so the
+	# harness itself can be checked against passt.
+	if [ "$BACKEND" = passt ]; then
+		log "passt: $k $(vm_result "$LOG" "$k")"
+		continue
+	fi
+	expect "$k"
+done
+log "guest check passed behind $BACKEND"
