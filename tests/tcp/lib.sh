@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+#
+# Helpers of the TCP integration tests (tests/integration/t_tcp_*.sh),
+# sourced after tests/lib/topo.sh.
+#
+# Bulk data is a deterministic AES-CTR keystream: the sender streams it and
+# hashes what it sent, the receiver hashes what it got, so no test stores
+# gigabytes on disk and both ends are compared.
+
+TCP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# tcp_gen() - deterministic pseudo-random stream on stdout
+# $1: seed (a small number: distinct seeds give distinct data), $2: bytes
+tcp_gen() {
+	openssl enc -aes-128-ctr -K "$(printf '%032x' "$1")" -iv 0 \
+		</dev/zero 2>/dev/null | head -c "$2"
+}
+
+# tcp_size() - bytes of a size with a K, M or G suffix (binary units)
+# $1: size
+tcp_size() {
+	numfmt --from=iec "$1"
+}
+
+# tcp_wait_listen() - wait until a TCP port listens in a namespace
+# $1: namespace, $2: port
+tcp_wait_listen() {
+	local _
+
+	for _ in $(seq 50); do
+		ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q . &&
+			return 0
+		sleep 0.1
+	done
+	fail "nothing listens on TCP port $2 in $1 after 5 s"
+}
+
+# tcp_wait_file() - wait until a file is not empty: a hash is complete
+# $1: file, $2: seconds (default 10)
+tcp_wait_file() {
+	local _
+
+	for _ in $(seq $((${2:-10} * 10))); do
+		[ -s "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# tcp_recv_bg() - receive one connection in the background, hash it
+# $1: namespace, $2: seconds allowed, $3: socat address, $4: file prefix
+#
+# Leaves "<sha256> <bytes>" in $4.recv once the stream ended; RECV_PID is
+# the pipeline's last process, for wait.
+tcp_recv_bg() {
+	rm -f "$4.recv" "$4.hash" "$4.bytes"
+	ip netns exec "$1" timeout "$2" socat -u "$3" - 2>>"$4.err" |
+		tee >(wc -c >"$4.bytes") |
+		sha256sum | cut -d' ' -f1 >"$4.hash" &
+	RECV_PID=$!
+}
+
+# tcp_recv_end() - wait for tcp_recv_bg's pipeline, then write $4.recv
+# $1: file prefix
+tcp_recv_end() {
+	wait "$RECV_PID"
+	tcp_wait_file "$1.bytes" 5 || echo 0 >"$1.bytes"
+	echo "$(cat "$1.hash") $(cat "$1.bytes")" >"$1.recv"
+}
+
+# tcp_send() - stream generated data through socat, hash what was sent
+# $1: namespace, $2: seconds allowed, $3: socat address, $4: file prefix,
+# $5: seed, $6: bytes
+#
+# Leaves "<sha256> <bytes>" in $4.sent.  Return: socat's exit status
+tcp_send() {
+	local rc
+
+	rm -f "$4.sent" "$4.shash"
+	tcp_gen "$5" "$6" |
+		tee >(sha256sum | cut -d' ' -f1 >"$4.shash") |
+		ip netns exec "$1" timeout "$2" socat -u - "$3" 2>>"$4.err"
+	rc=${PIPESTATUS[2]}
+	tcp_wait_file "$4.shash" 10 || echo none >"$4.shash"
+	echo "$(cat "$4.shash") $6" >"$4.sent"
+	return "$rc"
+}
+
+# tcp_check() - compare what was sent and what was received
+# $1: file prefix, $2: what the transfer was, for messages
+tcp_check() {
+	local sent recv
+
+	sent=$(cat "$1.sent" 2>/dev/null)
+	recv=$(cat "$1.recv" 2>/dev/null)
+	[ -n "$sent" ] && [ "$sent" = "$recv" ] ||
+		fail "$2: sent '$sent', received '$recv' (sha256 bytes);" \
+			"socat: $(tail -3 "$1.err" 2>/dev/null | tr '\n' ' ')"
+}
+
+# tcp_rate() - log a transfer's duration and throughput
+# $1: what, $2: bytes, $3: start time in ns (date +%s%N)
+tcp_rate() {
+	local ms=$(( ($(date +%s%N) - $3) / 1000000 ))
+
+	[ "$ms" -gt 0 ] || ms=1
+	log "ok: $1: $(numfmt --to=iec "$2")B in ${ms} ms," \
+		"$(( $2 / 1000 * 8 / ms )) Mbit/s"
+}
+
+# tcp_upload() - the guest-side client sends, a server in another
+# namespace receives; checks the hashes
+# $1: client ns, $2: server ns, $3: family (4 or 6), $4: server address,
+# $5: port, $6: seed, $7: bytes, $8: seconds allowed
+tcp_upload() {
+	local p=$WORK/up-$3-$5-$6 t0 a=$4
+
+	[ "$3" = 6 ] && a="[$4]"
+	tcp_recv_bg "$2" "$8" "TCP$3-LISTEN:$5,reuseaddr" "$p"
+	tcp_wait_listen "$2" "$5"
+	t0=$(date +%s%N)
+	tcp_send "$1" "$8" "TCP$3:$a:$5" "$p" "$6" "$7" ||
+		log "sender socat failed: $(tail -2 "$p.err")"
+	tcp_recv_end "$p"
+	tcp_check "$p" "$(tcp_size_str "$7") $1 -> $4 port $5"
+	tcp_rate "$1 -> $4 port $5" "$7" "$t0"
+}
+
+# tcp_download() - a server in another namespace sends on a connection
+# the client opened, the client receives; checks the hashes
+# $1: client ns, $2: server ns, $3: family (4 or 6), $4: server address,
+# $5: port, $6: seed, $7: bytes, $8: seconds allowed
+tcp_download() {
+	local p=$WORK/down-$3-$5-$6 t0 a=$4 spid
+
+	[ "$3" = 6 ] && a="[$4]"
+	tcp_send "$2" "$8" "TCP$3-LISTEN:$5,reuseaddr" "$p" "$6" "$7" &
+	spid=$!
+	tcp_wait_listen "$2" "$5"
+	t0=$(date +%s%N)
+	tcp_recv_bg "$1" "$8" "TCP$3:$a:$5" "$p"
+	tcp_recv_end "$p"
+	wait "$spid" || log "sender socat failed: $(tail -2 "$p.err")"
+	tcp_check "$p" "$(tcp_size_str "$7") $4 port $5 -> $1"
+	tcp_rate "$4 port $5 -> $1" "$7" "$t0"
+}
+
+# tcp_size_str() - a byte count for people
+# $1: bytes
+tcp_size_str() {
+	echo "$(numfmt --to=iec "$1")B"
+}
+
+# tcp_guest_v6() - the guest's global IPv6 address from SLAAC or DHCPv6
+tcp_guest_v6() {
+	ip -n "$NS_GUEST" -6 -o addr show dev tap0 scope global |
+		awk '{ sub("/.*", "", $4); print $4; exit }'
+}
+
+# tcp_counters() - netshim's open TCP connection count, from SIGUSR1
+#
+# Prints the number from the newest "counters:" line the daemon logs.
+tcp_counters() {
+	local before now _
+
+	before=$(grep -c 'counters:' "$WORK/backend.log")
+	kill -USR1 "$BACKEND_PID" || return 1
+	for _ in $(seq 20); do
+		now=$(grep -c 'counters:' "$WORK/backend.log")
+		[ "$now" -gt "$before" ] && break
+		sleep 0.1
+	done
+	grep 'counters:' "$WORK/backend.log" | tail -1 |
+		sed -n 's/.*counters: \([0-9]*\) TCP connections.*/\1/p'
+}
