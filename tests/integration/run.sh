@@ -8,14 +8,14 @@
 #
 # BACKEND=netshim (default) or BACKEND=passt picks the daemon under test,
 # NETSHIM the netshim binary (default build/netshim).
-# Logs go to $LOGDIR (default build/integration); the tail of a failing
-# test's log is printed.  Ends with "N passed, N failed".
+# Logs go to $LOGDIR (default: a new build/integration/run.XXXXXX); the
+# tail of a failing test's log is printed.  Ends with "N passed, N failed".
 
 set -u
 
 DIR=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$DIR/../.." && pwd)
-LOGDIR=${LOGDIR:-$REPO/build/integration}
+LOGDIR=${LOGDIR:-}
 TIMEOUT=${TIMEOUT:-300}
 export BACKEND=${BACKEND:-netshim}
 export NETSHIM=${NETSHIM:-$REPO/build/netshim}
@@ -32,6 +32,12 @@ if [ "$BACKEND" = netshim ] &&
    { [ ! -f "$NETSHIM" ] || [ ! -x "$NETSHIM" ]; }; then
 	echo "run.sh: $NETSHIM is not built (make)" >&2
 	exit 1
+fi
+# One directory per run: runs in parallel must not overwrite each other's
+if [ -z "$LOGDIR" ]; then
+	mkdir -p "$REPO/build/integration" &&
+		LOGDIR=$(mktemp -d "$REPO/build/integration/run.XXXXXX") ||
+		exit 1
 fi
 mkdir -p "$LOGDIR" || exit 1
 
@@ -52,7 +58,7 @@ selected() {
 FILTERS=("$@")
 pass=0
 failed=0
-echo "backend: $BACKEND"
+echo "backend: $BACKEND, logs in $LOGDIR"
 for t in "$DIR"/t_*.sh; do
 	[ -e "$t" ] || continue
 	name=$(basename "$t" .sh)
