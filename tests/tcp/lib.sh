@@ -174,3 +174,28 @@ tcp_counters() {
 	grep 'counters:' "$WORK/backend.log" | tail -1 |
 		sed -n 's/.*counters: \([0-9]*\) TCP connections.*/\1/p'
 }
+
+# tcp_expect() - connect once with tests/tcp/connect.py, judge the outcome
+# $1: namespace, $2: address, $3: port, $4: most milliseconds allowed,
+# $5...: acceptable outcomes (refused, unreachable, closed, reset...)
+tcp_expect() {
+	local ns=$1 addr=$2 port=$3 max=$4 out what ms ok=
+	local secs=$(( $4 / 1000 + 5 ))
+
+	shift 4
+	out=$(ip netns exec "$ns" timeout $((secs + 5)) python3 \
+		"$TCP_DIR/connect.py" "$addr" "$port" "$secs" 2>&1)
+	what=${out%% *}
+	ms=$(echo "$out" | awk '{ print $2 }')
+	for o in "$@"; do
+		[ "$what" = "$o" ] && ok=1
+	done
+	[ -n "$ok" ] ||
+		fail "$ns -> $addr port $port: '$out', expected ${*// / or }" \
+			"within $max ms"
+	[ "$ms" -le "$max" ] ||
+		fail "$ns -> $addr port $port: $what after $ms ms, more than" \
+			"$max ms"
+	log "ok: $ns -> $addr port $port: $what after $ms ms" \
+		"$(echo "$out" | cut -d' ' -f3-)"
+}
