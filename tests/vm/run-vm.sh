@@ -13,7 +13,8 @@
 #
 # Environment:
 #   NETDEV=user     QEMU's built-in libslirp instead of the stream socket
-#                   (SOCKETPATH is then ignored; run it in the pod netns)
+#                   (SOCKETPATH is then ignored; run it in the pod netns;
+#                   the guest gets 10.0.2.15, so pass netshim.server=)
 #   VM_LOG=FILE     console log (default build/vm/SCENARIO.log), with the
 #                   serial line's carriage returns removed
 #   VM_QUIET=1      do not copy the console to stdout
@@ -86,9 +87,14 @@ if [ "$ACCEL" != kvm ]; then
 	echo "run-vm: KVM cannot run guests here: using TCG (slow)" >&2
 fi
 
+GUEST_ARGS=""
 case "${NETDEV:-stream}" in
 user)
 	NET="user,id=n"
+	# libslirp forwards DNS to the machine's resolvers, which tests never
+	# use: no lookup unless the caller names a server (a later
+	# netshim.dns= on the command line wins).
+	GUEST_ARGS="netshim.dns=none"
 	;;
 stream)
 	[ -S "$SOCK" ] || {
@@ -118,12 +124,13 @@ timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" -m 512 -smp 1 \
 	-nographic -nodefaults -no-reboot \
 	-chardev "stdio,id=con,signal=off,logfile=$LOG.raw" -serial chardev:con \
 	-kernel "$KERNEL" -initrd "$OUT/initramfs.cpio.gz" \
-	-append "console=ttyS0 quiet panic=-1 netshim.run=$SCENARIO $*" \
-	-device virtio-net-pci,netdev=n,mac=52:54:00:12:34:56 \
+	-append "console=ttyS0 quiet panic=-1 netshim.run=$SCENARIO $GUEST_ARGS $*" \
+	-device virtio-net-pci,netdev=n,mac=52:54:00:12:34:56,romfile= \
 	-netdev "$NET" $PCAP </dev/null >"$CONSOLE" ||
 	rc=$?
 end=$(date +%s.%N)
-tr -d '\r' <"$LOG.raw" >"$LOG"
+# Plain lines for parsers: no carriage returns, no firmware escape codes.
+tr -d '\r' <"$LOG.raw" | sed -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1bc//g' >"$LOG"
 rm -f "$LOG.raw"
 
 secs=$(echo "$end $start" | awk '{ printf "%.1f", $1 - $2 }')

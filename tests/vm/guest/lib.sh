@@ -160,7 +160,7 @@ ping_test() {
 	rx=$(echo "$out" | sed -n 's/.* \([0-9]*\) packets received.*/\1/p')
 	avg=$(echo "$out" | sed -n 's,.*min/avg/max = [^/]*/\([^/]*\)/.*,\1,p')
 	if [ "${rx:-0}" -gt 0 ]; then
-		result "$1" "ok $2 ${rx}/3 replies, avg ${avg} ms"
+		result "$1" "ok $2: ${rx}/3 replies, avg ${avg} ms"
 	else
 		result "$1" "fail $2 no reply"
 		echo "$out" | tail -n 3
@@ -179,9 +179,9 @@ dns_test() {
 	fi
 	out=$(timeout 10 nslookup "$name" "$1" 2>&1)
 	addrs=$(echo "$out" | awk '/^Name:/ { n = 1; next }
-		n && /^Address/ { print $NF; n = 0 }' | tr '\n' ' ')
+		n && /^Address/ { print $NF; n = 0 }' | xargs)
 	if [ -n "$addrs" ]; then
-		result dns "ok $name $addrs"
+		result dns "ok $name -> $addrs"
 	else
 		result dns "fail $name via $1"
 		echo "$out" | tail -n 3
