@@ -21,7 +21,14 @@ BACKEND=${BACKEND:-netshim}
 NETSHIM=${NETSHIM:-$REPO/build/netshim}
 
 # fail() - print a message to stderr and exit 1 (cleanup runs from the trap)
+#
+# The backend's last words come first: $WORK is gone after cleanup.
 fail() {
+	if [ -s "${WORK:-}/backend.log" ]; then
+		echo "--- $BACKEND log (tail)" >&2
+		grep -v 'to syslog$' "$WORK/backend.log" | tail -n 15 >&2
+		echo "---" >&2
+	fi
 	echo "FAIL: $*" >&2
 	exit 1
 }
