@@ -28,7 +28,7 @@ set style histogram errorbars gap 1 lw 1.5
 set style fill solid 0.85 border rgb "#333333"
 set boxwidth 0.9
 set bmargin 9
-set rmargin 6
+set rmargin 16
 
 # A cluster of two bars and gap 1: bars are 1/3 wide, 1/6 either side of
 # the cluster's centre
