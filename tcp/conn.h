@@ -50,6 +50,12 @@ enum tcp_state {
  * @clamp:		last TCP_WINDOW_CLAMP pushed into the socket
  * @rto_ms:		retransmission timeout
  * @rto_at:		deadline of the retransmission timer, 0 when off (ms)
+ * @srtt_us:		smoothed round-trip time to the guest, 0 before a sample
+ * @rttvar_us:		its variation
+ * @rtt_seq:		a sample ends when the guest acknowledges this
+ * @rtt_start:		when that byte was sent (ms), 0 when no sample runs
+ * @recover:		after a fast retransmission, no other until this is
+ *			acknowledged (RFC 6582's recovery point)
  * @last:		last activity, seconds
  * @next:		hash chain or free list, -1 for none
  * @next_pending:	deferred ACK or TX-wait list, -1 for none
@@ -73,6 +79,10 @@ struct tcp_conn {
 	uint32_t clamp;
 	uint32_t rto_ms;
 	int64_t rto_at;
+	uint32_t srtt_us, rttvar_us;
+	uint32_t rtt_seq;
+	int64_t rtt_start;
+	uint32_t recover;
 	time_t last;
 	int32_t next;
 	int32_t next_pending;

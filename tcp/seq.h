@@ -127,4 +127,54 @@ static inline uint8_t ws_for_room(uint32_t room)
 	return ws;
 }
 
+#define TCP_RTO_MIN_US		200000
+#define TCP_RTO_MAX_US		10000000
+
+/**
+ * rto_of() - retransmission timeout from the round-trip estimates
+ * @srtt:	smoothed round-trip time, microseconds, 0 before any sample
+ * @rttvar:	round-trip variation, microseconds
+ *
+ * RFC 6298 2.3, with Linux's 200 ms floor rather than 1 s: the guest is one
+ * virtual link away.
+ *
+ * Return: the timeout, microseconds
+ */
+static inline uint32_t rto_of(uint32_t srtt, uint32_t rttvar)
+{
+	uint64_t rto = (uint64_t)srtt + 4 * (uint64_t)rttvar;
+
+	if (rto < TCP_RTO_MIN_US)
+		rto = TCP_RTO_MIN_US;
+	if (rto > TCP_RTO_MAX_US)
+		rto = TCP_RTO_MAX_US;
+	return (uint32_t)rto;
+}
+
+/**
+ * rto_sample() - take a round-trip sample, give the retransmission timeout
+ * @srtt:	smoothed round-trip time, microseconds, 0 before any sample
+ * @rttvar:	round-trip variation, microseconds
+ * @r:		the sample, microseconds
+ *
+ * RFC 6298 2.2 and 2.3.
+ *
+ * Return: the new timeout, microseconds
+ */
+static inline uint32_t rto_sample(uint32_t *srtt, uint32_t *rttvar, uint32_t r)
+{
+	if (!*srtt) {
+		*srtt = r ? r : 1;
+		*rttvar = r / 2;
+	} else {
+		uint32_t d = *srtt > r ? *srtt - r : r - *srtt;
+
+		*rttvar = *rttvar - *rttvar / 4 + d / 4;
+		*srtt = *srtt - *srtt / 8 + r / 8;
+		if (!*srtt)
+			*srtt = 1;
+	}
+	return rto_of(*srtt, *rttvar);
+}
+
 #endif /* NETSHIM_TCP_SEQ_H */

@@ -39,8 +39,7 @@
 
 #define TCP_BATCH		128	/* segments per peek */
 #define TCP_WBATCH		256	/* guest segments per write */
-#define TCP_RTO_INIT_MS		200
-#define TCP_RTO_MAX_MS		10000
+#define TCP_RTO_INIT_MS		1000	/* RFC 6298 2.1, before a sample */
 #define TCP_RETRIES_MAX		10
 #define TCP_HANDSHAKE_TIMEOUT	10	/* s, SYN to the guest unanswered */
 #define TCP_FIN_TIMEOUT		60	/* s, both FINs out, last ACK missing */
@@ -231,6 +230,7 @@ static struct tcp_conn *conn_new(struct ctx *c, const struct in6_addr *gaddr,
 	conn->last = c->now.tv_sec;
 	conn->ws_ours = TCP_WS_OURS;
 	conn->seq_to_guest = conn->seq_acked = conn_isn(t, conn, c);
+	conn->recover = conn->seq_acked;
 
 	b = conn_bucket(t, gaddr, gport, raddr, rport);
 	conn->next = t->bucket[b];
@@ -547,6 +547,8 @@ static void tcp_rewind(struct ctx *c, struct tcp_conn *conn)
 {
 	if (conn->flags & F_FIN_SENT && !(conn->flags & F_FIN_ACKED))
 		conn->flags &= ~F_FIN_SENT;
+	conn->recover = conn->seq_to_guest;
+	conn->rtt_start = 0;		/* Karn: no samples from resent data */
 	conn->seq_to_guest = conn->seq_acked;
 	if (c->tcp->peek_off)
 		tcp_set_peek_off(conn);
@@ -709,6 +711,10 @@ static void tcp_send_data(struct ctx *c, struct tcp_conn *conn)
 	conn->wnd_adv = room;
 	if (conn->flags & F_ACK_DUE)
 		conn->flags &= ~F_ACK_DUE;	/* data carried the ACK */
+	if (!conn->rtt_start && seq_ge(conn->seq_acked, conn->recover)) {
+		conn->rtt_seq = conn->seq_to_guest;
+		conn->rtt_start = now_ms(c) ? now_ms(c) : 1;
+	}
 	if (!conn->rto_at)
 		tcp_timer_arm(c, conn);
 
@@ -767,9 +773,23 @@ static bool tcp_guest_ack(struct ctx *c, struct tcp_conn *conn,
 		conn->seq_acked = s->ack;
 		conn->retries = 0;
 		conn->dup_acks = 0;
-		conn->rto_ms = TCP_RTO_INIT_MS;
+		if (conn->rtt_start && seq_ge(s->ack, conn->rtt_seq)) {
+			uint32_t r = (uint32_t)(now_ms(c) - conn->rtt_start);
+
+			conn->rto_ms = rto_sample(&conn->srtt_us,
+						  &conn->rttvar_us,
+						  r * 1000) / 1000;
+			conn->rtt_start = 0;
+		} else {
+			/* Progress ends any backoff (as Linux does) */
+			conn->rto_ms = conn->srtt_us ?
+				       rto_of(conn->srtt_us,
+					      conn->rttvar_us) / 1000 :
+				       TCP_RTO_INIT_MS;
+		}
 		tcp_timer_arm(c, conn);
-	} else if (dup && ++conn->dup_acks == TCP_DUP_ACKS) {
+	} else if (dup && seq_ge(conn->seq_acked, conn->recover) &&
+		   ++conn->dup_acks == TCP_DUP_ACKS) {
 		tcp_rewind(c, conn);
 		return conn->state != CONN_FREE;
 	}
@@ -1253,14 +1273,19 @@ static void tcp_conn_timer(struct ctx *c, struct tcp_conn *conn)
 	}
 	if (!conn->rto_at || now_ms(c) < conn->rto_at)
 		return;
+	if (c->tx_blocked) {
+		/* Queued for a VMM that does not read: not lost, not late */
+		conn->rto_at = now_ms(c) + conn->rto_ms;
+		return;
+	}
 
 	if (++conn->retries > TCP_RETRIES_MAX) {
 		debug("TCP: guest stopped acknowledging, resetting");
 		tcp_reset(c, conn);
 		return;
 	}
-	conn->rto_ms = conn->rto_ms * 2 > TCP_RTO_MAX_MS ?
-		       TCP_RTO_MAX_MS : conn->rto_ms * 2;
+	conn->rto_ms = conn->rto_ms * 2 > TCP_RTO_MAX_US / 1000 ?
+		       TCP_RTO_MAX_US / 1000 : conn->rto_ms * 2;
 	switch (conn->state) {
 	case CONN_SYN_SENT:
 		tcp_send_ctl(c, conn, TH_SYN, conn->seq_acked);

@@ -271,6 +271,40 @@ static void test_ws_for_room(void **state)
  *
  * Return: number of failed tests
  */
+/* RFC 6298: first sample, smoothing, the 200 ms floor and 10 s ceiling */
+static void test_rto_sample(void **state)
+{
+	uint32_t srtt = 0, rttvar = 0;
+
+	(void)state;
+	/* a fast local link: the floor */
+	assert_int_equal(rto_sample(&srtt, &rttvar, 300), TCP_RTO_MIN_US);
+	assert_int_equal(srtt, 300);
+	assert_int_equal(rttvar, 150);
+
+	/* a slow guest: 100 ms samples, RTO = SRTT + 4 RTTVAR */
+	srtt = rttvar = 0;
+	assert_int_equal(rto_sample(&srtt, &rttvar, 100000), 300000);
+	/* same sample again: variation shrinks by a quarter */
+	assert_int_equal(rto_sample(&srtt, &rttvar, 100000),
+			 100000 + 4 * 37500);
+	assert_int_equal(srtt, 100000);
+
+	/* a sample far off moves SRTT by an eighth */
+	rto_sample(&srtt, &rttvar, 900000);
+	assert_int_equal(srtt, 100000 - 12500 + 112500);
+
+	/* the ceiling */
+	srtt = rttvar = 0;
+	assert_int_equal(rto_sample(&srtt, &rttvar, 20000000), TCP_RTO_MAX_US);
+
+	/* a zero sample never leaves SRTT at "no sample yet" */
+	srtt = rttvar = 0;
+	rto_sample(&srtt, &rttvar, 0);
+	assert_true(srtt > 0);
+	assert_int_equal(rto_of(0, 0), TCP_RTO_MIN_US);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_wnd_to_guest),
 		cmocka_unit_test(test_send_budget),
 		cmocka_unit_test(test_ws_for_room),
+		cmocka_unit_test(test_rto_sample),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
