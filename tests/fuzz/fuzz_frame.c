@@ -291,6 +291,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	frame.data = f;
 
 	eth_input(c, &frame);
+	/* As link_input() does: gathered guest data points into the frame */
+	tcp_flush_writes(c);
 	free(f);
 	FUZZ_CHECK(c->link_fd >= 0);
 	tcp_flush_acks(c);
