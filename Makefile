@@ -6,6 +6,7 @@
 #                   under ASan/UBSan), integration tests in namespaces
 #   make demo       boot a real guest behind netshim and show it working
 #   make bench      iperf3 side by side with passt and libslirp
+#   make fuzz       libFuzzer targets, a bounded run each (tests/fuzz/)
 
 VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
 CC       ?= cc
@@ -80,9 +81,14 @@ unit-asan: $(UNITS_A)
 integration: $(BIN) $(GUARD_BIN) tests/relay
 	NETSHIM=$(CURDIR)/$(GUARD_BIN) tests/integration/run.sh
 
+# Everything CI runs: unit tests plain and sanitized, the integration tests
+# (relay and VM guests, the hostile-guest suite) against the allocation
+# guard, a short fuzz run, and a short benchmark printed in the log
 check: deps
 	$(MAKE) unit unit-asan
 	$(MAKE) integration
+	$(MAKE) fuzz FUZZ_SECONDS=10
+	BENCH_QUICK=1 $(MAKE) bench
 
 demo: deps $(BIN) tests/relay
 	tests/vm/demo.sh
@@ -90,7 +96,7 @@ demo: deps $(BIN) tests/relay
 bench: deps $(BIN) tests/relay
 	tests/bench/bench.sh
 
--include tests/fuzz/fuzz.mk
+include tests/fuzz/fuzz.mk
 
 clean:
 	rm -rf build tests/relay
