@@ -63,9 +63,12 @@ cp "$LOG" "$REPO/build/vm/demo.log"
 FAILED=0
 boot=$(sed -n 's/.*NETSHIM-BOOT uptime //p' "$LOG")
 echo
-echo "A Linux guest behind $BACKEND ($(head -n 1 "$REPO/build/vm/accel" 2>/dev/null | tr a-z A-Z)${VM_ACCEL:+ forced}):" \
-	"booted to /init in ${boot} s, whole run ${secs} s"
-show "DHCPv4" dhcp4 "$(extra router dhcp4_router)$(extra DNS dhcp4_dns)$(extra MTU dhcp4_mtu)"
+accel=${VM_ACCEL:-$(head -n 1 "$REPO/build/vm/accel" 2>/dev/null)}
+accel=$(echo "$accel" | tr '[:lower:]' '[:upper:]')
+echo "A Linux guest behind $BACKEND ($accel): booted to /init in ${boot} s," \
+	"whole run ${secs} s"
+show "DHCPv4" dhcp4 \
+	"$(extra router dhcp4_router)$(extra DNS dhcp4_dns)$(extra MTU dhcp4_mtu)"
 show "SLAAC" slaac "$(extra router slaac_router)"
 show "DHCPv6" dhcp6 "$(extra DNS dhcp6_dns)"
 show "ping" ping4

@@ -34,8 +34,8 @@ die() {
 # newest_kernel - print the version of the newest /boot/vmlinuz-* that has
 # its modules installed, so the modules always match the booted kernel.
 newest_kernel() {
-	for k in $(ls /boot/vmlinuz-* 2>/dev/null | sed 's,^/boot/vmlinuz-,,' |
-		   sort -rV); do
+	for k in $(printf '%s\n' /boot/vmlinuz-* |
+		   sed -n 's,^/boot/vmlinuz-,,p' | sort -rV); do
 		if [ -f "/lib/modules/$k/modules.dep" ]; then
 			echo "$k"
 			return 0
@@ -171,7 +171,8 @@ add_scripts() {
 }
 
 [ -x /bin/busybox ] || die "/bin/busybox is missing (install busybox-static)"
-KVER=$(newest_kernel) || die "no /boot/vmlinuz-* with modules (install linux-image-amd64)"
+KVER=$(newest_kernel) ||
+	die "no /boot/vmlinuz-* with modules (install linux-image-amd64)"
 mod_order >/dev/null || die "cannot load virtio_net from $KVER"
 mkdir -p "$OUT"
 # Tests may boot guests in parallel: one builder at a time.

@@ -30,10 +30,10 @@ vm_peer_start() {
 # @1: tcp or udp
 # @2: port
 vm_peer_wait() {
-	local i flag=-Hltn
+	local flag=-Hltn
 
 	[ "$1" = udp ] && flag=-Hlun
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		[ -n "$(in_peer ss "$flag" "sport = :$2")" ] && return 0
 		sleep 0.1
 	done
@@ -48,11 +48,14 @@ vm_peer_iperf() {
 
 # vm_peer_servers - every server of the check scenario.
 vm_peer_servers() {
+	local sink
+
 	vm_peer_iperf
 	: >"$WORK/vm-up.bin"
+	sink="head -c $((${VM_TCP_MIB:-20} * 1048576)) | tee $WORK/vm-up.bin"
 	vm_peer_start sink socat \
 		TCP6-LISTEN:5001,ipv6only=0,reuseaddr,fork \
-		SYSTEM:"head -c $((${VM_TCP_MIB:-20} * 1048576)) | tee $WORK/vm-up.bin | sha256sum"
+		SYSTEM:"$sink | sha256sum"
 	# -t 10: once the guest has half-closed, wait for the hash
 	vm_peer_start half socat -t 10 \
 		TCP6-LISTEN:5003,ipv6only=0,reuseaddr,fork SYSTEM:sha256sum

@@ -130,7 +130,8 @@ timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" -m 512 -smp 1 \
 	rc=$?
 end=$(date +%s.%N)
 # Plain lines for parsers: no carriage returns, no firmware escape codes.
-tr -d '\r' <"$LOG.raw" | sed -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1bc//g' >"$LOG"
+tr -d '\r' <"$LOG.raw" |
+	sed -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1bc//g' >"$LOG"
 rm -f "$LOG.raw"
 
 secs=$(echo "$end $start" | awk '{ printf "%.1f", $1 - $2 }')
@@ -141,6 +142,7 @@ fi
 if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 	echo "run-vm: $SCENARIO timed out after $TIMEOUT s" >&2
 else
-	echo "run-vm: $SCENARIO ended without NETSHIM-DONE (qemu status $rc, $secs s)" >&2
+	echo "run-vm: $SCENARIO ended without NETSHIM-DONE" \
+		"(qemu status $rc, $secs s)" >&2
 fi
 exit 1

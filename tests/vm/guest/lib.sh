@@ -32,6 +32,7 @@ guest_params() {
 		esac
 		export "netshim_$k=${w#*=}"
 	done
+	# shellcheck disable=SC2034 # the scenarios use them
 	PEER4=${netshim_peer4:-203.0.113.1}
 	PEER6=${netshim_peer6:-2001:db8:1::1}
 }
@@ -53,7 +54,8 @@ guest_net_up() {
 		i=$((i + 1))
 		if [ $i -gt 100 ]; then
 			result eth0 "fail no virtio-net device"
-			ls /sys/class/net; cat /proc/modules; dmesg | tail -n 20
+			cat /proc/modules
+			dmesg | tail -n 20
 			return 1
 		fi
 		usleep 100000
@@ -210,11 +212,6 @@ iperf_test() {
 		result "$1" "fail"
 		echo "$out" | tail -n 3
 	fi
-}
-
-# first_word - print the first word of the arguments.
-first_word() {
-	echo "$1"
 }
 
 # addressing - DHCPv4, SLAAC and DHCPv6 in a row, as a real guest would.

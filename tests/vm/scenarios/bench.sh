@@ -15,6 +15,7 @@ bench_run() {
 	dir=$1
 	shift
 	echo "NETSHIM-JSON-BEGIN $dir"
+	# shellcheck disable=SC2086 # $extra is a list of arguments
 	timeout $((${netshim_iperf_time:-10} + 30)) iperf3 -c "$server" \
 		-t "${netshim_iperf_time:-10}" --connect-timeout 5000 -J \
 		$extra "$@" >/tmp/iperf.json 2>&1

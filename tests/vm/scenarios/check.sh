@@ -46,7 +46,7 @@ tcp_up() {
 	if [ "$got" = "$want" ]; then
 		result "$1" "ok $(stat -c %s "$3") bytes in $(elapsed "$start") s"
 	else
-		result "$1" "fail sent $want, peer got $(echo $got)"
+		result "$1" "fail sent $want, peer got $(echo "$got" | xargs)"
 	fi
 }
 
@@ -79,14 +79,14 @@ tcp_halfclose() {
 	want=$(sha256sum </tmp/half | cut -d' ' -f1)
 	got=$(timeout 10 nc "$2" 5003 </tmp/half)
 	rc=$?
-	got=$(echo $got | cut -d' ' -f1)
+	got=$(echo "$got" | cut -d' ' -f1 | head -n 1)
 	rm -f /tmp/half
 	if [ "$got" = "$want" ] && [ $rc -eq 0 ]; then
 		result "$1" "ok"
 	elif [ "$got" = "$want" ]; then
 		result "$1" "fail answer right but no FIN from the peer"
 	else
-		result "$1" "fail sent $want, peer got $(echo $got)"
+		result "$1" "fail sent $want, peer got $(echo "$got" | xargs)"
 	fi
 }
 
@@ -114,7 +114,7 @@ udp_echo() {
 addressing
 ping_test ping4 "$PEER4"
 ping_test ping6 "$PEER6"
-dns_test "${netshim_dns:-$(first_word $DHCP4_DNS)}"
+dns_test "${netshim_dns:-${DHCP4_DNS%% *}}"
 
 head -c $((${netshim_tcp_mib:-20} * 1048576)) /dev/urandom >/tmp/payload
 tcp_up tcp4_up "$PEER4" /tmp/payload

@@ -9,6 +9,6 @@
 addressing
 ping_test ping4 "$PEER4"
 ping_test ping6 "$PEER6"
-dns_test "${netshim_dns:-$(first_word $DHCP4_DNS)}"
+dns_test "${netshim_dns:-${DHCP4_DNS%% *}}"
 iperf_test iperf_up "${netshim_server:-$PEER4}" "${netshim_iperf_time:-3}"
 iperf_test iperf_down "${netshim_server:-$PEER4}" "${netshim_iperf_time:-3}" -R
