@@ -199,3 +199,24 @@ tcp_expect() {
 	log "ok: $ns -> $addr port $port: $what after $ms ms" \
 		"$(echo "$out" | cut -d' ' -f3-)"
 }
+
+# tcp_echo() - stream data through an echo server and hash what returns
+# $1: client namespace, $2: seconds allowed, $3: socat address of the
+# server, $4: file prefix, $5: seed, $6: bytes
+#
+# Data flows both ways on the connection at once.  Leaves $4.sent (what
+# was sent) and $4.recv (what came back), as "<sha256> <bytes>".
+tcp_echo() {
+	rm -f "$4.sent" "$4.shash" "$4.hash" "$4.bytes"
+	# -t: after the end of our data, wait for the rest of the echo
+	tcp_gen "$5" "$6" |
+		tee >(sha256sum | cut -d' ' -f1 >"$4.shash") |
+		ip netns exec "$1" timeout "$2" socat -t "$2" - "$3" \
+			2>>"$4.err" |
+		tee >(wc -c >"$4.bytes") |
+		sha256sum | cut -d' ' -f1 >"$4.hash"
+	tcp_wait_file "$4.shash" 10 || echo none >"$4.shash"
+	tcp_wait_file "$4.bytes" 5 || echo 0 >"$4.bytes"
+	echo "$(cat "$4.shash") $6" >"$4.sent"
+	echo "$(cat "$4.hash") $(cat "$4.bytes")" >"$4.recv"
+}
