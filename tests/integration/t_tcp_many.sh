@@ -4,8 +4,8 @@
 # 1000 concurrent TCP connections from the guest to an echo server in the
 # peer (tests/tcp/many.py): all are opened first, and the backend must
 # count them all while they are open; then each sends 64 KiB of its own
-# data and reads it back intact.  Once they are closed, the backend's TCP
-# connection count (SIGUSR1) returns to 0 within seconds.
+# data and reads it back intact, all within 20 s.  Once they are closed,
+# the backend's TCP connection count (SIGUSR1) returns to 0 within seconds.
 
 set -u
 # shellcheck source=tests/lib/topo.sh
@@ -16,6 +16,8 @@ set -u
 COUNT=1000
 SIZE=65536
 PORT=7000
+# 64 MiB each way, about 4 s here
+MAX_SECS=20
 
 # wait_count() - wait until the backend counts a number of connections
 # $1: "ge" (at least) or "eq" (exactly), $2: number, $3: seconds
@@ -44,7 +46,7 @@ tcp_wait_listen "$NS_PEER" "$PORT"
 
 mkdir "$WORK/hold"
 ip netns exec "$NS_GUEST" timeout 90 python3 "$TCP_DIR/many.py" client \
-	203.0.113.1 "$PORT" "$COUNT" "$SIZE" "$WORK/hold" \
+	203.0.113.1 "$PORT" "$COUNT" "$SIZE" "$MAX_SECS" "$WORK/hold" \
 	>"$WORK/client.log" 2>&1 &
 client=$!
 tcp_wait_file "$WORK/hold/connected" 30 ||

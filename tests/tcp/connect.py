@@ -11,7 +11,7 @@ the connection; gives up after SECONDS in all.  Prints one line,
   unreachable  connect() failed with EHOSTUNREACH or ENETUNREACH (ICMP)
   error        connect() failed otherwise (detail: the errno name)
   closed       connected, then the end of stream came with no data
-  reset        connected, then ECONNRESET
+  reset        ECONNRESET, during or after connect()
   data         connected and a byte came
   timeout      nothing happened within SECONDS
 Exits 0 whenever it could tell; tests judge the outcome.
@@ -36,6 +36,8 @@ def outcome(addr, port, seconds):
     except OSError as e:
         if e.errno == errno.ECONNREFUSED:
             return "refused", ""
+        if e.errno == errno.ECONNRESET:
+            return "reset", "during connect"
         if e.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH):
             return "unreachable", errno.errorcode[e.errno]
         return "error", errno.errorcode.get(e.errno, str(e.errno))

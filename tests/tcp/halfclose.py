@@ -13,7 +13,8 @@ BYTES, which the server must receive.
 
 Each direction carries distinct deterministic data that both ends know;
 each side exits 0 only if what it received is exactly what was sent, and
-prints one line saying what it checked.
+within MAX_MS of starting to wait for it (the wait after a half-close
+includes the PAUSE), and prints one line saying what it checked.
 """
 
 import hashlib
@@ -25,6 +26,7 @@ import time
 TIMEOUT = 30
 CHUNK = 65536
 PAUSE = 1.0
+MAX_MS = 3000   # PAUSE, and 2 s for data that takes 0.1 s on this link
 
 
 def payload(seed, size):
@@ -48,15 +50,23 @@ def recv_to_eof(sock):
         parts.append(part)
 
 
-def check(who, got, want):
-    """Exit 1 with a message unless got equals want."""
+def check(who, got, want, start):
+    """Exit 1 with a message unless got equals want and came in time.
+
+    start: time.monotonic() when the receiving began
+    """
+    ms = int((time.monotonic() - start) * 1000)
     if got != want:
         print(f"{who}: received {len(got)} bytes, sha256 "
               f"{hashlib.sha256(got).hexdigest()[:16]}, expected "
               f"{len(want)} bytes, sha256 "
               f"{hashlib.sha256(want).hexdigest()[:16]}")
         sys.exit(1)
-    print(f"{who}: {len(got)} bytes received intact")
+    if ms > MAX_MS:
+        print(f"{who}: {len(got)} bytes received intact but in {ms} ms, "
+              f"more than {MAX_MS} ms")
+        sys.exit(1)
+    print(f"{who}: {len(got)} bytes received intact in {ms} ms")
 
 
 def serve(mode, addr, port, size):
@@ -69,27 +79,31 @@ def serve(mode, addr, port, size):
     lsock.settimeout(TIMEOUT)
     sock, _ = lsock.accept()
     sock.settimeout(TIMEOUT)
+    start = time.monotonic()
     if mode == "client-closes":
-        check("server", recv_to_eof(sock), payload(1, size))
+        check("server", recv_to_eof(sock), payload(1, size), start)
         time.sleep(PAUSE)
         send_all(sock, payload(2, size))
         sock.close()
     else:
         send_all(sock, payload(3, size))
         sock.shutdown(socket.SHUT_WR)
-        check("server", recv_to_eof(sock), payload(4, size))
+        start = time.monotonic()
+        check("server", recv_to_eof(sock), payload(4, size), start)
         sock.close()
 
 
 def client(mode, addr, port, size):
     """Connect and play the client's part of mode."""
     sock = socket.create_connection((addr, port), timeout=TIMEOUT)
+    start = time.monotonic()
     if mode == "client-closes":
         send_all(sock, payload(1, size))
         sock.shutdown(socket.SHUT_WR)
-        check("client", recv_to_eof(sock), payload(2, size))
+        start = time.monotonic()
+        check("client", recv_to_eof(sock), payload(2, size), start)
     else:
-        check("client", recv_to_eof(sock), payload(3, size))
+        check("client", recv_to_eof(sock), payload(3, size), start)
         time.sleep(PAUSE)
         send_all(sock, payload(4, size))
         sock.shutdown(socket.SHUT_WR)

@@ -197,7 +197,7 @@ tcp_expect() {
 		fail "$ns -> $addr port $port: $what after $ms ms, more than" \
 			"$max ms"
 	log "ok: $ns -> $addr port $port: $what after $ms ms" \
-		"$(echo "$out" | cut -d' ' -f3-)"
+		"$(echo "$out" | cut -s -d' ' -f3-)"
 }
 
 # tcp_echo() - stream data through an echo server and hash what returns

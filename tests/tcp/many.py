@@ -3,7 +3,7 @@
 """Many concurrent TCP connections, for tests/integration/t_tcp_many.sh.
 
   many.py server ADDRESS PORT
-  many.py client ADDRESS PORT COUNT BYTES [HOLD_DIR]
+  many.py client ADDRESS PORT COUNT BYTES MAX_SECONDS [HOLD_DIR]
 
 The server echoes every connection until its end of stream, then closes.
 The client opens COUNT connections at once; with HOLD_DIR, it then
@@ -12,7 +12,8 @@ writes the number of connections open to HOLD_DIR/connected and waits
 while all of them are open.  Then
 each connection sends BYTES of its own data, shuts its write side down,
 and must read back exactly that data.  The client prints one summary line
-and exits 0 only if every connection succeeded.
+and exits 0 only if every connection succeeded, all within MAX_SECONDS
+of the start of the exchanges.
 """
 
 import asyncio
@@ -101,28 +102,34 @@ async def run_clients(addr, port, count, size, hold_dir):
            if isinstance(o, BaseException)]
     if hold_dir:
         await hold(hold_dir, count - len(bad))
+    start = time.monotonic()
     jobs = {i: exchange(o, random.Random(i).randbytes(size))
             for i, o in enumerate(opens) if not isinstance(o, BaseException)}
     results = await asyncio.gather(*jobs.values(), return_exceptions=True)
     for i, r in zip(jobs, results):
         if r is not None:
             bad.append((i, r if isinstance(r, str) else repr(r)))
-    return bad
+    return bad, time.monotonic() - start
 
 
-def client(addr, port, count, size, hold_dir):
-    """Run the client and print a summary; exit 1 on any failure."""
-    start = time.monotonic()
+def client(addr, port, count, size, hold_dir, max_secs):
+    """Run the client and print a summary; exit 1 on any failure.
+
+    max_secs: most seconds the exchanges may take once all are connected
+    """
     try:
-        bad = asyncio.run(asyncio.wait_for(
+        bad, secs = asyncio.run(asyncio.wait_for(
             run_clients(addr, port, count, size, hold_dir), TIMEOUT))
     except asyncio.TimeoutError:
         print(f"not done after {TIMEOUT} s")
         sys.exit(1)
-    secs = time.monotonic() - start
     if bad:
         first = "; ".join(f"#{i}: {why}" for i, why in sorted(bad)[:5])
         print(f"{len(bad)} of {count} connections failed: {first}")
+        sys.exit(1)
+    if secs > max_secs:
+        print(f"{count} connections echoed {size} bytes each intact, but "
+              f"in {secs:.1f} s, more than {max_secs} s")
         sys.exit(1)
     print(f"{count} connections echoed {size} bytes each intact "
           f"in {secs:.1f} s")
@@ -134,9 +141,9 @@ def main():
     raise_nofile()
     if len(args) == 3 and args[0] == "server":
         asyncio.run(serve(args[1], int(args[2])))
-    elif len(args) in (5, 6) and args[0] == "client":
+    elif len(args) in (6, 7) and args[0] == "client":
         client(args[1], int(args[2]), int(args[3]), int(args[4]),
-               args[5] if len(args) == 6 else None)
+               args[6] if len(args) == 7 else None, float(args[5]))
     else:
         sys.exit(__doc__)
 
