@@ -20,6 +20,7 @@
 
 #include "udp.h"
 #include "dhcp/dhcp.h"
+#include "fwd.h"
 #include "icmp.h"
 #include "inany.h"
 #include "link.h"
@@ -30,128 +31,19 @@
 #define UDP_MAX_PAYLOAD		(FRAME_MAX - ETH_HLEN_ - 40 - UDP_HLEN)
 #define UDP_BATCH		64
 
-/**
- * struct udp_listener - a forwarded pod port
- * @fd:		socket bound to the pod port
- * @guest_port:	port in the guest
- * @v6:		IPv6 socket
- */
-struct udp_listener {
-	int fd;
-	uint16_t guest_port;
-	bool v6;
-};
-
-static struct udp_listener *udp_listeners;
+static struct fwd_listener *udp_listeners;
 static uint32_t udp_nlisteners;
 
 /**
- * udp_listen_one() - bind one forwarded pod port for one family
- * @c:		execution context
- * @v6:		IPv6 (else IPv4)
- * @bind_addr:	address to bind, "" for any
- * @port:	pod port
- * @to:		guest port
- *
- * Return: 0 on success, -1 if the port could not be bound (logged)
- */
-static int udp_listen_one(struct ctx *c, bool v6, const char *bind_addr,
-			  uint16_t port, uint16_t to)
-{
-	struct epoll_event ev = { .events = EPOLLIN };
-	struct sockaddr_storage sa;
-	struct in6_addr a = in6addr_any;
-	socklen_t sl;
-	int fd, one = 1;
-
-	if (*bind_addr) {
-		struct in_addr a4;
-
-		if (inet_pton(AF_INET, bind_addr, &a4) == 1) {
-			if (v6)
-				return 0;
-			a = inany_from4(a4);
-		} else if (inet_pton(AF_INET6, bind_addr, &a) != 1 || !v6) {
-			return 0;
-		}
-	} else if (!v6) {
-		struct in_addr any = { INADDR_ANY };
-
-		a = inany_from4(any);
-	}
-
-	fd = socket(v6 ? AF_INET6 : AF_INET,
-		    SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	if (v6)
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-	sl = inany_sockaddr(&sa, &a, port);
-	if (bind(fd, (struct sockaddr *)&sa, sl)) {
-		close(fd);
-		return -1;
-	}
-	ev.data.u64 = epref(EPREF_UDP_LISTEN, udp_nlisteners);
-	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		close(fd);
-		return -1;
-	}
-	udp_listeners[udp_nlisteners].fd = fd;
-	udp_listeners[udp_nlisteners].guest_port = to;
-	udp_listeners[udp_nlisteners].v6 = v6;
-	udp_nlisteners++;
-	return 0;
-}
-
-/**
- * udp_init() - open the listening sockets of -u
+ * udp_init() - open the sockets of -u
  * @c:		execution context
  *
  * Return: 0 on success, -1 if an explicitly forwarded port cannot be bound
  */
 int udp_init(struct ctx *c)
 {
-	const struct fwd_spec *spec = &c->conf.udp_fwd;
-	uint32_t port, max = 0;
-	int i;
-
-	if (!spec->all && !spec->n)
-		return 0;
-	for (port = 1; port <= 65535; port++) {
-		uint16_t to;
-
-		if (conf_fwd_lookup(spec, (uint16_t)port, &to))
-			max += 2;
-	}
-	udp_listeners = calloc(max ? max : 1, sizeof(*udp_listeners));
-	if (!udp_listeners)
-		return -1;
-
-	for (port = 1; port <= 65535; port++) {
-		const char *bind_addr = "";
-		uint16_t to;
-		int ok = 0;
-
-		if (!conf_fwd_lookup(spec, (uint16_t)port, &to))
-			continue;
-		for (i = 0; i < spec->n; i++) {
-			const struct fwd_rule *r = &spec->rule[i];
-
-			if (!r->exclude && port >= r->first && port <= r->last)
-				bind_addr = r->bind;
-		}
-		if (c->conf.v4)
-			ok |= !udp_listen_one(c, false, bind_addr, port, to);
-		if (c->conf.v6)
-			ok |= !udp_listen_one(c, true, bind_addr, port, to);
-		if (!ok && !spec->all) {
-			err("cannot bind UDP port %u for forwarding: %m", port);
-			return -1;
-		}
-	}
-	if (udp_nlisteners)
-		info("forwarding %u UDP sockets to the guest", udp_nlisteners);
-	return 0;
+	return fwd_listen(c, &c->conf.udp_fwd, SOCK_DGRAM, EPREF_UDP_LISTEN,
+			  &udp_listeners, &udp_nlisteners);
 }
 
 /**
@@ -357,7 +249,7 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
  * the queue to the VMM is full
  */
 static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
-			 const struct udp_listener *lst)
+			 const struct fwd_listener *lst)
 {
 	struct sockaddr_storage sa;
 	socklen_t sl = sizeof(sa);

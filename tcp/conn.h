@@ -23,8 +23,9 @@ enum tcp_state {
 #define F_FIN_SENT	0x04	/* our FIN is in seq_to_guest */
 #define F_FIN_ACKED	0x08	/* the guest acknowledged our FIN */
 #define F_WANT_ROOM	0x10	/* EPOLLOUT armed: window update owed */
-#define F_ACK_DUE	0x20	/* on the deferred ACK list */
+#define F_ACK_DUE	0x20	/* an ACK is owed to the guest */
 #define F_TX_WAIT	0x40	/* on the list waiting for room to the VMM */
+#define F_ACK_LISTED	0x80	/* on the deferred ACK list */
 
 /**
  * struct tcp_conn - one guest TCP connection and its host socket

@@ -30,6 +30,7 @@
 #include "segment.h"
 #include "seq.h"
 #include "flow.h"
+#include "fwd.h"
 #include "icmp.h"
 #include "inany.h"
 #include "link.h"
@@ -46,16 +47,6 @@
 #define TCP_DUP_ACKS		3
 #define TCP_WS_OURS		8	/* windows up to 16 MiB */
 #define TCP_DISCARD_SIZE	(8 << 20)
-
-/**
- * struct tcp_listener - a forwarded pod port
- * @fd:		listening socket
- * @guest_port:	port in the guest
- */
-struct tcp_listener {
-	int fd;
-	uint16_t guest_port;
-};
 
 /**
  * struct tcp_table - connections, sized at start-up
@@ -88,7 +79,7 @@ struct tcp_table {
 	uint32_t hiwater;
 	int32_t ack_list;
 	int32_t wait_list;
-	struct tcp_listener *lst;
+	struct fwd_listener *lst;
 	uint32_t nlst;
 	struct tcp_conn *wb_conn;
 	struct iovec wb_iov[TCP_WBATCH];
@@ -275,7 +266,7 @@ static void conn_free(struct ctx *c, struct tcp_conn *conn, bool rst)
 		;
 	if (*pp == idx)
 		*pp = conn->next;
-	if (conn->flags & F_ACK_DUE)
+	if (conn->flags & F_ACK_LISTED)
 		list_remove(t, &t->ack_list, idx,
 			    offsetof(struct tcp_conn, next_pending));
 	if (conn->flags & F_TX_WAIT)
@@ -480,9 +471,13 @@ static void tcp_ack_later(struct ctx *c, struct tcp_conn *conn)
 {
 	struct tcp_table *t = c->tcp;
 
-	if (conn->flags & F_ACK_DUE)
-		return;
+	/* Owing an ACK and being on the list differ: a data segment pays
+	 * the debt, but the connection stays listed until the next flush.
+	 */
 	conn->flags |= F_ACK_DUE;
+	if (conn->flags & F_ACK_LISTED)
+		return;
+	conn->flags |= F_ACK_LISTED;
 	conn->next_pending = t->ack_list;
 	t->ack_list = conn_index(t, conn);
 }
@@ -1198,11 +1193,14 @@ void tcp_flush_acks(struct ctx *c)
 
 		t->ack_list = conn->next_pending;
 		conn->next_pending = -1;
+		conn->flags &= ~F_ACK_LISTED;
 		if (!(conn->flags & F_ACK_DUE))
 			continue;
 		conn->flags &= ~F_ACK_DUE;
-		if (tcp_send_ctl(c, conn, TH_ACK, conn->seq_to_guest))
+		if (tcp_send_ctl(c, conn, TH_ACK, conn->seq_to_guest)) {
+			tcp_ack_later(c, conn);	/* the VMM is full: later */
 			return;
+		}
 		/* A closed window is reopened on EPOLLOUT */
 		if (!wnd_to_guest(conn->wnd_adv, conn->ws_ours) &&
 		    !(conn->flags & F_WANT_ROOM)) {
@@ -1391,112 +1389,6 @@ refuse:
 }
 
 /**
- * tcp_listen_one() - listen on one forwarded pod port
- * @c:		execution context
- * @v6:		IPv6 (else IPv4)
- * @bind_addr:	address to bind, "" for any
- * @port:	pod port
- * @to:		guest port
- *
- * Return: 0 on success or when @bind_addr is of the other family, -1 if
- * the port could not be bound
- */
-static int tcp_listen_one(struct ctx *c, bool v6, const char *bind_addr,
-			  uint16_t port, uint16_t to)
-{
-	struct tcp_table *t = c->tcp;
-	struct epoll_event ev = { .events = EPOLLIN };
-	struct sockaddr_storage sa;
-	struct in6_addr a = in6addr_any;
-	struct in_addr a4 = { INADDR_ANY };
-	socklen_t sl;
-	int fd, one = 1;
-
-	if (*bind_addr) {
-		if (inet_pton(AF_INET, bind_addr, &a4) == 1) {
-			if (v6)
-				return 0;
-		} else if (inet_pton(AF_INET6, bind_addr, &a) != 1 || !v6) {
-			return 0;
-		}
-	}
-	if (!v6)
-		a = inany_from4(a4);
-
-	fd = socket(v6 ? AF_INET6 : AF_INET,
-		    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (v6)
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-	sl = inany_sockaddr(&sa, &a, port);
-	if (bind(fd, (struct sockaddr *)&sa, sl) || listen(fd, 128)) {
-		close(fd);
-		return -1;
-	}
-	ev.data.u64 = epref(EPREF_TCP_LISTEN, t->nlst);
-	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		close(fd);
-		return -1;
-	}
-	t->lst[t->nlst].fd = fd;
-	t->lst[t->nlst].guest_port = to;
-	t->nlst++;
-	return 0;
-}
-
-/**
- * tcp_listen() - open the listening sockets of -t
- * @c:		execution context
- *
- * Return: 0 on success, -1 if an explicitly forwarded port cannot be bound
- */
-static int tcp_listen(struct ctx *c)
-{
-	const struct fwd_spec *spec = &c->conf.tcp_fwd;
-	struct tcp_table *t = c->tcp;
-	uint32_t port, max = 0;
-	uint16_t to;
-	int i;
-
-	if (!spec->all && !spec->n)
-		return 0;
-	for (port = 1; port <= 65535; port++)
-		if (conf_fwd_lookup(spec, (uint16_t)port, &to))
-			max += 2;
-	t->lst = calloc(max ? max : 1, sizeof(*t->lst));
-	if (!t->lst)
-		return -1;
-
-	for (port = 1; port <= 65535; port++) {
-		const char *bind_addr = "";
-		int ok = 0;
-
-		if (!conf_fwd_lookup(spec, (uint16_t)port, &to))
-			continue;
-		for (i = 0; i < spec->n; i++) {
-			const struct fwd_rule *r = &spec->rule[i];
-
-			if (!r->exclude && port >= r->first && port <= r->last)
-				bind_addr = r->bind;
-		}
-		if (c->conf.v4)
-			ok |= !tcp_listen_one(c, false, bind_addr, port, to);
-		if (c->conf.v6)
-			ok |= !tcp_listen_one(c, true, bind_addr, port, to);
-		if (!ok && !spec->all) {
-			err("cannot listen on TCP port %u for forwarding: %m",
-			    port);
-			return -1;
-		}
-	}
-	if (t->nlst)
-		info("forwarding %u TCP sockets to the guest", t->nlst);
-	return 0;
-}
-
-/**
  * tcp_probe_peek_off() - does this kernel have SO_PEEK_OFF for TCP (6.9+)
  *
  * Return: true if it does
@@ -1553,7 +1445,8 @@ int tcp_init(struct ctx *c)
 		info("kernel without SO_PEEK_OFF for TCP: peeking from the "
 		     "acknowledged byte");
 	}
-	return tcp_listen(c);
+	return fwd_listen(c, &c->conf.tcp_fwd, SOCK_STREAM, EPREF_TCP_LISTEN,
+			  &t->lst, &t->nlst);
 }
 
 /**

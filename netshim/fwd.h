@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * netshim - sockets on the pod's forwarded ports (-t, -u)
+ */
+#ifndef NETSHIM_FWD_H
+#define NETSHIM_FWD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ctx.h"
+
+/**
+ * struct fwd_listener - a socket bound to a forwarded pod port
+ * @fd:		the socket
+ * @guest_port:	port in the guest it forwards to
+ * @v6:		IPv6 socket
+ */
+struct fwd_listener {
+	int fd;
+	uint16_t guest_port;
+	bool v6;
+};
+
+int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
+	       enum epref_type ref, struct fwd_listener **lst, uint32_t *n);
+
+#endif /* NETSHIM_FWD_H */
