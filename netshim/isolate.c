@@ -24,6 +24,7 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <linux/sockios.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -55,11 +56,21 @@ static const long isolate_syscalls[] = {
 	__NR_exit, __NR_exit_group,
 };
 
+/* ioctl() only for SIOCOUTQ (tcp/tcp.c: bytes queued in a socket) */
+#define ISOLATE_IOCTL_CMD	SIOCOUTQ
+
+/* The low 32 bits of a system call argument: ioctl's command is an int */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SECCOMP_ARG_LO(i)	(offsetof(struct seccomp_data, args[i]))
+#else
+#define SECCOMP_ARG_LO(i)	(offsetof(struct seccomp_data, args[i]) + 4)
+#endif
+
 /**
  * isolate_seccomp() - allow only the system calls in isolate_syscalls
  *
  * Anything else kills the process (SECCOMP_RET_KILL_PROCESS): a call the
- * loop never makes is an attacker's.
+ * loop never makes is an attacker's.  ioctl() is allowed for one command.
  *
  * Return: 0 on success, -1 on failure
  */
@@ -67,7 +78,7 @@ int isolate_seccomp(void)
 {
 #ifdef SECCOMP_AUDIT_ARCH
 	enum { N = sizeof(isolate_syscalls) / sizeof(isolate_syscalls[0]) };
-	struct sock_filter f[N + 8];
+	struct sock_filter f[N + 12];
 	struct sock_fprog prog = { .filter = f };
 	unsigned int i, n = 0;
 
@@ -79,10 +90,22 @@ int isolate_seccomp(void)
 				SECCOMP_RET_KILL_PROCESS);
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 				offsetof(struct seccomp_data, nr));
+	/* Jumps count the instructions they skip.  ioctl goes past the
+	 * list and its kill to the command check; a listed call goes past
+	 * the rest of the list, the kill and the three of the check.
+	 */
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+				__NR_ioctl, N + 1, 0);
 	for (i = 0; i < N; i++)
 		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 					(unsigned int)isolate_syscalls[i],
-					N - i, 0);
+					N - 1 - i + 4, 0);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+				SECCOMP_RET_KILL_PROCESS);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+				SECCOMP_ARG_LO(1));
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+				ISOLATE_IOCTL_CMD, 1, 0);
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 				SECCOMP_RET_KILL_PROCESS);
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,

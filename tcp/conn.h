@@ -26,6 +26,7 @@ enum tcp_state {
 #define F_ACK_DUE	0x20	/* an ACK is owed to the guest */
 #define F_TX_WAIT	0x40	/* on the list waiting for room to the VMM */
 #define F_ACK_LISTED	0x80	/* on the deferred ACK list */
+#define F_DROPPED	0x100	/* guest data beyond our ACK was not taken */
 
 /**
  * struct tcp_conn - one guest TCP connection and its host socket
@@ -63,7 +64,7 @@ enum tcp_state {
  */
 struct tcp_conn {
 	uint8_t state;
-	uint8_t flags;
+	uint16_t flags;
 	uint8_t ws_guest, ws_ours;
 	uint16_t mss_guest;
 	uint8_t dup_acks, retries;

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/sock_diag.h>
+#include <linux/sockios.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
@@ -330,13 +331,15 @@ static uint16_t link_mss(const struct ctx *c, bool v6)
 }
 
 /**
- * sock_room() - bytes the host socket can accept now
+ * sock_room() - payload bytes the host socket can accept now
  * @conn:	connection
  *
- * SO_MEMINFO gives the send buffer and what is queued in it, in the
- * kernel's own accounting (which includes buffer overhead), so a quarter
- * is kept back: advertising more than the socket takes would make the guest
- * send data we can only drop.
+ * SO_MEMINFO gives the send buffer and what is queued in it in the
+ * kernel's accounting, which counts buffer overhead too: with small
+ * buffers (a lossy path fragments them) that is half of it.  SIOCOUTQ gives
+ * the payload queued, so their ratio turns free memory into payload room.
+ * Advertising more than the socket takes would make the guest send data
+ * we can only drop, so an eighth is kept back as well.
  *
  * Return: bytes
  */
@@ -344,15 +347,23 @@ static uint32_t sock_room(const struct tcp_conn *conn)
 {
 	uint32_t mi[SK_MEMINFO_VARS];
 	socklen_t sl = sizeof(mi);
-	uint32_t room;
+	uint64_t room, queued;
+	int outq = 0;
 
 	if (getsockopt(conn->fd, SOL_SOCKET, SO_MEMINFO, mi, &sl) ||
 	    sl < sizeof(uint32_t) * (SK_MEMINFO_WMEM_QUEUED + 1))
 		return 0;
-	if (mi[SK_MEMINFO_WMEM_QUEUED] >= mi[SK_MEMINFO_SNDBUF])
+	queued = mi[SK_MEMINFO_WMEM_QUEUED];
+	if (queued >= mi[SK_MEMINFO_SNDBUF])
 		return 0;
-	room = mi[SK_MEMINFO_SNDBUF] - mi[SK_MEMINFO_WMEM_QUEUED];
-	return room - room / 4;
+	room = mi[SK_MEMINFO_SNDBUF] - queued;
+	if (queued && !ioctl(conn->fd, SIOCOUTQ, &outq) && outq > 0 &&
+	    (uint64_t)outq < queued)
+		room = room * (uint64_t)outq / queued;
+	else
+		room /= 2;	/* nothing queued to measure the overhead by */
+	room -= room / 8;
+	return room > UINT32_MAX ? UINT32_MAX : (uint32_t)room;
 }
 
 /**
@@ -374,23 +385,23 @@ static void tcp_sock_opts(int fd)
 }
 
 /**
- * tcp_send_ctl() - send a segment without data to the guest
+ * tcp_send_seg() - send a segment without data to the guest
  * @c:		execution context
  * @conn:	connection
  * @flags:	TH_* flags
  * @seq:	sequence number
+ * @room:	window to advertise, bytes
  *
  * SYNs carry our MSS and window scale (only if the guest offered one, on a
- * SYN-ACK).  The window is the socket's room.
+ * SYN-ACK).
  *
  * Return: 0 if queued, -1 if the queue to the VMM is full
  */
-static int tcp_send_ctl(struct ctx *c, struct tcp_conn *conn, uint8_t flags,
-			uint32_t seq)
+static int tcp_send_seg(struct ctx *c, struct tcp_conn *conn, uint8_t flags,
+			uint32_t seq, uint32_t room)
 {
 	bool v6 = !inany_is4(&conn->raddr);
 	uint8_t *l4 = ip_tx_l4(c, v6, TCP_HLEN + TCP_SYN_OPTLEN);
-	uint32_t room = 0;
 	uint16_t mss = 0;
 	int ws = -1;
 	size_t len;
@@ -402,11 +413,8 @@ static int tcp_send_ctl(struct ctx *c, struct tcp_conn *conn, uint8_t flags,
 		/* On a SYN-ACK, only if the guest offered scaling */
 		if (!(flags & TH_ACK) || conn->ws_ours)
 			ws = conn->ws_ours;
-	}
-	if (!(flags & TH_RST) && conn->fd >= 0 && conn->state != CONN_CONNECTING)
-		room = sock_room(conn);
-	if (flags & TH_SYN)
 		room = room > 0xffff ? 0xffff : room;	/* never scaled */
+	}
 	conn->wnd_adv = room;
 
 	len = tcp_hdr_build(l4, conn->rport, conn->gport, seq,
@@ -446,6 +454,41 @@ static void tcp_rst_reply(struct ctx *c, const struct l4_meta *m,
 	}
 	len = tcp_hdr_build(l4, s->dport, s->sport, seq, ack, flags, 0, 0, -1);
 	ip_tx_send(c, l4, &m->dst, &m->src, IPPROTO_TCP, len, NULL);
+}
+
+/**
+ * tcp_send_ctl() - send a segment without data, the window the socket's room
+ * @c:		execution context
+ * @conn:	connection
+ * @flags:	TH_* flags
+ * @seq:	sequence number
+ *
+ * Return: 0 if queued, -1 if the queue to the VMM is full
+ */
+static int tcp_send_ctl(struct ctx *c, struct tcp_conn *conn, uint8_t flags,
+			uint32_t seq)
+{
+	uint32_t room = 0;
+
+	if (!(flags & TH_RST) && conn->fd >= 0 && conn->state != CONN_CONNECTING)
+		room = sock_room(conn);
+	return tcp_send_seg(c, conn, flags, seq, room);
+}
+
+/**
+ * tcp_send_dupacks() - duplicate ACKs: the same ACK and the same window
+ * @c:		execution context
+ * @conn:	connection
+ * @n:		how many
+ *
+ * A window that changed makes an ACK a window update, not a duplicate, and
+ * only duplicates make the guest retransmit at once (fast retransmit).
+ */
+static void tcp_send_dupacks(struct ctx *c, struct tcp_conn *conn, int n)
+{
+	while (n-- && !tcp_send_seg(c, conn, TH_ACK, conn->seq_to_guest,
+				    conn->wnd_adv))
+		;
 }
 
 /**
@@ -829,7 +872,7 @@ void tcp_flush_writes(struct ctx *c)
 		/* Socket full: the rest comes back as a retransmission once
 		 * the window we advertise opens again.
 		 */
-		conn->flags |= F_WANT_ROOM;
+		conn->flags |= F_WANT_ROOM | F_DROPPED;
 		conn_epoll(c, conn, conn->events | EPOLLOUT);
 	}
 }
@@ -868,8 +911,10 @@ static void tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
 		 * A hole gets duplicate ACKs at once, so the guest retransmits
 		 * fast instead of waiting for its timer.  Nothing is buffered.
 		 */
-		if (len || s->flags & TH_FIN || seq_lt(s->seq, expected))
+		if (seq_lt(s->seq, expected))
 			tcp_send_ctl(c, conn, TH_ACK, conn->seq_to_guest);
+		else if (len || s->flags & TH_FIN)
+			tcp_send_dupacks(c, conn, 1);
 		return;
 	case SEG_IN_ORDER:
 		break;
@@ -1174,7 +1219,15 @@ void tcp_sock_ready(struct ctx *c, uint32_t idx, uint32_t events)
 	if (events & EPOLLOUT && conn->flags & F_WANT_ROOM) {
 		conn->flags &= ~F_WANT_ROOM;
 		conn_epoll(c, conn, EPOLLIN);
-		tcp_ack_later(c, conn);
+		if (tcp_send_ctl(c, conn, TH_ACK, conn->seq_to_guest)) {
+			tcp_ack_later(c, conn);
+		} else if (conn->flags & F_DROPPED) {
+			/* Guest data beyond our ACK was not taken: duplicate
+			 * ACKs have it resent now, not at its next timeout.
+			 */
+			tcp_send_dupacks(c, conn, 3);
+			conn->flags &= ~F_DROPPED;
+		}
 	}
 	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP))
 		tcp_send_data(c, conn);

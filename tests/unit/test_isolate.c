@@ -2,7 +2,10 @@
 /* netshim - the seccomp filter kills a process that leaves the allow-list */
 #include "tests/unit/unit.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <signal.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -82,6 +85,36 @@ static void test_exec_kills(void **state)
 	assert_int_equal(WTERMSIG(st), SIGSYS);
 }
 
+static void asks_outq(void)
+{
+	int outq;
+
+	if (syscall(SYS_ioctl, STDERR_FILENO, SIOCOUTQ, &outq) < 0 &&
+	    errno == ENOSYS)
+		syscall(SYS_exit_group, 103);
+}
+
+static void asks_terminal_size(void)
+{
+	struct winsize ws;
+
+	syscall(SYS_ioctl, STDERR_FILENO, TIOCGWINSZ, &ws);
+}
+
+/* ioctl() passes the filter for SIOCOUTQ only */
+static void test_ioctl_outq_only(void **state)
+{
+	int st;
+
+	(void)state;
+	st = run_filtered(asks_outq);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	st = run_filtered(asks_terminal_size);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGSYS);
+}
+
 static void writes_only(void)
 {
 	char b = 'x';
@@ -107,6 +140,7 @@ int main(void)
 		cmocka_unit_test(test_socketpair_kills),
 		cmocka_unit_test(test_open_kills),
 		cmocka_unit_test(test_exec_kills),
+		cmocka_unit_test(test_ioctl_outq_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
