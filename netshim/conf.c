@@ -319,6 +319,24 @@ static const char *conf_unicast(int af, const struct in_addr *a4,
 }
 
 /**
+ * conf_addr_arg() - parse a unicast address of either family
+ * @s:		text
+ * @a4:		filled in for IPv4
+ * @a6:		filled in for IPv6
+ * @e:		filled in: why it is refused, NULL if it is not
+ *
+ * Return: AF_INET or AF_INET6, 0 if refused
+ */
+static int conf_addr_arg(const char *s, struct in_addr *a4,
+			 struct in6_addr *a6, const char **e)
+{
+	int af = conf_inany(s, a4, a6);
+
+	*e = af ? conf_unicast(af, a4, a6) : "not an IPv4 or IPv6 address";
+	return *e ? 0 : af;
+}
+
+/**
  * conf_opt_address() - -a: guest address, with an optional prefix length
  * @c:		configuration
  * @arg:	ADDR or ADDR/LEN
@@ -341,10 +359,7 @@ static int conf_opt_address(struct conf *c, const char *arg)
 	if (slash)
 		*slash++ = '\0';
 
-	af = conf_inany(buf, &a4, &a6);
-	if (!af)
-		return conf_bad('a', arg, "not an IPv4 or IPv6 address");
-	e = conf_unicast(af, &a4, &a6);
+	af = conf_addr_arg(buf, &a4, &a6, &e);
 	if (!e && af == AF_INET6 && IN6_IS_ADDR_LINKLOCAL(&a6))
 		e = "link-local: give a global address";
 	if (!e && (af == AF_INET ? a4.s_addr == htonl(INADDR_LOOPBACK) :
@@ -382,11 +397,8 @@ static int conf_opt_gateway(struct conf *c, const char *arg)
 	const char *e;
 	int af;
 
-	af = conf_inany(arg, &a4, &a6);
+	af = conf_addr_arg(arg, &a4, &a6, &e);
 	if (!af)
-		return conf_bad('g', arg, "not an IPv4 or IPv6 address");
-	e = conf_unicast(af, &a4, &a6);
-	if (e)
 		return conf_bad('g', arg, e);
 	if (af == AF_INET)
 		c->gw4 = a4;
@@ -457,10 +469,7 @@ static int conf_opt_dns(struct conf *c, struct conf_state *st,
 		c->n_dns4 = c->n_dns6 = 0;
 		return 0;
 	}
-	af = conf_inany(arg, &a4, &a6);
-	if (!af)
-		return conf_bad('D', arg, "not an IPv4 or IPv6 address");
-	e = conf_unicast(af, &a4, &a6);
+	af = conf_addr_arg(arg, &a4, &a6, &e);
 	if (!e && conf_is_loopback(af, &a4, &a6))
 		e = "loopback: the guest cannot reach the pod's loopback";
 	if (e)
@@ -621,12 +630,8 @@ static int conf_opt_map_lo(struct conf *c, const char *arg)
 	const char *e;
 	int af;
 
-	af = conf_inany(arg, &a4, &a6);
+	af = conf_addr_arg(arg, &a4, &a6, &e);
 	if (!af)
-		return conf_bad(OPT_MAP_HOST_LO, arg,
-				"not an IPv4 or IPv6 address");
-	e = conf_unicast(af, &a4, &a6);
-	if (e)
 		return conf_bad(OPT_MAP_HOST_LO, arg, e);
 	if (af == AF_INET) {
 		c->host_lo4 = a4;
