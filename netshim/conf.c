@@ -48,6 +48,7 @@ enum {
 	OPT_NO_DHCPV6,
 	OPT_NO_NDP,
 	OPT_NO_RA,
+	OPT_NO_PEEK_OFF,
 	OPT_MAX_TCP,
 	OPT_MAX_FLOWS,
 	OPT_UDP_TIMEOUT,
@@ -84,6 +85,7 @@ static const struct option conf_long_opts[] = {
 	{ "no-dhcpv6", no_argument, NULL, OPT_NO_DHCPV6 },
 	{ "no-ndp", no_argument, NULL, OPT_NO_NDP },
 	{ "no-ra", no_argument, NULL, OPT_NO_RA },
+	{ "no-peek-offset", no_argument, NULL, OPT_NO_PEEK_OFF },
 	{ "max-tcp", required_argument, NULL, OPT_MAX_TCP },
 	{ "max-flows", required_argument, NULL, OPT_MAX_FLOWS },
 	{ "udp-timeout", required_argument, NULL, OPT_UDP_TIMEOUT },
@@ -148,6 +150,8 @@ static void conf_usage(FILE *f)
 "      --no-dhcpv6           no DHCPv6 server\n"
 "      --no-ndp              no NDP (neighbour and router advertisements)\n"
 "      --no-ra               no router advertisements\n"
+"      --no-peek-offset      read TCP data as kernels before 6.9 need to\n"
+"                            (slower; for testing that code path)\n"
 "      --max-tcp N           TCP connections, 1-1048576 (default 65536)\n"
 "      --max-flows N         UDP and ICMP flows, 1-1048576 (default 16384)\n"
 "      --udp-timeout SECONDS idle UDP flow timeout, 1-86400 (default 180)\n"
@@ -715,6 +719,7 @@ static bool conf_opt_flag(struct conf *c, struct conf_state *st, int opt)
 	case OPT_NO_DHCPV6:	c->no_dhcpv6 = true;	break;
 	case OPT_NO_NDP:	c->no_ndp = true;	break;
 	case OPT_NO_RA:		c->no_ra = true;	break;
+	case OPT_NO_PEEK_OFF:	c->no_peek_off = true;	break;
 	default:		return false;
 	}
 	return true;

@@ -104,6 +104,7 @@ struct conf {
 
 	/* features */
 	bool no_dhcp, no_dhcpv6, no_ndp, no_ra;
+	bool no_peek_off;		/* TCP: as if without SO_PEEK_OFF */
 };
 
 int conf_parse(struct conf *c, int argc, char **argv);

@@ -1490,7 +1490,7 @@ int tcp_init(struct ctx *c)
 	if (getrandom(&t->isn_key, sizeof(t->isn_key), 0) < 0)
 		t->isn_key = (uint64_t)getpid() * 0x9e3779b97f4a7c15ULL;
 
-	t->peek_off = tcp_probe_peek_off();
+	t->peek_off = !c->conf.no_peek_off && tcp_probe_peek_off();
 	if (!t->peek_off) {
 		t->discard = malloc(TCP_DISCARD_SIZE);
 		if (!t->discard)
