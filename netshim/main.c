@@ -235,6 +235,11 @@ static void raise_nofile(void)
  * daemonize() - go to the background unless -f
  * @c:		execution context
  *
+ * Everything is set up before, so that a failure still reaches the
+ * launcher as an exit status.  The signalfd is made again: epoll watches a
+ * signalfd through the wait queue of the process that added it, and
+ * signals to the child would never wake the loop.
+ *
  * Return: 0 in the daemon, -1 on failure
  */
 static int daemonize(struct ctx *c)
@@ -250,6 +255,12 @@ static int daemonize(struct ctx *c)
 	if (pid > 0)
 		_exit(0);
 	setsid();
+	epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->signal_fd, NULL);
+	close(c->signal_fd);
+	if (setup_signals(c)) {
+		err("signals in the daemon: %m");
+		return -1;
+	}
 	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (fd >= 0) {
 		dup2(fd, STDIN_FILENO);

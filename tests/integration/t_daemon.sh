@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# netshim as launchers start it: in the background (no -f), with a PID file
+# and a log file. The exit status comes back at once, the daemon answers
+# SIGUSR1 with its counters, serves a guest, and on SIGTERM exits, removing
+# its socket and PID file.
+
+set -u
+# shellcheck source=tests/lib/topo.sh
+. "$(dirname "$0")/../lib/topo.sh"
+
+topo_init
+topo_peer_pod
+chmod 1777 "$WORK"
+sock=$WORK/backend.sock
+pidf=$WORK/backend.pid
+logf=$WORK/daemon.log
+
+in_pod timeout 10 "$NETSHIM" -s "$sock" -P "$pidf" -l "$logf" \
+	-D 203.0.113.1 || fail "netshim did not start: $(tail -3 "$logf")"
+[ -s "$pidf" ] || fail "no PID file after start"
+pid=$(cat "$pidf")
+topo_pid_add "$pid"
+[ -S "$sock" ] || fail "no socket after start"
+log "daemon $pid running as $(ps -o user= -p "$pid")"
+
+kill -USR1 "$pid"
+for _ in $(seq 20); do
+	grep -q 'counters:' "$logf" && break
+	sleep 0.1
+done
+grep -q 'counters:' "$logf" || fail "no counters in the log after SIGUSR1"
+
+topo_relay_guest
+guest_dhcp4
+[ "$(topo_env_get "$WORK/udhcpc.env" ip)" = 203.0.113.2 ] ||
+	fail "the guest of the daemon got no address"
+log "ok: the daemon served DHCP"
+
+kill -TERM "$pid"
+for _ in $(seq 30); do
+	[ ! -e "$sock" ] && [ ! -e "$pidf" ] && break
+	sleep 0.1
+done
+[ ! -e "$sock" ] || fail "socket left behind after SIGTERM"
+[ ! -e "$pidf" ] || fail "PID file left behind after SIGTERM"
+grep -q 'exiting' "$logf" || fail "no exit message in the log"
+log "ok: SIGTERM removed the socket and the PID file"
