@@ -159,17 +159,50 @@ void isolate_remove(const struct isolate_path *k)
 }
 
 /**
+ * isolate_write() - write a short string to a file
+ * @path:	file
+ * @s:		string
+ *
+ * Return: 0 on success, -1 on failure
+ */
+static int isolate_write(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), rc = -1;
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, s, strlen(s)) == (ssize_t)strlen(s))
+		rc = 0;
+	close(fd);
+	return rc;
+}
+
+/**
  * isolate_fs() - detach from the filesystem: an empty read-only root
+ *
+ * Without root, the mount namespace needs a user namespace of its own, in
+ * which our user and group are mapped to themselves.
  *
  * Return: 0 on success, -1 if namespaces are not available here
  */
 static int isolate_fs(void)
 {
-	int flags = CLONE_NEWNS | (geteuid() ? CLONE_NEWUSER : 0);
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	char map[64];
 
-	if (unshare(flags)) {
+	if (unshare(CLONE_NEWNS | (uid ? CLONE_NEWUSER : 0))) {
 		debug("no mount namespace (%m): staying in the filesystem");
 		return -1;
+	}
+	if (uid) {
+		snprintf(map, sizeof(map), "%u %u 1", uid, uid);
+		if (isolate_write("/proc/self/uid_map", map))
+			debug("cannot map uid %u in the user namespace", uid);
+		snprintf(map, sizeof(map), "%u %u 1", gid, gid);
+		if (isolate_write("/proc/self/setgroups", "deny") ||
+		    isolate_write("/proc/self/gid_map", map))
+			debug("cannot map gid %u in the user namespace", gid);
 	}
 	if (mount("", "/", "", MS_PRIVATE | MS_REC, NULL) ||
 	    mount("netshim", "/tmp", "tmpfs",
@@ -244,6 +277,7 @@ int isolate(const struct conf *c, struct isolate_path *sock,
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
+	bool root = !uid;
 
 	if (c->runas_set) {
 		uid = c->uid;
@@ -259,11 +293,16 @@ int isolate(const struct conf *c, struct isolate_path *sock,
 		err("refusing to run as root: give --runas an unprivileged user");
 		return -1;
 	}
+	if (!root && uid != geteuid()) {
+		err("--runas %u: only root can switch users", uid);
+		return -1;
+	}
 
 	isolate_keep_path(c->sock_path, sock, uid, gid);
 	isolate_keep_path(c->pid_file, pid, uid, gid);
 	isolate_fs();
-	if (isolate_user(uid, gid) || isolate_caps())
+	/* Started unprivileged, we already are that user */
+	if ((root && isolate_user(uid, gid)) || isolate_caps())
 		return -1;
 	return isolate_seccomp();
 }

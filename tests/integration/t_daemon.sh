@@ -47,3 +47,38 @@ done
 [ ! -e "$pidf" ] || fail "PID file left behind after SIGTERM"
 grep -q 'exiting' "$logf" || fail "no exit message in the log"
 log "ok: SIGTERM removed the socket and the PID file"
+
+# Unprivileged, as KubeVirt starts its network backends: uid 4242 has no
+# passwd entry and no capability, so the filesystem detach needs a user
+# namespace of its own
+kill "$RELAY_PID" 2>/dev/null
+sock=$WORK/user.sock
+ip netns exec "$NS_POD" setpriv --reuid=4242 --regid=4242 --clear-groups \
+	"$NETSHIM" -f -d -s "$sock" -D 203.0.113.1 >"$WORK/user.log" 2>&1 &
+upid=$!
+topo_pid_add "$upid"
+for _ in $(seq 50); do
+	[ -S "$sock" ] && break
+	sleep 0.1
+done
+[ -S "$sock" ] || fail "unprivileged netshim: no socket: $(tail -3 "$WORK/user.log")"
+ip netns exec "$NS_GUEST" "$REPO/tests/relay" tap1 "$sock" \
+	>"$WORK/relay1.log" 2>&1 &
+topo_pid_add $!
+for _ in $(seq 50); do
+	ip -n "$NS_GUEST" -o link show tap1 2>/dev/null | grep -q '[<,]UP[,>]' &&
+		break
+	sleep 0.1
+done
+in_guest busybox udhcpc -i tap1 -f -q -n -t 10 -T 1 \
+	-s "$WORK/udhcpc.script" >"$WORK/udhcpc1.log" 2>&1 ||
+	fail "unprivileged netshim: no DHCP lease: $(tail -3 "$WORK/user.log")"
+grep -q 'detached from the filesystem' "$WORK/user.log" ||
+	fail "unprivileged netshim did not detach from the filesystem"
+kill -TERM "$upid"
+for _ in $(seq 30); do
+	[ ! -e "$sock" ] && break
+	sleep 0.1
+done
+[ ! -e "$sock" ] || fail "unprivileged netshim left its socket behind"
+log "ok: unprivileged netshim (uid 4242) served DHCP, detached, cleaned up"
