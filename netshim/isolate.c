@@ -7,8 +7,9 @@
  * 2. drops to an unprivileged user: --runas, or nobody when started as root;
  * 3. drops every capability and sets PR_SET_NO_NEW_PRIVS;
  * 4. installs a seccomp filter allowing only the system calls of the loop.
- * Each step is logged at debug level.  Steps 1 fails soft (a pod may forbid
- * namespaces): the others are required.
+ * Each step is logged at debug level.  Step 1 fails soft (a pod may forbid
+ * namespaces; root then takes a removed empty directory as its root): the
+ * others are required.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/audit.h>
@@ -178,6 +180,35 @@ static int isolate_write(const char *path, const char *s)
 }
 
 /**
+ * isolate_chroot() - without namespaces: root in a removed empty directory
+ *
+ * The closest to an empty root that needs no namespace: a fresh directory
+ * is removed while we hold it open, then made our root.  Nothing can be
+ * created in a removed directory, and nothing is reachable from it.  Needs
+ * CAP_SYS_CHROOT, so only root gets this far.
+ *
+ * Return: 0 on success, -1 on failure
+ */
+int isolate_chroot(void)
+{
+	char dir[] = "/tmp/netshim-root-XXXXXX";
+	int fd;
+
+	if (!mkdtemp(dir))
+		return -1;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	rmdir(dir);
+	if (fd < 0)
+		return -1;
+	if (fchdir(fd) || chroot(".") || chdir("/")) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/**
  * isolate_fs() - detach from the filesystem: an empty read-only root
  *
  * Without root, the mount namespace needs a user namespace of its own, in
@@ -192,6 +223,11 @@ static int isolate_fs(void)
 	char map[64];
 
 	if (unshare(CLONE_NEWNS | (uid ? CLONE_NEWUSER : 0))) {
+		if (!uid && !isolate_chroot()) {
+			debug("no mount namespace (%m): root in a removed "
+			      "empty directory instead");
+			return 0;
+		}
 		debug("no mount namespace (%m): staying in the filesystem");
 		return -1;
 	}

@@ -115,6 +115,32 @@ static void test_ioctl_outq_only(void **state)
 	assert_int_equal(WTERMSIG(st), SIGSYS);
 }
 
+/* Without namespaces: a removed empty directory as root */
+static void test_chroot_empty(void **state)
+{
+	int st, fd;
+	pid_t pid;
+
+	(void)state;
+	if (geteuid())
+		skip();
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		if (isolate_chroot())
+			_exit(1);
+		if (open("/etc/passwd", O_RDONLY) >= 0 || errno != ENOENT)
+			_exit(2);
+		fd = open("/new", O_WRONLY | O_CREAT, 0600);
+		if (fd >= 0 || errno != ENOENT)
+			_exit(3);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 static void writes_only(void)
 {
 	char b = 'x';
@@ -141,6 +167,7 @@ int main(void)
 		cmocka_unit_test(test_open_kills),
 		cmocka_unit_test(test_exec_kills),
 		cmocka_unit_test(test_ioctl_outq_only),
+		cmocka_unit_test(test_chroot_empty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
