@@ -592,6 +592,7 @@ static void tcp_rewind(struct ctx *c, struct tcp_conn *conn)
 	if (c->tcp->peek_off)
 		tcp_set_peek_off(conn);
 	conn->dup_acks = 0;
+	conn->flags &= ~F_DRAINED;	/* what was in flight is unsent again */
 	tcp_send_data(c, conn);
 }
 
@@ -690,7 +691,8 @@ static void tcp_send_data(struct ctx *c, struct tcp_conn *conn)
 	ssize_t n;
 	int nseg, i;
 
-	if (conn->state != CONN_ESTABLISHED || conn->flags & F_FIN_SENT)
+	if (conn->state != CONN_ESTABLISHED ||
+	    conn->flags & (F_FIN_SENT | F_DRAINED))
 		return;
 
 	budget = send_budget(conn->seq_acked, conn->seq_to_guest,
@@ -728,9 +730,13 @@ static void tcp_send_data(struct ctx *c, struct tcp_conn *conn)
 	base = c->tx.buf + c->tx.tail + STREAM_HDR_LEN;
 	n = tcp_peek(c, conn, base, hlen, mss, nseg, budget);
 	if (n < 0) {
+		/* Nothing new: the next EPOLLIN edge says when there is,
+		 * until then guest segments need not ask the socket again.
+		 */
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
-			return;
-		tcp_reset(c, conn);
+			conn->flags |= F_DRAINED;
+		else
+			tcp_reset(c, conn);
 		return;
 	}
 	if (n == 0) {
@@ -821,6 +827,11 @@ static bool tcp_guest_ack(struct ctx *c, struct tcp_conn *conn,
 		conn->seq_acked = s->ack;
 		conn->retries = 0;
 		conn->dup_acks = 0;
+		/* Without SO_PEEK_OFF, EOF shows only once nothing is in
+		 * flight: the next peek may find it, with no event to say so
+		 */
+		if (!c->tcp->peek_off)
+			conn->flags &= ~F_DRAINED;
 		if (conn->rtt_start && seq_ge(s->ack, conn->rtt_seq)) {
 			uint32_t r = (uint32_t)(now_ms(c) - conn->rtt_start);
 
@@ -1239,8 +1250,10 @@ void tcp_sock_ready(struct ctx *c, uint32_t idx, uint32_t events)
 			conn->flags &= ~F_DROPPED;
 		}
 	}
-	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP))
+	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) {
+		conn->flags &= ~F_DRAINED;
 		tcp_send_data(c, conn);
+	}
 }
 
 /**

@@ -103,10 +103,14 @@ tcp_check() {
 }
 
 # tcp_rate() - log a transfer's duration and throughput
-# $1: what, $2: bytes, $3: start time in ns (date +%s%N)
+# $1: what, $2: bytes, $3: start time in ns (date +%s%N), $4: seconds
+# allowed (optional): all the data but no end of stream within them is a
+# failure too, the receiver having been stopped by its timeout
 tcp_rate() {
 	local ms=$(( ($(date +%s%N) - $3) / 1000000 ))
 
+	[ -z "${4:-}" ] || [ "$ms" -lt $(( $4 * 1000 )) ] ||
+		fail "$1: took $ms ms, the $4 s allowed: the stream never ended"
 	[ "$ms" -gt 0 ] || ms=1
 	log "ok: $1: $(numfmt --to=iec "$2")B in ${ms} ms," \
 		"$(( $2 / 1000 * 8 / ms )) Mbit/s"
@@ -127,7 +131,7 @@ tcp_upload() {
 		log "sender socat failed: $(tail -2 "$p.err")"
 	tcp_recv_end "$p"
 	tcp_check "$p" "$(tcp_size_str "$7") $1 -> $4 port $5"
-	tcp_rate "$1 -> $4 port $5" "$7" "$t0"
+	tcp_rate "$1 -> $4 port $5" "$7" "$t0" "$8"
 }
 
 # tcp_download() - a server in another namespace sends on a connection
@@ -146,7 +150,7 @@ tcp_download() {
 	tcp_recv_end "$p"
 	wait "$spid" || log "sender socat failed: $(tail -2 "$p.err")"
 	tcp_check "$p" "$(tcp_size_str "$7") $4 port $5 -> $1"
-	tcp_rate "$4 port $5 -> $1" "$7" "$t0"
+	tcp_rate "$4 port $5 -> $1" "$7" "$t0" "$8"
 }
 
 # tcp_size_str() - a byte count for people
