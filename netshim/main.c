@@ -346,6 +346,13 @@ static int setup(struct ctx *c)
  */
 extern void netshim_loop_starts(void) __attribute__((weak));
 
+/**
+ * main() - configure, set up, detach and drop privileges, run the loop
+ * @argc:	argument count
+ * @argv:	options (see --help and doc/netshim.1)
+ *
+ * Return: 0 after a clean exit, 1 on a bad command line or a failed start
+ */
 int main(int argc, char **argv)
 {
 	static struct ctx ctx;

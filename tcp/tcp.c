@@ -779,7 +779,7 @@ static void tcp_send_data(struct ctx *c, struct tcp_conn *conn)
 }
 
 /**
- * tcp_guest_window() - take the window and ACK of a guest segment
+ * tcp_guest_ack() - take the window and ACK of a guest segment
  * @c:		execution context
  * @conn:	connection
  * @s:		segment
