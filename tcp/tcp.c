@@ -779,6 +779,23 @@ static void tcp_send_data(struct ctx *c, struct tcp_conn *conn)
 }
 
 /**
+ * tcp_send_pending() - send the guest new data, and our FIN once it is due
+ * @c:		execution context
+ * @conn:	connection
+ *
+ * The FIN goes here when the remote's EOF was seen but the FIN could not be
+ * queued then, or was taken back by a retransmission.
+ */
+static void tcp_send_pending(struct ctx *c, struct tcp_conn *conn)
+{
+	tcp_send_data(c, conn);
+	if (conn->state == CONN_ESTABLISHED && conn->flags & F_HOST_EOF &&
+	    !(conn->flags & F_FIN_SENT) &&
+	    conn->seq_to_guest == conn->seq_acked)
+		tcp_send_fin(c, conn);
+}
+
+/**
  * tcp_guest_ack() - take the window and ACK of a guest segment
  * @c:		execution context
  * @conn:	connection
@@ -1203,10 +1220,7 @@ void tcp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 	tcp_guest_data(c, conn, &s);
 	if (conn->state == CONN_FREE || tcp_maybe_close(c, conn))
 		return;
-	tcp_send_data(c, conn);
-	if (conn->flags & F_HOST_EOF && !(conn->flags & F_FIN_SENT) &&
-	    conn->seq_to_guest == conn->seq_acked)
-		tcp_send_fin(c, conn);
+	tcp_send_pending(c, conn);
 }
 
 /**
@@ -1313,13 +1327,8 @@ void tcp_tx_resume(struct ctx *c)
 		list = conn->next_wait;
 		conn->next_wait = -1;
 		conn->flags &= ~F_TX_WAIT;
-		if (conn->state != CONN_ESTABLISHED)
-			continue;
-		tcp_send_data(c, conn);
-		if (conn->state == CONN_ESTABLISHED &&
-		    conn->flags & F_HOST_EOF && !(conn->flags & F_FIN_SENT) &&
-		    conn->seq_to_guest == conn->seq_acked)
-			tcp_send_fin(c, conn);
+		if (conn->state == CONN_ESTABLISHED)
+			tcp_send_pending(c, conn);
 	}
 }
 

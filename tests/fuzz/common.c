@@ -77,3 +77,21 @@ void fuzz_fail(const char *file, int line, const char *what)
 	fprintf(stderr, "%s:%d: invariant broken: %s\n", file, line, what);
 	abort();
 }
+
+/**
+ * fuzz_setup_reply() - the configuration, and a reply buffer of exactly the
+ * size netshim gives the function under test, so ASan sees one byte more
+ * @c:		configuration, filled in
+ * @size:	reply buffer size
+ *
+ * Return: the buffer (never NULL)
+ */
+uint8_t *fuzz_setup_reply(struct conf *c, size_t size)
+{
+	uint8_t *out;
+
+	fuzz_conf_fill(c);
+	out = malloc(size);
+	FUZZ_CHECK(out);
+	return out;
+}

@@ -17,6 +17,7 @@
 	} while (0)
 
 void fuzz_conf_fill(struct conf *c);
+uint8_t *fuzz_setup_reply(struct conf *c, size_t size);
 void fuzz_logs_off(void);
 void fuzz_fail(const char *file, int line, const char *what)
 	__attribute__((noreturn));

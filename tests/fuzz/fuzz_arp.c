@@ -24,9 +24,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	fuzz_conf_fill(&conf);
-	out = malloc(ARP_LEN);
-	FUZZ_CHECK(out);
+	out = fuzz_setup_reply(&conf, ARP_LEN);
 	return 0;
 }
 

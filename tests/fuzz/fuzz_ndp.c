@@ -30,9 +30,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	fuzz_conf_fill(&conf);
-	out = malloc(REPLY_SIZE);
-	FUZZ_CHECK(out);
+	out = fuzz_setup_reply(&conf, REPLY_SIZE);
 	return 0;
 }
 
