@@ -15,9 +15,9 @@ CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
             -DNETSHIM_VERSION='"$(VERSION)"' -I. -Inetshim
 LDLIBS   += -lmnl
 
-LIB_SRCS := $(filter-out netshim/main.c,$(wildcard netshim/*.c tcp/*.c dhcp/*.c ndp/*.c))
+LIB_SRCS := $(filter-out netshim/main.c,$(wildcard netshim/*.c tcp/*.c dhcp/*.c ndp/*.c vhost_user/*.c))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
-HDRS     := $(wildcard netshim/*.h tcp/*.h dhcp/*.h ndp/*.h)
+HDRS     := $(wildcard netshim/*.h tcp/*.h dhcp/*.h ndp/*.h vhost_user/*.h)
 
 B        := build/obj
 BA       := build/asan
