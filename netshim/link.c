@@ -6,6 +6,14 @@
  * link_*() events at the end of this file, the one place that reaches up
  * into the protocol layers.
  */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
 #include "link.h"
 #include "eth.h"
 #include "flow.h"
@@ -21,12 +29,63 @@
  */
 int link_init(struct ctx *c)
 {
-	c->link.ops = &link_stream_ops;
+	c->link.ops = c->conf.vhost_user ? &link_vu_ops : &link_stream_ops;
 	c->link.listen_fd = c->link.fd = -1;
 	c->link.up = c->link.blocked = false;
 	if (c->link.ops->setup(c))
 		return -1;
 	return c->link.ops->listen(c);
+}
+
+/**
+ * link_listen() - create the UNIX socket the VMM or front-end connects to
+ * @c:		execution context
+ *
+ * Return: 0 on success, -1 with a message on failure
+ */
+int link_listen(struct ctx *c)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct epoll_event ev = { .events = EPOLLIN };
+	int fd;
+
+	if (strlen(c->conf.sock_path) >= sizeof(sa.sun_path)) {
+		err("socket path too long: %s", c->conf.sock_path);
+		return -1;
+	}
+	strcpy(sa.sun_path, c->conf.sock_path);
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		err("UNIX socket: %m");
+		return -1;
+	}
+	/* A stale socket left by a crashed instance: replace it, but never
+	 * a path some other process is still listening on.
+	 */
+	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		err("%s is in use by another process", sa.sun_path);
+		close(fd);
+		return -1;
+	}
+	unlink(sa.sun_path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    listen(fd, 1)) {
+		err("cannot listen on %s: %m", sa.sun_path);
+		close(fd);
+		return -1;
+	}
+	chmod(sa.sun_path, 0600);
+
+	ev.data.u64 = epref(EPREF_LINK_LISTEN, 0);
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		err("epoll: %m");
+		close(fd);
+		return -1;
+	}
+	c->link.listen_fd = fd;
+	c->link.fd = -1;
+	return 0;
 }
 
 /**

@@ -354,8 +354,15 @@ int main(int argc, char **argv)
 		return 1;
 	conf_log_summary(&c->conf);
 	info("listening on %s", c->conf.sock_path);
-	info("QEMU: -device virtio-net-pci,netdev=n -netdev stream,id=n,"
-	     "server=off,addr.type=unix,addr.path=%s", c->conf.sock_path);
+	if (c->conf.vhost_user)
+		info("QEMU: -chardev socket,id=c,path=%s -netdev vhost-user,"
+		     "id=n,chardev=c -device virtio-net-pci,netdev=n, with "
+		     "guest memory from -object memory-backend-memfd,"
+		     "share=on", c->conf.sock_path);
+	else
+		info("QEMU: -device virtio-net-pci,netdev=n -netdev stream,"
+		     "id=n,server=off,addr.type=unix,addr.path=%s",
+		     c->conf.sock_path);
 	if (c->conf.foreground && c->conf.quiet)
 		fprintf(stderr, "netshim: listening on %s\n", c->conf.sock_path);
 

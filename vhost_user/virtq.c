@@ -314,6 +314,29 @@ bool vq_should_notify(struct vq *vq)
 }
 
 /**
+ * vq_kick_me() - ask the driver to kick when it makes more chains available
+ * @vq:		queue, vq_ready()
+ *
+ * Needed with EVENT_IDX only when chains were given back (vq_unpop()):
+ * the driver then kicks once it adds past what is available now.  The
+ * driver may have added chains while this was being written, and would
+ * not kick for those.
+ *
+ * Return: true if more chains became available meanwhile: look again
+ */
+bool vq_kick_me(struct vq *vq)
+{
+	uint16_t idx;
+
+	if (!vq->event_idx)
+		return false;
+	idx = load16(vq->avail + AVAIL_IDX);
+	store16(vq->used + USED_RING + vq->num * USED_ELEM_LEN, idx);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return load16(vq->avail + AVAIL_IDX) != idx;
+}
+
+/**
  * iov_to_buf() - copy from scattered buffers into one
  * @iov:	buffers
  * @n:		how many

@@ -217,7 +217,7 @@ topo_backend_cmd() {
 	passt)
 		# --no-map-gw: the router is the peer here, as for netshim;
 		# passt would otherwise send guest traffic for it to the pod
-		BACKEND_CMD=(passt -f -e -s "$sock"
+		BACKEND_CMD=("${PASST:-passt}" -f -e -s "$sock"
 			-D 203.0.113.1 -D 2001:db8:1::1 -S netshim.test
 			--no-map-gw "$@")
 		;;

@@ -7,7 +7,8 @@
 # Every NETSHIM-RESULT the guest prints must be ok and carry the pod's
 # addresses. Works from tests/vm/ or linked/copied into tests/integration/.
 # BACKEND=netshim|passt as for every topo.sh test; VM_ACCEL=kvm|tcg forces
-# the accelerator.
+# the accelerator; NETDEV=vhost-user runs the same checks with QEMU as the
+# backend's vhost-user front-end (tests/integration/t_vhost_user.sh).
 
 set -u
 VM=$(cd "$(dirname "$(readlink -f "$0")")/../vm" && pwd)
@@ -37,7 +38,11 @@ topo_init
 topo_peer_pod
 topo_dns
 vm_peer_servers
-topo_backend
+if [ "${NETDEV:-stream}" = vhost-user ]; then
+	topo_backend --vhost-user
+else
+	topo_backend
+fi
 LOG=$WORK/vm.log
 VM_LOG=$LOG VM_TIMEOUT=${VM_TIMEOUT:-270} \
 	"$VM/run-vm.sh" check "$WORK/backend.sock" ||
