@@ -252,12 +252,19 @@ topo_backend() {
 
 # topo_relay_guest() - guest namespace whose tap0 is joined to the backend
 # $1: MTU of tap0 (default 1500)
+#
+# GUEST_SYSCTLS: "key=value ..." set in the guest namespace before tap0
+# exists (net.ipv6.conf.default.* then applies to tap0), the way a system
+# configures itself at boot.
 topo_relay_guest() {
-	local mtu=${1:-1500} _
+	local mtu=${1:-1500} _ kv
 
 	[ -x "$REPO/tests/relay" ] ||
 		fail "$REPO/tests/relay not built (make tests/relay)"
 	topo_ns_add "$NS_GUEST"
+	for kv in ${GUEST_SYSCTLS:-}; do
+		in_guest sysctl -qw "$kv" || fail "guest sysctl $kv"
+	done
 	ip netns exec "$NS_GUEST" "$REPO/tests/relay" --mtu "$mtu" \
 		tap0 "$WORK/backend.sock" >"$WORK/relay.log" 2>&1 &
 	RELAY_PID=$!
