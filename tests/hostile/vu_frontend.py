@@ -242,8 +242,13 @@ def expect_arp_reply(fe, timeout=3.0):
             frame = data[HDR:]
             if frame[12:14] != b"\x08\x06" or frame[20:22] != b"\x00\x02":
                 continue
+            # virtio 1.2, 5.1.6.4: 1 without MRG_RXBUF.  passt 2025-05
+            # writes 0: recorded, not failed, so that the harness itself
+            # can be checked against passt (BACKEND=passt).
             if nbuf != 1:
-                raise AssertionError(f"num_buffers {nbuf}, 1 expected")
+                if os.environ.get("BACKEND") != "passt":
+                    raise AssertionError(f"num_buffers {nbuf}, 1 expected")
+                print(f"passt: num_buffers {nbuf} without MRG_RXBUF")
             if frame[28:32] != GW4 or frame[32:38] != GUEST_MAC or \
                frame[38:42] != GUEST4 or frame[0:6] != GUEST_MAC:
                 raise AssertionError("ARP reply with wrong addresses")
