@@ -312,6 +312,30 @@ topo_counter() {
 	topo_counters | sed -n "s/.*netshim: *$1  *\([0-9]*\) .*/\1/p"
 }
 
+# topo_vu_relay_guest() - guest namespace whose tap0 is joined to the
+# backend's vhost-user socket by tests/vu_relay, a front-end of our own
+# $1: MTU of tap0 (default 1500)
+topo_vu_relay_guest() {
+	local mtu=${1:-1500} _
+
+	[ -x "$REPO/tests/vu_relay" ] ||
+		fail "$REPO/tests/vu_relay not built (make tests/vu_relay)"
+	topo_ns_add "$NS_GUEST"
+	ip netns exec "$NS_GUEST" "$REPO/tests/vu_relay" --mtu "$mtu" \
+		tap0 "$WORK/backend.sock" >"$WORK/relay.log" 2>&1 &
+	RELAY_PID=$!
+	topo_pid_add "$RELAY_PID"
+	export RELAY_PID
+	for _ in $(seq 100); do
+		ip -n "$NS_GUEST" -o link show tap0 2>/dev/null |
+			grep -q '[<,]UP[,>]' && return 0
+		kill -0 "$RELAY_PID" 2>/dev/null ||
+			fail "vu_relay exited: $(tail -5 "$WORK/relay.log")"
+		sleep 0.1
+	done
+	fail "tap0 not up after 10 s"
+}
+
 # topo_write_dhcp_scripts() - the guest's DHCP client hooks, under $WORK
 #
 # The guest namespace shares /etc with the host, so the results go to
