@@ -8,6 +8,9 @@ PKGS="gcc make libc6-dev libmnl-dev liburing-dev libcmocka-dev pkg-config
       passt dnsmasq-base bind9-dnsutils socat cpio gzip gnuplot-nox
       clang libclang-rt-14-dev kmod isc-dhcp-client nftables"
 
+# libvirt 11.3 and QEMU 10, from bookworm-backports on Debian 12
+"$(dirname "$0")/install-deps-backports.sh"
+
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
