@@ -94,7 +94,7 @@ lv_setup() {
 	local backend
 
 	LV=$WORK/lv
-	mkdir -p "$LV"/{etc,run,lib,cache,log,sock,bin,boot,out} ||
+	mkdir -p "$LV"/{etc,run,lib,cache,log,sock,bin,sbin,boot,out} ||
 		fail "cannot create $LV"
 	# out/: the console and the backend's log are written as $LV_USER
 	chmod 1777 "$LV/out"
@@ -108,6 +108,12 @@ lv_setup() {
 	esac
 	[ -x "$backend" ] || fail "$backend not built (make)"
 	lv_provide "$backend" "$LV/bin/passt"
+	# Debian's AppArmor profile attaches to /usr/sbin/libvirtd by path
+	# and lets it execute programs of /usr/bin, /usr/sbin... only, not
+	# a netshim of this tree: where AppArmor is on, only a daemon
+	# started from another path can run it (users of a confined
+	# libvirtd allow their netshim in local/usr.sbin.libvirtd)
+	cp "$(command -v libvirtd)" "$LV/sbin/libvirtd"
 	lv_provide "$KERNEL" "$LV/boot/vmlinuz"
 	lv_provide "$INITRD" "$LV/boot/initramfs.cpio.gz"
 
@@ -156,7 +162,7 @@ lv_daemon() {
 		mount --bind "$LV/cache" /var/cache/libvirt
 		mount --bind "$LV/log" /var/log/libvirt
 		mount --bind "$LV/resolv.conf" /etc/resolv.conf
-		PATH=$LV/bin:$PATH exec libvirtd' lv "$LV" \
+		PATH=$LV/bin:$PATH exec "$LV/sbin/libvirtd"' lv "$LV" \
 		>"$LV/out/libvirtd.out" 2>&1 &
 	LV_PID=$!
 	topo_pid_add "$LV_PID"
