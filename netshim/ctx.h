@@ -120,6 +120,10 @@ struct ctx {
 	uint8_t guest_mac[6];
 	bool guest_mac_known;
 
+	/* the global IPv6 address the guest last used or claimed (gaddr.c) */
+	struct in6_addr gaddr6_seen;
+	bool gaddr6_known;
+
 	struct timespec now;	/* updated once per loop iteration */
 
 	bool ping4_denied, ping6_denied;

@@ -18,6 +18,7 @@
 
 #include "icmp.h"
 #include "checksum.h"
+#include "gaddr.h"
 #include "inany.h"
 #include "link.h"
 #include "log.h"
@@ -107,6 +108,11 @@ static void icmp_ndp_input(struct ctx *c, const struct l4_meta *m,
 		c->cnt.drop_icmp++;
 		return;
 	}
+	/* A guest that only serves speaks first from a new address here */
+	if (ndp_dad_probe(&m->src, &m->dst, l4, &dst)) {
+		gaddr_seen6(c, &dst);
+		return;
+	}
 	out = ip_tx_l4(c, true, NDP_MAX);
 	if (!out)
 		return;
@@ -165,6 +171,8 @@ void icmp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 		f = flow_new(c, m->proto, &m->src, id, &m->dst, 0);
 		if (!f || icmp_ping_socket(c, f))
 			return;
+		if (m->v6)
+			gaddr_seen6(c, &m->src);
 	}
 	f->last = c->now.tv_sec;
 	if (send(f->fd, l4->data, l4->len, MSG_DONTWAIT) < 0)

@@ -21,6 +21,7 @@
 #include "link.h"
 #include "eth.h"
 #include "flow.h"
+#include "gaddr.h"
 #include "log.h"
 #include "pcap.h"
 #include "stream.h"
@@ -132,6 +133,7 @@ void link_close(struct ctx *c, const char *why)
 	c->tx_blocked = false;
 	tcp_guest_gone(c);
 	flow_guest_gone(c);
+	gaddr_reset(c);
 	if (c->conf.one_off)
 		c->quit = true;
 }

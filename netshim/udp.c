@@ -21,6 +21,7 @@
 #include "udp.h"
 #include "dhcp/dhcp.h"
 #include "fwd.h"
+#include "gaddr.h"
 #include "icmp.h"
 #include "inany.h"
 #include "link.h"
@@ -222,6 +223,8 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 		f = flow_new(c, IPPROTO_UDP, &m->src, sport, &m->dst, dport);
 		if (!f || udp_flow_open(c, f))
 			return;
+		if (m->v6)
+			gaddr_seen6(c, &m->src);
 	}
 	f->last = c->now.tv_sec;
 
@@ -290,7 +293,7 @@ static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
 
 	if (!f) {
 		inany_from_sockaddr(&sa, &raddr, &rport);
-		gaddr = v6 ? c->conf.addr6 : inany_from4(c->conf.addr4);
+		gaddr = gaddr_inbound(c, v6);
 		f = flow_lookup(c, IPPROTO_UDP, &gaddr, lst->guest_port,
 				&raddr, rport);
 		if (!f) {

@@ -262,12 +262,19 @@ topo_backend() {
 
 # topo_relay_guest() - guest namespace whose tap0 is joined to the backend
 # $1: MTU of tap0 (default 1500)
+#
+# GUEST_SYSCTLS: "key=value ..." set in the guest namespace before tap0
+# exists (net.ipv6.conf.default.* then applies to tap0), the way a system
+# configures itself at boot.
 topo_relay_guest() {
-	local mtu=${1:-1500} _
+	local mtu=${1:-1500} _ kv
 
 	[ -x "$REPO/tests/relay" ] ||
 		fail "$REPO/tests/relay not built (make tests/relay)"
 	topo_ns_add "$NS_GUEST"
+	for kv in ${GUEST_SYSCTLS:-}; do
+		in_guest sysctl -qw "$kv" || fail "guest sysctl $kv"
+	done
 	ip netns exec "$NS_GUEST" "$REPO/tests/relay" --mtu "$mtu" \
 		tap0 "$WORK/backend.sock" >"$WORK/relay.log" 2>&1 &
 	RELAY_PID=$!
@@ -282,6 +289,37 @@ topo_relay_guest() {
 		sleep 0.1
 	done
 	fail "tap0 not up after 10 s"
+}
+
+# topo_counters() - make netshim log its counters (SIGUSR1) and print
+# that dump: the "counters:" line, then one "NAME VALUE description" line
+# a counter
+# $1: hundredths of a second to wait for it (default 200)
+# Return: 1 if no new dump came in that time
+topo_counters() {
+	local before _
+
+	before=$(grep -c 'counters:' "$WORK/backend.log")
+	kill -USR1 "$BACKEND_PID" || return 1
+	for _ in $(seq "${1:-200}"); do
+		if [ "$(grep -c 'counters:' "$WORK/backend.log")" -gt "$before" ]
+		then
+			# Logged in one go: give its last lines a moment
+			sleep 0.05
+			awk '/counters:/ { n = NR } { l[NR] = $0 }
+			     END { for (i = n; i <= NR; i++) print l[i] }' \
+				"$WORK/backend.log"
+			return 0
+		fi
+		sleep 0.01
+	done
+	return 1
+}
+
+# topo_counter() - the value of one of netshim's counters
+# $1: counter name, as SIGUSR1 logs it (drop_src, tcp_conns, ...)
+topo_counter() {
+	topo_counters | sed -n "s/.*netshim: *$1  *\([0-9]*\) .*/\1/p"
 }
 
 # topo_write_dhcp_scripts() - the guest's DHCP client hooks, under $WORK
