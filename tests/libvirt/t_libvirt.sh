@@ -258,12 +258,24 @@ lv_inspect() {
 		lv_fail "the backend runs as $(stat -c %U "/proc/$pid")"
 	log "ok: backend pid $pid is $exe, user $LV_USER"
 	# The <portForward>s: the pod's ports are the backend's sockets
+	for _ in $(seq 50); do
+		lv_forwarded "$pid" && break
+		sleep 0.1
+	done
 	in_pod ss -Hltnp "sport = :$FWD_TCP" | grep -q "pid=$pid," ||
 		lv_fail "backend does not listen on TCP port $FWD_TCP"
-	in_pod ss -Hlunp "sport = :$FWD_UDP" | grep "pid=$pid," |
-		grep -q '203\.0\.113\.2:' ||
+	lv_forwarded "$pid" ||
 		lv_fail "backend has no UDP socket on 203.0.113.2:$FWD_UDP"
 	log "ok: forwarded TCP port $FWD_TCP and UDP 203.0.113.2:$FWD_UDP"
+}
+
+# lv_forwarded() - whether a process has the sockets of the domain's
+# forwarded ports in the pod
+# $1: pid
+lv_forwarded() {
+	in_pod ss -Hltnp "sport = :$FWD_TCP" | grep -q "pid=$1," &&
+		in_pod ss -Hlunp "sport = :$FWD_UDP" | grep "pid=$1," |
+		grep -q '203\.0\.113\.2:'
 }
 
 # lv_wait_guest() - wait for the transient domain to power off and vanish
