@@ -45,6 +45,7 @@ static bool fwd_bind_addr(const char *bind, bool v6, struct in6_addr *a)
  * @type:	SOCK_STREAM or SOCK_DGRAM
  * @ref:	epoll reference type for the socket
  * @a:		address to bind
+ * @dev:	interface to bind to, "" for any
  * @port:	pod port
  * @l:		listener to fill in; its index is the epoll reference's
  * @idx:	that index
@@ -52,8 +53,8 @@ static bool fwd_bind_addr(const char *bind, bool v6, struct in6_addr *a)
  * Return: 0 on success, -1 on failure (errno set)
  */
 static int fwd_open_one(struct ctx *c, int type, enum epref_type ref,
-			const struct in6_addr *a, uint16_t port,
-			struct fwd_listener *l, uint32_t idx)
+			const struct in6_addr *a, const char *dev,
+			uint16_t port, struct fwd_listener *l, uint32_t idx)
 {
 	struct epoll_event ev = { .events = EPOLLIN,
 				  .data.u64 = epref(ref, idx) };
@@ -70,7 +71,13 @@ static int fwd_open_one(struct ctx *c, int type, enum epref_type ref,
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 	if (type == SOCK_STREAM)
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&sa, sl) ||
+	/* --freebind: an address the pod may only get later */
+	if (c->conf.freebind)
+		setsockopt(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP,
+			   v6 ? IPV6_FREEBIND : IP_FREEBIND, &one, sizeof(one));
+	if ((*dev && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev,
+				strlen(dev) + 1)) ||
+	    bind(fd, (struct sockaddr *)&sa, sl) ||
 	    (type == SOCK_STREAM && listen(fd, 128)) ||
 	    epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 		int e = errno;
@@ -85,24 +92,25 @@ static int fwd_open_one(struct ctx *c, int type, enum epref_type ref,
 }
 
 /**
- * fwd_bind_of() - the bind address of the rule that forwards a port
+ * fwd_rule_of() - the rule that forwards a port
  * @spec:	forwarding spec
  * @port:	pod port
  *
- * Return: the address, "" for any
+ * Return: the last rule holding @port, NULL for none ("all")
  */
-static const char *fwd_bind_of(const struct fwd_spec *spec, uint16_t port)
+static const struct fwd_rule *fwd_rule_of(const struct fwd_spec *spec,
+					  uint16_t port)
 {
-	const char *bind = "";
+	const struct fwd_rule *rule = NULL;
 	int i;
 
 	for (i = 0; i < spec->n; i++) {
 		const struct fwd_rule *r = &spec->rule[i];
 
 		if (!r->exclude && port >= r->first && port <= r->last)
-			bind = r->bind;
+			rule = r;
 	}
-	return bind;
+	return rule;
 }
 
 /**
@@ -134,7 +142,8 @@ int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
 		return -1;
 
 	for (port = 1; port <= 65535; port++) {
-		const char *bind = fwd_bind_of(spec, (uint16_t)port);
+		const struct fwd_rule *r = fwd_rule_of(spec, (uint16_t)port);
+		const char *bind = r ? r->bind : "", *dev = r ? r->dev : "";
 		bool ok = false;
 		int v6;
 
@@ -146,7 +155,7 @@ int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
 			if (!(v6 ? c->conf.v6 : c->conf.v4) ||
 			    !fwd_bind_addr(bind, v6, &a))
 				continue;
-			if (fwd_open_one(c, type, ref, &a, (uint16_t)port,
+			if (fwd_open_one(c, type, ref, &a, dev, (uint16_t)port,
 					 &(*lst)[*n], *n))
 				continue;
 			(*lst)[(*n)++].guest_port = to;
