@@ -154,6 +154,29 @@ got=$(topo_env_get "$WORK/libvirt11.env" opt81)
 [ "$got" = "$fqdn_hex" ] ||
 	fail "libvirt 11: option 81 is '$got', expected $fqdn_hex"
 guest_ping
+# ISC dhclient -6 asks for the FQDN (option 39) with S set, and reads the
+# reply as a client does: the name, and the server updating no record
+guest_slaac
+cat >"$WORK/fqdn6.conf" <<-EOF
+	timeout 10;
+	send fqdn.fqdn "vm1";
+	send fqdn.server-update on;
+	EOF
+cat >"$WORK/fqdn6.script" <<-EOF
+	#!/bin/sh
+	env | grep -E '^(reason|new_fqdn_)' >>"$WORK/fqdn6.env"
+	EOF
+chmod +x "$WORK/fqdn6.script"
+in_guest timeout 20 dhclient -6 -1 -cf "$WORK/fqdn6.conf" \
+	-sf "$WORK/fqdn6.script" -lf "$WORK/fqdn6.leases" \
+	-pf "$WORK/fqdn6.pid" tap0 >"$WORK/fqdn6.log" 2>&1 ||
+	fail "libvirt 11: DHCPv6 failed: $(tail -3 "$WORK/fqdn6.log")"
+topo_pid_add "$(cat "$WORK/fqdn6.pid" 2>/dev/null)"
+[ "$(topo_env_get "$WORK/fqdn6.env" new_fqdn_fqdn)" = vm1.netshim.test ] ||
+	fail "libvirt 11: DHCPv6 FQDN: $(cat "$WORK/fqdn6.env")"
+[ "$(topo_env_get "$WORK/fqdn6.env" new_fqdn_server_update)" = false ] ||
+	fail "libvirt 11: DHCPv6 FQDN flags: $(cat "$WORK/fqdn6.env")"
+kill "$(cat "$WORK/fqdn6.pid")" 2>/dev/null
 # qemuPasstKill(): SIGTERM to the PID of the PID file
 kill -TERM "$pid"
 wait_gone "$pid" "libvirt 11: daemon after SIGTERM"
@@ -161,7 +184,7 @@ wait_gone "$pid" "libvirt 11: daemon after SIGTERM"
 [ ! -e "$pidf" ] || fail "libvirt 11: PID file left behind"
 grep -q 'VMM connected' "$logf" || fail "libvirt 11: nothing in --log-file"
 guest_stop
-log "ok: libvirt 11 command line: unprivileged, PID file, forwarding, host name, FQDN, ping"
+log "ok: libvirt 11 command line: unprivileged, PID file, forwarding, host name, FQDN (udhcpc, dhclient -6), ping"
 
 # --- KubeVirt passt binding ------------------------------------------------
 pidf=$WORK/kubevirt.pid
