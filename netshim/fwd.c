@@ -7,9 +7,11 @@
  * that cannot be bound is an error.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include "fwd.h"
@@ -92,6 +94,18 @@ static int fwd_open_one(struct ctx *c, int type, enum epref_type ref,
 }
 
 /**
+ * fwd_close_last() - undo fwd_open_one() for a listener not kept
+ * @c:		execution context
+ * @l:		listener
+ */
+static void fwd_close_last(struct ctx *c, struct fwd_listener *l)
+{
+	epoll_ctl(c->epfd, EPOLL_CTL_DEL, l->fd, NULL);
+	close(l->fd);
+	l->fd = -1;
+}
+
+/**
  * fwd_rule_of() - the rule that forwards a port
  * @spec:	forwarding spec
  * @port:	pod port
@@ -129,11 +143,20 @@ int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
 {
 	const char *proto = type == SOCK_STREAM ? "TCP" : "UDP";
 	uint32_t port, max = 0;
+	unsigned int fd_budget;
+	struct rlimit rl;
 	uint16_t to;
 
 	*n = 0;
 	if (!spec->all && !spec->n)
 		return 0;
+	/* "all" (KubeVirt's default) would take every descriptor, and the
+	 * VMM socket, connections and flows would get none
+	 */
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur / 2 > INT_MAX)
+		fd_budget = INT_MAX;
+	else
+		fd_budget = rl.rlim_cur / 2;
 	for (port = 1; port <= 65535; port++)
 		if (conf_fwd_lookup(spec, (uint16_t)port, &to))
 			max += 2;
@@ -158,6 +181,12 @@ int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
 			if (fwd_open_one(c, type, ref, &a, dev, (uint16_t)port,
 					 &(*lst)[*n], *n))
 				continue;
+			if (spec->all && (*lst)[*n].fd >= (int)fd_budget) {
+				fwd_close_last(c, &(*lst)[*n]);
+				warn("%s ports from %u on not forwarded: half the descriptor limit (%u) is kept for connections and flows",
+				     proto, port, fd_budget * 2);
+				goto out;
+			}
 			(*lst)[(*n)++].guest_port = to;
 			ok = true;
 		}
@@ -167,6 +196,7 @@ int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
 			return -1;
 		}
 	}
+out:
 	if (*n)
 		info("forwarding %u %s sockets to the guest", *n, proto);
 	return 0;
