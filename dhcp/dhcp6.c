@@ -202,6 +202,7 @@ static bool dhcp6_opt_note(const struct conf *c, struct dhcp6_req *req,
 {
 	uint8_t duid[SERVER_DUID_LEN];
 	struct pkt sub;
+	size_t i;
 
 	switch (code) {
 	case OPT_CLIENTID:
@@ -226,7 +227,7 @@ static bool dhcp6_opt_note(const struct conf *c, struct dhcp6_req *req,
 		}
 		return true;
 	case OPT_ORO:
-		for (size_t i = 0; i + 1 < val->len; i += 2) {
+		for (i = 0; i + 1 < val->len; i += 2) {
 			if (rd16(val->data + i) == OPT_CLIENT_FQDN)
 				req->wants_fqdn = true;
 		}
