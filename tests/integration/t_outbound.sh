@@ -9,7 +9,12 @@
 #   not bound to an interface yet, Linux 5.7 and later), and
 #   --outbound-if4 lo really binds: the peer is unreachable through lo;
 # - --no-tcp --no-udp --no-icmp: DHCP still answers, the guest's TCP, UDP
-#   and pings get nowhere, and the drops are counted.
+#   and pings get nowhere, and the drops are counted;
+# and where inbound and gateway traffic goes:
+# - -t %pod0/PORT listens on pod0 only: the peer reaches the guest;
+#   -t %lo/PORT listens on lo only: the peer is refused;
+# - --map-gw: the guest's connection to the gateway reaches a service on
+#   the pod's loopback, as with passt's default.
 
 set -u
 # shellcheck source=tests/lib/topo.sh
@@ -88,3 +93,27 @@ n=$(sed -n 's/.*drop_disabled *\([0-9]*\).*/\1/p' "$WORK/backend.log" | tail -1)
 # a SYN and its retransmission, a datagram, an echo request at least
 [ "${n:-0}" -ge 3 ] || fail "--no-tcp/udp/icmp: drop_disabled is '${n:-}'"
 log "ok: --no-tcp --no-udp --no-icmp: nothing got through, $n drops counted"
+
+# A service on the pod's loopback, and two in the guest
+ip netns exec "$NS_POD" timeout 60 socat TCP-LISTEN:7002,bind=127.0.0.1,reuseaddr \
+	SYSTEM:'echo pod-loopback' >/dev/null 2>&1 &
+topo_pid_add $!
+restart -i pod0 --map-gw -t %pod0/7003 -t %lo/7004
+for port in 7003 7004; do
+	ip netns exec "$NS_GUEST" timeout 30 socat TCP-LISTEN:$port,reuseaddr \
+		SYSTEM:"echo guest-$port" >/dev/null 2>&1 &
+	topo_pid_add $!
+done
+for _ in $(seq 30); do
+	[ "$(in_guest ss -Htln | grep -c -e ':7003 ' -e ':7004 ')" = 2 ] && break
+	sleep 0.1
+done
+got=$(in_peer timeout 5 socat -T 3 - TCP:203.0.113.2:7003 </dev/null 2>&1)
+[ "$got" = guest-7003 ] || fail "-t %pod0/7003: the peer got '$got'"
+got=$(in_peer timeout 5 socat -T 3 - TCP:203.0.113.2:7004 </dev/null 2>/dev/null)
+[ -z "$got" ] || fail "-t %lo/7004: the peer reached '$got' through pod0"
+log "ok: -t %pod0/PORT reachable from the peer, -t %lo/PORT not"
+got=$(in_guest timeout 5 socat -T 3 - TCP:203.0.113.1:7002,connect-timeout=2 \
+	</dev/null 2>&1)
+[ "$got" = pod-loopback ] || fail "--map-gw: the gateway gave '$got'"
+log "ok: --map-gw: the guest reaches the pod's loopback at the gateway address"
