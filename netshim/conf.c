@@ -2071,6 +2071,34 @@ static void conf_log_addresses(const struct conf *c)
 }
 
 /**
+ * conf_log_passt() - log what passt's options changed, when given
+ * @c:		configuration
+ */
+static void conf_log_passt(const struct conf *c)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (*c->hostname || *c->fqdn)
+		info("guest host name: %s, FQDN: %s",
+		     *c->hostname ? c->hostname : "none",
+		     *c->fqdn ? c->fqdn : "none");
+	if (c->out4_set || *c->out_if4)
+		info("IPv4 outbound sockets: from %s, interface %s",
+		     c->out4_set ? inet_ntop(AF_INET, &c->out4, a, sizeof(a)) :
+				   "any",
+		     *c->out_if4 ? c->out_if4 : "any");
+	if (c->out6_set || *c->out_if6)
+		info("IPv6 outbound sockets: from %s, interface %s",
+		     c->out6_set ? inet_ntop(AF_INET6, &c->out6, a, sizeof(a)) :
+				   "any",
+		     *c->out_if6 ? c->out_if6 : "any");
+	if (c->no_tcp || c->no_udp || c->no_icmp)
+		info("guest traffic dropped:%s%s%s", c->no_tcp ? " TCP" : "",
+		     c->no_udp ? " UDP (but DHCP)" : "",
+		     c->no_icmp ? " ICMP echo" : "");
+}
+
+/**
  * conf_log_summary() - log the configuration an operator needs to see
  * @c:		configuration
  */
@@ -2090,6 +2118,7 @@ void conf_log_summary(const struct conf *c)
 		     m[0], m[1], m[2], m[3], m[4], m[5]);
 	conf_log_addresses(c);
 	conf_log_names(c);
+	conf_log_passt(c);
 	fwd_format(&c->tcp_fwd, buf, sizeof(buf));
 	info("TCP ports forwarded: %s", buf);
 	fwd_format(&c->udp_fwd, buf, sizeof(buf));
