@@ -175,29 +175,32 @@ static void prefix_mask(uint8_t *addr, int bits)
 }
 
 /**
- * ra_put_prefix() - write the Prefix Information option for the pod prefix
+ * ra_put_prefix() - write the Prefix Information option for the guest
  * @c:		configuration: guest address and prefix length
  * @b:		output buffer
+ *
+ * The prefix is always the /64 holding the guest's address, whatever the
+ * pod's own prefix length: SLAAC needs a 64-bit interface identifier, and
+ * pods often have a /128 or a longer prefix, which would leave a guest
+ * without a DHCPv6 client with no global address at all.  netshim answers
+ * for every other address of the /64, so calling it on-link is true.
  */
 static void ra_put_prefix(const struct conf *c, struct ndp_buf *b)
 {
 	uint8_t prefix[sizeof(struct in6_addr)];
-	int bits = c->prefix6;
 	uint8_t *p;
 
-	if (bits < 1 || bits > 128)
+	if (c->prefix6 < 1 || c->prefix6 > 128)
 		return;
 	p = ra_put_opt(b, OPT_PREFIX, 4);
 	if (!p)
 		return;
 
 	memcpy(prefix, &c->addr6, sizeof(prefix));
-	prefix_mask(prefix, bits);
+	prefix_mask(prefix, SLAAC_PREFIX_LEN);
 
-	p[2] = (uint8_t)bits;
-	/* SLAAC builds a 64-bit interface identifier: other lengths can't */
-	p[3] = PREFIX_FLAG_ONLINK |
-	       (bits == SLAAC_PREFIX_LEN ? PREFIX_FLAG_AUTO : 0);
+	p[2] = SLAAC_PREFIX_LEN;
+	p[3] = PREFIX_FLAG_ONLINK | PREFIX_FLAG_AUTO;
 	wr32(p + 4, LIFETIME_INFINITE);
 	wr32(p + 8, LIFETIME_INFINITE);
 	memcpy(p + 16, prefix, sizeof(prefix));
@@ -467,6 +470,35 @@ static size_t ndp_ns_reply(const struct conf *c, const struct in6_addr *src,
 
 	*reply_dst = *src;
 	return NA_LEN + OPT_UNIT;
+}
+
+/**
+ * ndp_dad_probe() - tell whether a message is a duplicate address detection
+ * probe, and for which address
+ * @src:	IPv6 source of the message
+ * @dst:	IPv6 destination of the message
+ * @icmp:	the ICMPv6 message; hop limit and checksum already checked
+ * @target:	the address the sender is about to use, filled in
+ *
+ * RFC 4862 5.4.2: a Neighbour Solicitation from the unspecified address, to
+ * the target's solicited-node address, without a source link-layer option.
+ * It is how a guest announces a new address before it uses it.
+ *
+ * Return: true for a well-formed probe
+ */
+bool ndp_dad_probe(const struct in6_addr *src, const struct in6_addr *dst,
+		   const struct pkt *icmp, struct in6_addr *target)
+{
+	const uint8_t *type = pkt_get(icmp, 0, 1);
+	bool has_slla;
+
+	if (!type || *type != ICMP6_NS || !IN6_IS_ADDR_UNSPECIFIED(src))
+		return false;
+	if (!ndp_msg_valid(icmp, NS_LEN, &has_slla) || has_slla ||
+	    !pkt_copy(icmp, 8, target, sizeof(*target)))
+		return false;
+	return !IN6_IS_ADDR_MULTICAST(target) && ns_dst_valid(dst, target) &&
+	       !IN6_ARE_ADDR_EQUAL(dst, target);
 }
 
 /**

@@ -45,6 +45,7 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(drop_ip6,		"dropped: malformed IPv6")		\
 	X(drop_frag,		"dropped: IP fragments")		\
 	X(drop_proto,		"dropped: unsupported protocol")	\
+	X(drop_disabled,	"dropped: protocol disabled (--no-tcp, --no-udp, --no-icmp)") \
 	X(drop_src,		"dropped: source not the guest's")	\
 	X(drop_dst,		"dropped: loopback or unspecified destination") \
 	X(drop_csum,		"dropped: bad checksum")		\
@@ -119,6 +120,10 @@ struct ctx {
 
 	uint8_t guest_mac[6];
 	bool guest_mac_known;
+
+	/* the global IPv6 address the guest last used or claimed (gaddr.c) */
+	struct in6_addr gaddr6_seen;
+	bool gaddr6_known;
 
 	struct timespec now;	/* updated once per loop iteration */
 

@@ -18,9 +18,11 @@
 
 #include "icmp.h"
 #include "checksum.h"
+#include "gaddr.h"
 #include "inany.h"
 #include "link.h"
 #include "log.h"
+#include "outbound.h"
 #include "udp.h"
 #include "ndp/ndp.h"
 
@@ -63,7 +65,8 @@ static int icmp_ping_socket(struct ctx *c, struct flow *f)
 		return -1;
 	}
 	udp_remote_sockaddr(c, &f->raddr, 0, &sa, &sl);
-	if (connect(f->fd, (struct sockaddr *)&sa, sl) || flow_watch(c, f)) {
+	if (outbound_bind(c, f->fd, &sa) ||
+	    connect(f->fd, (struct sockaddr *)&sa, sl) || flow_watch(c, f)) {
 		c->cnt.drop_sock++;
 		flow_free(c, f);
 		return -1;
@@ -107,6 +110,11 @@ static void icmp_ndp_input(struct ctx *c, const struct l4_meta *m,
 		c->cnt.drop_icmp++;
 		return;
 	}
+	/* A guest that only serves speaks first from a new address here */
+	if (ndp_dad_probe(&m->src, &m->dst, l4, &dst)) {
+		gaddr_seen6(c, &dst);
+		return;
+	}
 	out = ip_tx_l4(c, true, NDP_MAX);
 	if (!out)
 		return;
@@ -146,6 +154,11 @@ void icmp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 		c->cnt.drop_icmp++;
 		return;
 	}
+	/* --no-icmp: echo requests only; NDP above still works */
+	if (c->conf.no_icmp) {
+		c->cnt.drop_disabled++;
+		return;
+	}
 	if (m->v6 && inany_eq(&m->dst, &c->conf.our_ll6)) {
 		icmp_echo_local(c, m, l4);
 		return;
@@ -165,6 +178,8 @@ void icmp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 		f = flow_new(c, m->proto, &m->src, id, &m->dst, 0);
 		if (!f || icmp_ping_socket(c, f))
 			return;
+		if (m->v6)
+			gaddr_seen6(c, &m->src);
 	}
 	f->last = c->now.tv_sec;
 	if (send(f->fd, l4->data, l4->len, MSG_DONTWAIT) < 0)

@@ -3,15 +3,17 @@
  *
  * Everything is checked before a layer-4 handler sees it: header lengths,
  * total lengths against the frame, header and layer-4 checksums, and the
- * source address (the guest may only speak as itself).  Fragments are not
- * reassembled: the guest's MTU is the link's, so a guest that fragments is
- * misconfigured, and reassembly would be a buffer the design avoids.
+ * source address (only one netshim gave the guest: gaddr.c).  Fragments
+ * are not reassembled: the guest's MTU is the link's, so a guest that
+ * fragments is misconfigured, and reassembly would be a buffer the design
+ * avoids.
  */
 #include <string.h>
 
 #include "ip.h"
 #include "checksum.h"
 #include "eth.h"
+#include "gaddr.h"
 #include "icmp.h"
 #include "inany.h"
 #include "link.h"
@@ -138,6 +140,20 @@ bool ip_l4_csum_ok(const struct l4_meta *m, const struct pkt *l4)
 }
 
 /**
+ * ip_udp_dport() - UDP destination port of a packet, for the source check
+ * @m:		addresses and protocol
+ * @l4:		layer-4 part
+ *
+ * Return: the port, or -1 if not UDP or too short to hold one
+ */
+static int ip_udp_dport(const struct l4_meta *m, const struct pkt *l4)
+{
+	const uint8_t *p = pkt_get(l4, 2, 2);
+
+	return m->proto == IPPROTO_UDP && p ? rd16(p) : -1;
+}
+
+/**
  * ip_dispatch() - hand a validated packet to its layer-4 handler
  * @c:		execution context
  * @m:		addresses and protocol
@@ -196,16 +212,8 @@ void ip4_input(struct ctx *c, const struct pkt *p)
 		return;
 	}
 
-	/* Only DHCP may come from 0.0.0.0; nothing else but the guest's
-	 * own address is accepted as a source.
-	 */
 	src = inany_to4(&m.src);
-	if (src.s_addr == INADDR_ANY) {
-		if (m.proto != IPPROTO_UDP) {
-			c->cnt.drop_src++;
-			return;
-		}
-	} else if (!c->conf.v4 || src.s_addr != c->conf.addr4.s_addr) {
+	if (!gaddr_src4_ok(&c->conf, src, m.proto, ip_udp_dport(&m, &l4))) {
 		c->cnt.drop_src++;
 		return;
 	}
@@ -240,11 +248,7 @@ void ip6_input(struct ctx *c, const struct pkt *p)
 		return;
 	}
 
-	/* The guest speaks from its link-local address, its global address,
-	 * or (duplicate address detection) from nowhere.
-	 */
-	if (!IN6_IS_ADDR_LINKLOCAL(&m.src) && !IN6_IS_ADDR_UNSPECIFIED(&m.src) &&
-	    (!c->conf.v6 || !inany_eq(&m.src, &c->conf.addr6))) {
+	if (!gaddr_src6_ok(&c->conf, &m.src, m.proto)) {
 		c->cnt.drop_src++;
 		return;
 	}

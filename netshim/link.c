@@ -21,6 +21,7 @@
 #include "link.h"
 #include "eth.h"
 #include "flow.h"
+#include "gaddr.h"
 #include "log.h"
 #include "pcap.h"
 #include "stream.h"
@@ -78,23 +79,14 @@ int link_init(struct ctx *c)
 }
 
 /**
- * link_accept() - take a VMM connection
- * @c:		execution context
- *
- * A new connection replaces the current one: a VMM that restarted the guest
- * may connect again before we noticed the old connection is gone.
+ * link_adopt() - make a connected socket the VMM connection
+ * @c:		execution context, without a VMM connection
+ * @fd:		non-blocking stream socket, closed here on failure
  */
-void link_accept(struct ctx *c)
+static void link_adopt(struct ctx *c, int fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
-	int fd, sz = 4 << 20;
-
-	fd = accept4(c->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (fd < 0)
-		return;
-
-	if (c->link_fd >= 0)
-		link_close(c, "replaced by a new VMM connection");
+	int sz = 4 << 20;
 
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
@@ -115,6 +107,51 @@ void link_accept(struct ctx *c)
 }
 
 /**
+ * link_accept() - take a VMM connection
+ * @c:		execution context
+ *
+ * A new connection replaces the current one: a VMM that restarted the guest
+ * may connect again before we noticed the old connection is gone.
+ */
+void link_accept(struct ctx *c)
+{
+	int fd;
+
+	fd = accept4(c->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+
+	if (c->link_fd >= 0)
+		link_close(c, "replaced by a new VMM connection");
+	link_adopt(c, fd);
+}
+
+/**
+ * link_init_fd() - serve a VMM connection opened by the launcher (-F)
+ * @c:		execution context
+ * @fd:		connected stream socket, e.g. QEMU's -netdev passt socketpair
+ *
+ * There is nothing to listen on: when this connection closes, netshim
+ * exits (the configuration set one_off).
+ *
+ * Return: 0 on success, -1 with a message on failure
+ */
+int link_init_fd(struct ctx *c, int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	c->listen_fd = -1;
+	c->link_fd = -1;
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC)) {
+		err("VMM connection (--fd %d): %m", fd);
+		return -1;
+	}
+	link_adopt(c, fd);
+	return c->link_fd == fd ? 0 : -1;
+}
+
+/**
  * link_close() - drop the VMM connection and everything of its guest
  * @c:		execution context
  * @why:	reason, for the log
@@ -132,6 +169,7 @@ void link_close(struct ctx *c, const char *why)
 	c->tx_blocked = false;
 	tcp_guest_gone(c);
 	flow_guest_gone(c);
+	gaddr_reset(c);
 	if (c->conf.one_off)
 		c->quit = true;
 }
@@ -318,6 +356,8 @@ uint8_t *tx_reserve(struct ctx *c, size_t maxlen)
 void tx_commit(struct ctx *c, uint8_t *frame, size_t len)
 {
 	wr32(frame - STREAM_HDR_LEN, (uint32_t)len);
+	trace("frame to the guest: %zu bytes, ethertype 0x%04x", len,
+	      rd16(frame + 12));
 	c->tx.tail += STREAM_HDR_LEN + len;
 	c->cnt.frames_out++;
 	c->cnt.bytes_out += len;

@@ -10,6 +10,7 @@
 #include "ctx.h"
 
 int link_init(struct ctx *c);
+int link_init_fd(struct ctx *c, int fd);
 void link_accept(struct ctx *c);
 void link_input(struct ctx *c);
 void link_output_ready(struct ctx *c);

@@ -234,26 +234,43 @@ static void raise_nofile(void)
 /**
  * daemonize() - go to the background unless -f
  * @c:		execution context
+ * @ready:	set to the pipe the daemon reports its start on, or -1
  *
  * Everything is set up before, so that a failure still reaches the
- * launcher as an exit status.  The signalfd is made again: epoll watches a
- * signalfd through the wait queue of the process that added it, and
- * signals to the child would never wake the loop.
+ * launcher as an exit status.  The parent exits only once the daemon
+ * reported through @ready (daemon_ready()) that its PID file is written
+ * and it is isolated: launchers (libvirt, QEMU's -netdev passt) read the
+ * PID file as soon as the process they started exits.  The signalfd is
+ * made again: epoll watches a signalfd through the wait queue of the
+ * process that added it, and signals to the child would never wake the
+ * loop.
  *
  * Return: 0 in the daemon, -1 on failure
  */
-static int daemonize(struct ctx *c)
+static int daemonize(struct ctx *c, int *ready)
 {
+	int fd, pipefd[2];
+	char ok = 0;
+	ssize_t n;
 	pid_t pid;
-	int fd;
 
+	*ready = -1;
 	if (c->conf.foreground)
 		return 0;
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -1;
 	pid = fork();
 	if (pid < 0)
 		return -1;
-	if (pid > 0)
-		_exit(0);
+	if (pid > 0) {
+		close(pipefd[1]);
+		do
+			n = read(pipefd[0], &ok, 1);
+		while (n < 0 && errno == EINTR);
+		_exit(n == 1 && ok == 1 ? 0 : 1);
+	}
+	close(pipefd[0]);
+	*ready = pipefd[1];
 	setsid();
 	epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->signal_fd, NULL);
 	close(c->signal_fd);
@@ -265,11 +282,28 @@ static int daemonize(struct ctx *c)
 	if (fd >= 0) {
 		dup2(fd, STDIN_FILENO);
 		dup2(fd, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
+		/* -e: messages keep going to the launcher's stderr */
+		if (!c->conf.log_stderr)
+			dup2(fd, STDERR_FILENO);
 		if (fd > STDERR_FILENO)
 			close(fd);
 	}
 	return 0;
+}
+
+/**
+ * daemon_ready() - let the parent exit with success: the daemon runs
+ * @ready:	pipe from daemonize(), -1 in the foreground
+ */
+static void daemon_ready(int ready)
+{
+	char ok = 1;
+
+	if (ready < 0)
+		return;
+	if (write(ready, &ok, 1) != 1)
+		warn("cannot report the start to the launcher: %m");
+	close(ready);
 }
 
 /**
@@ -301,6 +335,25 @@ static int write_pid_file(struct ctx *c)
 }
 
 /**
+ * prefault() - take a buffer's memory now, page by page
+ * @buf:	buffer
+ * @len:	its length
+ *
+ * A pod's memory limit is then met at start, not when the guest gets busy,
+ * and RSS stays flat from here on.  A volatile write per page, as a
+ * memset() of zeros after malloc() may be turned into calloc(), which
+ * touches nothing.
+ */
+static void prefault(void *buf, size_t len)
+{
+	volatile uint8_t *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i += 4096)
+		p[i] = 0;
+}
+
+/**
  * setup() - size everything, open every socket
  * @c:		execution context
  *
@@ -319,6 +372,8 @@ static int setup(struct ctx *c)
 		err("out of memory for link buffers");
 		return -1;
 	}
+	prefault(c->rx.buf, c->rx.size);
+	prefault(c->tx.buf, c->tx.size);
 	if (c->conf.guest_mac_set) {
 		memcpy(c->guest_mac, c->conf.guest_mac, 6);
 		c->guest_mac_known = true;
@@ -338,6 +393,8 @@ static int setup(struct ctx *c)
 		return -1;
 	if (*c->conf.pcap_file && pcap_open(c, c->conf.pcap_file))
 		return -1;
+	if (c->conf.vmm_fd >= 0)
+		return link_init_fd(c, c->conf.vmm_fd);
 	return link_init(c);
 }
 
@@ -358,30 +415,41 @@ int main(int argc, char **argv)
 	static struct ctx ctx;
 	struct ctx *c = &ctx;
 	struct isolate_path sock_k = { .dirfd = -1 }, pid_k = { .dirfd = -1 };
-	int rc = 0;
+	int rc = 0, ready;
 
 	if (conf_parse(&c->conf, argc, argv))
 		return 1;
-	log_open(c->conf.log_file, c->conf.foreground, c->conf.quiet,
-		 c->conf.debug);
+	log_open(c->conf.log_file, c->conf.foreground || c->conf.log_stderr,
+		 c->conf.quiet, c->conf.debug);
+	log_set_trace(c->conf.trace);
+	log_set_size(c->conf.log_size);
 	raise_nofile();
 
 	if (setup(c))
 		return 1;
 	conf_log_summary(&c->conf);
-	info("listening on %s", c->conf.sock_path);
-	info("QEMU: -device virtio-net-pci,netdev=n -netdev stream,id=n,"
-	     "server=off,addr.type=unix,addr.path=%s", c->conf.sock_path);
-	if (c->conf.foreground && c->conf.quiet)
-		fprintf(stderr, "netshim: listening on %s\n", c->conf.sock_path);
+	if (c->conf.vmm_fd >= 0) {
+		info("serving the VMM connection on descriptor %d",
+		     c->conf.vmm_fd);
+	} else {
+		info("listening on %s", c->conf.sock_path);
+		info("QEMU: -device virtio-net-pci,netdev=n -netdev stream,id=n,"
+		     "server=off,addr.type=unix,addr.path=%s",
+		     c->conf.sock_path);
+		if (c->conf.foreground && c->conf.quiet)
+			fprintf(stderr, "netshim: listening on %s\n",
+				c->conf.sock_path);
+	}
 
-	if (daemonize(c) || write_pid_file(c) ||
+	if (daemonize(c, &ready) || write_pid_file(c) ||
 	    isolate(&c->conf, &sock_k, &pid_k)) {
-		unlink(c->conf.sock_path);
+		if (*c->conf.sock_path)
+			unlink(c->conf.sock_path);
 		if (*c->conf.pid_file)
 			unlink(c->conf.pid_file);
 		return 1;
 	}
+	daemon_ready(ready);
 	if (netshim_loop_starts)
 		netshim_loop_starts();
 	loop(c);

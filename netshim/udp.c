@@ -21,10 +21,12 @@
 #include "udp.h"
 #include "dhcp/dhcp.h"
 #include "fwd.h"
+#include "gaddr.h"
 #include "icmp.h"
 #include "inany.h"
 #include "link.h"
 #include "log.h"
+#include "outbound.h"
 
 #define UDP_HLEN		8
 /* What fits a frame to the guest, IPv6 being the larger header */
@@ -87,29 +89,26 @@ int udp_remote_sockaddr(const struct ctx *c, const struct in6_addr *raddr,
 static int udp_flow_open(struct ctx *c, struct flow *f)
 {
 	bool v6 = !inany_is4(&f->raddr);
-	struct sockaddr_storage sa;
-	struct in6_addr any = in6addr_any;
-	socklen_t sl;
+	struct sockaddr_storage sa, dst;
+	struct in6_addr src;
+	socklen_t sl, dl;
 
 	f->fd = socket(v6 ? AF_INET6 : AF_INET,
 		       SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (f->fd < 0)
 		goto fail;
 
-	if (!v6) {
-		struct in_addr any4 = { INADDR_ANY };
-
-		any = inany_from4(any4);
-	}
+	udp_remote_sockaddr(c, &f->raddr, f->rport, &dst, &dl);
+	if (outbound_prepare(c, f->fd, &dst, &src))
+		goto fail;
 	/* Keep the guest's source port if the pod has it free */
-	sl = inany_sockaddr(&sa, &any, f->gport);
+	sl = inany_sockaddr(&sa, &src, f->gport);
 	if (bind(f->fd, (struct sockaddr *)&sa, sl)) {
-		sl = inany_sockaddr(&sa, &any, 0);
+		sl = inany_sockaddr(&sa, &src, 0);
 		if (bind(f->fd, (struct sockaddr *)&sa, sl))
 			goto fail;
 	}
-	udp_remote_sockaddr(c, &f->raddr, f->rport, &sa, &sl);
-	if (connect(f->fd, (struct sockaddr *)&sa, sl) || flow_watch(c, f))
+	if (connect(f->fd, (struct sockaddr *)&dst, dl) || flow_watch(c, f))
 		goto fail;
 	c->cnt.udp_flows++;
 	return 0;
@@ -203,6 +202,11 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 
 	if (udp_local_input(c, m, dport, &payload))
 		return;
+	/* --no-udp: DHCP and DHCPv6 above still work, as with passt */
+	if (c->conf.no_udp) {
+		c->cnt.drop_disabled++;
+		return;
+	}
 
 	/* Broadcast, multicast, unspecified sources and link-local
 	 * peers have no meaning in the pod.
@@ -222,6 +226,8 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 		f = flow_new(c, IPPROTO_UDP, &m->src, sport, &m->dst, dport);
 		if (!f || udp_flow_open(c, f))
 			return;
+		if (m->v6)
+			gaddr_seen6(c, &m->src);
 	}
 	f->last = c->now.tv_sec;
 
@@ -290,7 +296,7 @@ static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
 
 	if (!f) {
 		inany_from_sockaddr(&sa, &raddr, &rport);
-		gaddr = v6 ? c->conf.addr6 : inany_from4(c->conf.addr4);
+		gaddr = gaddr_inbound(c, v6);
 		f = flow_lookup(c, IPPROTO_UDP, &gaddr, lst->guest_port,
 				&raddr, rport);
 		if (!f) {

@@ -32,10 +32,12 @@
 #include "seq.h"
 #include "flow.h"
 #include "fwd.h"
+#include "gaddr.h"
 #include "icmp.h"
 #include "inany.h"
 #include "link.h"
 #include "log.h"
+#include "outbound.h"
 #include "stream.h"
 #include "udp.h"
 
@@ -1035,6 +1037,8 @@ static void tcp_conn_from_guest_syn(struct ctx *c, const struct l4_meta *m,
 		tcp_rst_reply(c, m, s);
 		return;
 	}
+	if (m->v6)
+		gaddr_seen6(c, &m->src);
 	conn->seq_init_guest = s->seq;
 	conn->seq_from_guest = s->seq + 1;
 	conn->mss_guest = s->mss ? s->mss : 536;
@@ -1065,8 +1069,9 @@ static void tcp_conn_from_guest_syn(struct ctx *c, const struct l4_meta *m,
 		setsockopt(conn->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, sizeof(mss));
 	}
 	udp_remote_sockaddr(c, &m->dst, s->dport, &sa, &sl);
-	if (connect(conn->fd, (struct sockaddr *)&sa, sl) &&
-	    errno != EINPROGRESS) {
+	if (outbound_bind(c, conn->fd, &sa) ||
+	    (connect(conn->fd, (struct sockaddr *)&sa, sl) &&
+	     errno != EINPROGRESS)) {
 		tcp_connect_failed(c, conn, errno);
 		return;
 	}
@@ -1135,6 +1140,11 @@ void tcp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 	struct tcp_conn *conn;
 	struct tcp_seg s;
 
+	/* --no-tcp: silently, as passt does; no socket, so no reply */
+	if (c->conf.no_tcp) {
+		c->cnt.drop_disabled++;
+		return;
+	}
 	if (tcp_seg_parse(l4, &s)) {
 		c->cnt.drop_tcp++;
 		return;
@@ -1436,15 +1446,16 @@ void tcp_listener_ready(struct ctx *c, uint32_t idx)
 		 */
 		if (!c->conf.v4)
 			goto refuse;
-		gaddr = inany_from4(c->conf.addr4);
+		gaddr = gaddr_inbound(c, false);
 		if (inany_eq(&raddr, &gaddr) ||
 		    (ntohl(inany_to4(&raddr).s_addr) >> 24) == 127)
 			raddr = inany_from4(c->conf.gw4);
 	} else {
 		if (!c->conf.v6)
 			goto refuse;
-		gaddr = c->conf.addr6;
-		if (inany_eq(&raddr, &gaddr) ||
+		gaddr = gaddr_inbound(c, true);
+		if (inany_eq(&raddr, &c->conf.addr6) ||
+		    inany_eq(&raddr, &gaddr) ||
 		    IN6_IS_ADDR_LOOPBACK(&raddr) ||
 		    IN6_IS_ADDR_LINKLOCAL(&raddr))
 			raddr = c->conf.our_ll6;

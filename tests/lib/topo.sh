@@ -176,13 +176,23 @@ topo_peer_pod() {
 }
 
 # topo_dns() - dnsmasq in the peer answering the test names only
+# $@: addresses to listen on, of the peer (default: 203.0.113.1 and
+#     2001:db8:1::1, the router's; the first IPv4 and the first IPv6 one
+#     are waited for)
 topo_dns() {
-	local pid
+	local pid a v4 v6 listen=()
 
+	[ $# -gt 0 ] || set -- 203.0.113.1 2001:db8:1::1
+	for a in "$@"; do
+		listen+=("--listen-address=$a")
+		case "$a" in
+		*:*) v6=${v6:-$a} ;;
+		*) v4=${v4:-$a} ;;
+		esac
+	done
 	ip netns exec "$NS_PEER" dnsmasq --keep-in-foreground \
 		--conf-file=/dev/null --no-resolv --no-hosts \
-		--bind-interfaces --port=53 \
-		--listen-address=203.0.113.1 --listen-address=2001:db8:1::1 \
+		--bind-interfaces --port=53 "${listen[@]}" \
 		--address=/peer.netshim.test/203.0.113.1 \
 		--address=/peer.netshim.test/2001:db8:1::1 \
 		--address=/remote.netshim.test/198.51.100.1 \
@@ -193,8 +203,8 @@ topo_dns() {
 	pid=$!
 	topo_pid_add "$pid"
 	for _ in $(seq 50); do
-		in_peer ss -Hlun 'sport = :53' | grep -q 203.0.113.1 &&
-			in_peer ss -Hlun 'sport = :53' | grep -q 2001:db8:1::1 &&
+		in_peer ss -Hlun 'sport = :53' | grep -qF "${v4:-.}" &&
+			in_peer ss -Hlun 'sport = :53' | grep -qF "${v6:-:}" &&
 			return 0
 		kill -0 "$pid" 2>/dev/null ||
 			fail "dnsmasq exited: $(tail -5 "$WORK/dnsmasq.log")"
@@ -252,12 +262,19 @@ topo_backend() {
 
 # topo_relay_guest() - guest namespace whose tap0 is joined to the backend
 # $1: MTU of tap0 (default 1500)
+#
+# GUEST_SYSCTLS: "key=value ..." set in the guest namespace before tap0
+# exists (net.ipv6.conf.default.* then applies to tap0), the way a system
+# configures itself at boot.
 topo_relay_guest() {
-	local mtu=${1:-1500} _
+	local mtu=${1:-1500} _ kv
 
 	[ -x "$REPO/tests/relay" ] ||
 		fail "$REPO/tests/relay not built (make tests/relay)"
 	topo_ns_add "$NS_GUEST"
+	for kv in ${GUEST_SYSCTLS:-}; do
+		in_guest sysctl -qw "$kv" || fail "guest sysctl $kv"
+	done
 	ip netns exec "$NS_GUEST" "$REPO/tests/relay" --mtu "$mtu" \
 		tap0 "$WORK/backend.sock" >"$WORK/relay.log" 2>&1 &
 	RELAY_PID=$!
@@ -272,6 +289,37 @@ topo_relay_guest() {
 		sleep 0.1
 	done
 	fail "tap0 not up after 10 s"
+}
+
+# topo_counters() - make netshim log its counters (SIGUSR1) and print
+# that dump: the "counters:" line, then one "NAME VALUE description" line
+# a counter
+# $1: hundredths of a second to wait for it (default 200)
+# Return: 1 if no new dump came in that time
+topo_counters() {
+	local before _
+
+	before=$(grep -c 'counters:' "$WORK/backend.log")
+	kill -USR1 "$BACKEND_PID" || return 1
+	for _ in $(seq "${1:-200}"); do
+		if [ "$(grep -c 'counters:' "$WORK/backend.log")" -gt "$before" ]
+		then
+			# Logged in one go: give its last lines a moment
+			sleep 0.05
+			awk '/counters:/ { n = NR } { l[NR] = $0 }
+			     END { for (i = n; i <= NR; i++) print l[i] }' \
+				"$WORK/backend.log"
+			return 0
+		fi
+		sleep 0.01
+	done
+	return 1
+}
+
+# topo_counter() - the value of one of netshim's counters
+# $1: counter name, as SIGUSR1 logs it (drop_src, tcp_conns, ...)
+topo_counter() {
+	topo_counters | sed -n "s/.*netshim: *$1  *\([0-9]*\) .*/\1/p"
 }
 
 # topo_write_dhcp_scripts() - the guest's DHCP client hooks, under $WORK

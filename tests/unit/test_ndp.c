@@ -286,7 +286,11 @@ static void test_ra_optional_options(void **state)
 	assert_int_equal(rd32(ra + find_opt(ra, len, 5) + 4), 65536);
 }
 
-/* Prefixes other than /64 are masked and on-link, but not autonomous */
+/* Whatever the pod's prefix length, the guest gets the /64 holding its
+ * address, on-link and autonomous: RFC 4862 5.5.3 forms an address only
+ * where prefix and 64-bit interface identifier make 128 bits, and a pod with
+ * a /128 (common in clusters) would leave a SLAAC guest without one.
+ */
 static void test_ra_prefix_not_64(void **state)
 {
 	struct in6_addr want;
@@ -299,16 +303,17 @@ static void test_ra_prefix_not_64(void **state)
 	len = ndp_ra_build(&conf, ra, sizeof(ra));
 	pio = find_opt(ra, len, 3);
 	assert_int_not_equal(pio, 0);
-	assert_int_equal(ra[pio + 2], 61);
-	assert_int_equal(ra[pio + 3], 0x80);		/* L only */
-	want = a6("2001:db8:1:f8::");
+	assert_int_equal(ra[pio + 2], 64);
+	assert_int_equal(ra[pio + 3], 0xc0);		/* L and A */
+	want = a6("2001:db8:1:ff::");
 	assert_memory_equal(ra + pio + 16, &want, 16);
 
 	conf.prefix6 = 128;
 	len = ndp_ra_build(&conf, ra, sizeof(ra));
 	pio = find_opt(ra, len, 3);
-	assert_int_equal(ra[pio + 2], 128);
-	assert_memory_equal(ra + pio + 16, &conf.addr6, 16);
+	assert_int_equal(ra[pio + 2], 64);
+	assert_int_equal(ra[pio + 3], 0xc0);
+	assert_memory_equal(ra + pio + 16, &want, 16);
 
 	conf.prefix6 = 0;	/* nothing sensible to advertise */
 	len = ndp_ra_build(&conf, ra, sizeof(ra));
@@ -515,6 +520,60 @@ static void test_ns_dad(void **state)
 	assert_int_equal(reply("::", "ff02::1:ff00:99", ns,
 			       make_ns(ns, "2001:db8:1::99", false), out,
 			       &rdst), 0);
+}
+
+/**
+ * dad() - run ndp_dad_probe() on a copy of a message of exactly its length
+ * @src:	IPv6 source text
+ * @dst:	IPv6 destination text
+ * @msg:	ICMPv6 message
+ * @len:	its length
+ * @target:	probed address, filled in
+ *
+ * Return: what ndp_dad_probe() returned
+ */
+static bool dad(const char *src, const char *dst, const uint8_t *msg,
+		size_t len, struct in6_addr *target)
+{
+	struct in6_addr s = a6(src), d = a6(dst);
+	uint8_t *copy = malloc(len ? len : 1);
+	struct pkt p = { .data = copy, .len = len };
+	bool ret;
+
+	assert_non_null(copy);
+	memcpy(copy, msg, len);
+	ret = ndp_dad_probe(&s, &d, &p, target);
+	free(copy);
+	return ret;
+}
+
+/* RFC 4862 5.4.2: a probe comes from ::, goes to the target's solicited-node
+ * group and carries no source link-layer option; it names the address the
+ * guest is about to use, whatever way the guest made it
+ */
+static void test_dad_probe(void **state)
+{
+	struct in6_addr t, want = a6("2001:db8:1:0:5054:ff:fe12:3456");
+	uint8_t ns[32];
+	size_t len;
+
+	(void)state;
+	len = make_ns(ns, "2001:db8:1:0:5054:ff:fe12:3456", false);
+	assert_true(dad("::", "ff02::1:ff12:3456", ns, len, &t));
+	assert_memory_equal(&t, &want, 16);
+
+	/* Not a probe: a source address, an option, the wrong group,
+	 * unicast to the target, cut short, or another message type
+	 */
+	assert_false(dad("fe80::2", "ff02::1:ff12:3456", ns, len, &t));
+	assert_false(dad("::", "ff02::1:ff12:3457", ns, len, &t));
+	assert_false(dad("::", "2001:db8:1:0:5054:ff:fe12:3456", ns, len, &t));
+	assert_false(dad("::", "ff02::1:ff12:3456", ns, len - 1, &t));
+	len = make_ns(ns, "2001:db8:1:0:5054:ff:fe12:3456", true);
+	assert_false(dad("::", "ff02::1:ff12:3456", ns, len, &t));
+	len = make_ns(ns, "2001:db8:1:0:5054:ff:fe12:3456", false);
+	ns[0] = 136;
+	assert_false(dad("::", "ff02::1:ff12:3456", ns, len, &t));
 }
 
 /* The guest's own addresses belong to the guest */
@@ -736,6 +795,7 @@ int main(void)
 		cmocka_unit_test_setup(test_ns_gateway, conf_setup),
 		cmocka_unit_test_setup(test_ns_other_host, conf_setup),
 		cmocka_unit_test_setup(test_ns_dad, conf_setup),
+		cmocka_unit_test_setup(test_dad_probe, conf_setup),
 		cmocka_unit_test_setup(test_ns_own_address, conf_setup),
 		cmocka_unit_test_setup(test_ns_bad_target, conf_setup),
 		cmocka_unit_test_setup(test_ns_wrong_destination, conf_setup),

@@ -4,6 +4,7 @@
 # run-vm.sh - boot the test guest under QEMU and run one scenario
 #
 # Usage: tests/vm/run-vm.sh SCENARIO SOCKETPATH [KERNEL ARGS...]
+#        tests/vm/run-vm.sh --accel
 #
 # The guest (Debian's kernel, the initramfs of mkinitramfs.sh) gets one
 # virtio-net NIC on `-netdev stream` connected to SOCKETPATH, where netshim
@@ -75,6 +76,14 @@ pick_accel() {
 	echo "$accel"
 }
 
+# --accel: only print the accelerator a guest would get (kvm or tcg), for
+# other launchers of this guest (tests/libvirt)
+if [ "${1:-}" = --accel ]; then
+	"$VMDIR/mkinitramfs.sh" "$OUT"
+	KERNEL=$(cat "$OUT/kernel")
+	pick_accel
+	exit 0
+fi
 [ $# -ge 2 ] || usage
 SCENARIO=$1
 SOCK=$2

@@ -7,7 +7,8 @@
 # Every NETSHIM-RESULT the guest prints must be ok and carry the pod's
 # addresses. Works from tests/vm/ or linked/copied into tests/integration/.
 # BACKEND=netshim|passt as for every topo.sh test; VM_ACCEL=kvm|tcg forces
-# the accelerator.
+# the accelerator; VM_DHCP6=no runs no DHCPv6 client in the guest, whose
+# IPv6 then comes from router advertisements alone (t_vm_slaac.sh).
 
 set -u
 VM=$(cd "$(dirname "$(readlink -f "$0")")/../vm" && pwd)
@@ -40,14 +41,22 @@ vm_peer_servers
 topo_backend
 LOG=$WORK/vm.log
 VM_LOG=$LOG VM_TIMEOUT=${VM_TIMEOUT:-270} \
-	"$VM/run-vm.sh" check "$WORK/backend.sock" ||
+	"$VM/run-vm.sh" check "$WORK/backend.sock" \
+	"netshim.dhcp6=${VM_DHCP6:-yes}" ||
 	fail "the guest did not finish: $(tail -n 5 "$LOG" 2>/dev/null)"
 
 expect dhcp4 ' 203\.0\.113\.2/24$'
 [ "$(vm_result "$LOG" dhcp4_router)" = 203.0.113.1 ] ||
 	fail "DHCPv4 router: $(vm_result "$LOG" dhcp4_router)"
 expect slaac ' 2001:db8:1:0:[0-9a-f:]+/64$'
-expect dhcp6 ' 2001:db8:1::2/'
+if [ "${VM_DHCP6:-yes}" = no ]; then
+	case "$(vm_result "$LOG" dhcp6)" in
+	skip*) log "ok: no DHCPv6 client in the guest" ;;
+	*) fail "dhcp6: '$(vm_result "$LOG" dhcp6)', expected no client" ;;
+	esac
+else
+	expect dhcp6 ' 2001:db8:1::2/'
+fi
 expect ping4
 expect ping6
 expect dns ' 203\.0\.113\.1 .*2001:db8:1::1'

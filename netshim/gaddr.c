@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - the guest's addresses, as the guest really uses them
+ *
+ * The address DHCPv6 hands out is one the guest may never use: most guests
+ * configure IPv6 by SLAAC alone (EUI-64, RFC 7217 stable-privacy, RFC 4941
+ * temporary addresses), and DHCPv6 guests form a SLAAC address too and may
+ * prefer it.  So for IPv6 the guest may speak from any unicast address of
+ * the /64 that the router advertisement gives it, or its link-local ones;
+ * for IPv4 only from the address DHCPv4 gives it (0.0.0.0 while asking).
+ *
+ * That is safe because no guest source ever reaches the pod's network: the
+ * pod sees only netshim's sockets, with the pod's addresses.  The guest's
+ * source only decides where netshim sends the replies of that flow, and a
+ * guest can only ever send replies to itself.
+ *
+ * Inbound connections and datagrams (-t, -u) go to the global address the
+ * guest most recently announced (duplicate address detection) or opened a
+ * flow from, and to the assigned address until it has done either.  New
+ * flows, not every packet: a guest whose temporary address rotated keeps
+ * talking on the old one in its open connections, but its choice for
+ * anything new, which is what an inbound flow is, is the new one.
+ */
+#include <string.h>
+
+#include "gaddr.h"
+#include "inany.h"
+#include "ip.h"
+
+#define DHCP4_SERVER_PORT	67
+
+/**
+ * gaddr_in_prefix6() - tell whether an address is in the guest's /64
+ * @c:		configuration: the guest's assigned address
+ * @a:		address
+ *
+ * Return: true if @a shares the first 64 bits of the assigned address
+ */
+bool gaddr_in_prefix6(const struct conf *c, const struct in6_addr *a)
+{
+	return c->v6 && !memcmp(a, &c->addr6, GADDR_PREFIX6_LEN / 8);
+}
+
+/**
+ * gaddr_src6_ok() - tell whether the guest may speak from an IPv6 address
+ * @c:		configuration
+ * @src:	source address of a guest packet
+ * @proto:	its upper-layer protocol
+ *
+ * Return: true for a unicast address of the advertised prefix other than
+ * its subnet-router anycast address (RFC 4291 2.6.1), a link-local address,
+ * or the unspecified address for ICMPv6 (duplicate address detection, MLD)
+ */
+bool gaddr_src6_ok(const struct conf *c, const struct in6_addr *src,
+		   uint8_t proto)
+{
+	static const uint8_t zero_iid[8];
+
+	if (IN6_IS_ADDR_UNSPECIFIED(src))
+		return proto == IPPROTO_ICMPV6_;
+	if (IN6_IS_ADDR_LINKLOCAL(src))
+		return true;
+	if (IN6_IS_ADDR_MULTICAST(src) || IN6_IS_ADDR_LOOPBACK(src) ||
+	    IN6_IS_ADDR_V4MAPPED(src) || IN6_IS_ADDR_V4COMPAT(src))
+		return false;
+	return gaddr_in_prefix6(c, src) &&
+	       memcmp(src->s6_addr + 8, zero_iid, sizeof(zero_iid));
+}
+
+/**
+ * gaddr_src4_ok() - tell whether the guest may speak from an IPv4 address
+ * @c:		configuration
+ * @src:	source address of a guest packet
+ * @proto:	its protocol
+ * @dport:	its UDP destination port, -1 if not UDP or too short to tell
+ *
+ * Return: true for the guest's address, or 0.0.0.0 to a DHCP server
+ */
+bool gaddr_src4_ok(const struct conf *c, struct in_addr src, uint8_t proto,
+		   int dport)
+{
+	if (src.s_addr == INADDR_ANY)
+		return proto == IPPROTO_UDP && dport == DHCP4_SERVER_PORT;
+	return c->v4 && src.s_addr == c->addr4.s_addr;
+}
+
+/**
+ * gaddr_seen6() - note a global address the guest chose for something new
+ * @c:		execution context
+ * @a:		the source of a flow the guest opens, or its DAD probe's target
+ *
+ * Link-local and unspecified addresses are not for inbound flows and are
+ * ignored, as is anything outside the prefix.
+ */
+void gaddr_seen6(struct ctx *c, const struct in6_addr *a)
+{
+	if (IN6_IS_ADDR_LINKLOCAL(a) || !gaddr_src6_ok(&c->conf, a, 0))
+		return;
+	c->gaddr6_seen = *a;
+	c->gaddr6_known = true;
+}
+
+/**
+ * gaddr_inbound() - guest address an inbound connection or datagram goes to
+ * @c:		execution context
+ * @v6:		IPv6, else IPv4
+ *
+ * Return: the address (v4-mapped for IPv4)
+ */
+struct in6_addr gaddr_inbound(const struct ctx *c, bool v6)
+{
+	if (!v6)
+		return inany_from4(c->conf.addr4);
+	return c->gaddr6_known ? c->gaddr6_seen : c->conf.addr6;
+}
+
+/**
+ * gaddr_reset() - forget what the guest used: a new guest starts afresh
+ * @c:		execution context
+ */
+void gaddr_reset(struct ctx *c)
+{
+	c->gaddr6_known = false;
+}

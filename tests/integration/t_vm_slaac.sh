@@ -1,0 +1,1 @@
+../vm/t_vm_slaac.sh

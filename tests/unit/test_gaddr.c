@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - unit tests for the guest's source addresses and inbound target
+ *
+ * Expectations from RFC 4862 (SLAAC), RFC 7217 (stable-privacy), RFC 4941
+ * (temporary addresses) and RFC 4291 (address types): a guest may speak
+ * from any address it can form in the advertised /64, never from outside.
+ */
+#include "tests/unit/unit.h"
+#include "netshim/gaddr.h"
+#include "netshim/inany.h"
+#include "netshim/ip.h"
+
+static struct ctx ctx;
+
+/**
+ * a6() - parse an IPv6 address literal
+ * @s:		address text
+ *
+ * Return: the address
+ */
+static struct in6_addr a6(const char *s)
+{
+	struct in6_addr a;
+
+	assert_int_equal(inet_pton(AF_INET6, s, &a), 1);
+	return a;
+}
+
+/**
+ * a4() - parse an IPv4 address literal
+ * @s:		address text
+ *
+ * Return: the address
+ */
+static struct in_addr a4(const char *s)
+{
+	struct in_addr a;
+
+	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
+	return a;
+}
+
+/**
+ * src6() - gaddr_src6_ok() for an address literal
+ * @s:		address text
+ * @proto:	upper-layer protocol
+ *
+ * Return: what gaddr_src6_ok() returned
+ */
+static bool src6(const char *s, uint8_t proto)
+{
+	struct in6_addr a = a6(s);
+
+	return gaddr_src6_ok(&ctx.conf, &a, proto);
+}
+
+/**
+ * ctx_setup() - the reference pod: 203.0.113.2/24, 2001:db8:1::2/64
+ * @state:	cmocka state, unused
+ *
+ * Return: 0
+ */
+static int ctx_setup(void **state)
+{
+	(void)state;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.conf.v4 = true;
+	ctx.conf.addr4 = a4("203.0.113.2");
+	ctx.conf.prefix4 = 24;
+	ctx.conf.v6 = true;
+	ctx.conf.addr6 = a6("2001:db8:1::2");
+	ctx.conf.prefix6 = 64;
+	return 0;
+}
+
+/* EUI-64, stable-privacy, temporary and DHCPv6 addresses all qualify */
+static void test_src6_prefix(void **state)
+{
+	(void)state;
+	assert_true(src6("2001:db8:1::2", IPPROTO_TCP));	/* DHCPv6 */
+	assert_true(src6("2001:db8:1:0:5054:ff:fe12:3456", IPPROTO_TCP));
+	assert_true(src6("2001:db8:1:0:8d3a:51c2:9e07:4b1f", IPPROTO_UDP));
+	assert_true(src6("2001:db8:1:0:ffff:ffff:ffff:ffff", IPPROTO_ICMPV6_));
+	assert_true(src6("fe80::5054:ff:fe12:3456", IPPROTO_UDP));
+}
+
+/* A pod with a /128 still gives the guest the /64 around its address */
+static void test_src6_pod_128(void **state)
+{
+	(void)state;
+	ctx.conf.prefix6 = 128;
+	assert_true(src6("2001:db8:1:0:5054:ff:fe12:3456", IPPROTO_TCP));
+	assert_false(src6("2001:db8:1:1::2", IPPROTO_TCP));
+}
+
+/* Nothing outside what the guest was given */
+static void test_src6_refused(void **state)
+{
+	(void)state;
+	assert_false(src6("2001:db8:1:1::2", IPPROTO_TCP));	/* next /64 */
+	assert_false(src6("2001:db8:2::1", IPPROTO_TCP));
+	assert_false(src6("2001:db8:1::", IPPROTO_TCP));	/* anycast */
+	assert_false(src6("::1", IPPROTO_TCP));
+	assert_false(src6("ff02::1", IPPROTO_ICMPV6_));
+	assert_false(src6("::ffff:203.0.113.2", IPPROTO_TCP));
+	assert_false(src6("::203.0.113.2", IPPROTO_TCP));
+	/* The unspecified address only for DAD and MLD */
+	assert_true(src6("::", IPPROTO_ICMPV6_));
+	assert_false(src6("::", IPPROTO_UDP));
+	assert_false(src6("::", IPPROTO_TCP));
+	/* No IPv6 configured: only link-local */
+	ctx.conf.v6 = false;
+	assert_false(src6("2001:db8:1::2", IPPROTO_TCP));
+	assert_true(src6("fe80::2", IPPROTO_ICMPV6_));
+}
+
+/* IPv4: the guest's address, and 0.0.0.0 only to a DHCP server */
+static void test_src4(void **state)
+{
+	(void)state;
+	assert_true(gaddr_src4_ok(&ctx.conf, a4("203.0.113.2"),
+				  IPPROTO_TCP, -1));
+	assert_false(gaddr_src4_ok(&ctx.conf, a4("203.0.113.3"),
+				   IPPROTO_TCP, -1));
+	assert_true(gaddr_src4_ok(&ctx.conf, a4("0.0.0.0"), IPPROTO_UDP, 67));
+	assert_false(gaddr_src4_ok(&ctx.conf, a4("0.0.0.0"), IPPROTO_UDP, 53));
+	assert_false(gaddr_src4_ok(&ctx.conf, a4("0.0.0.0"), IPPROTO_TCP,
+				   -1));
+	ctx.conf.v4 = false;
+	assert_false(gaddr_src4_ok(&ctx.conf, a4("203.0.113.2"),
+				   IPPROTO_TCP, -1));
+}
+
+/* Inbound goes to the assigned address until the guest uses another, then
+ * to the last one it used; a new guest starts afresh
+ */
+static void test_inbound(void **state)
+{
+	struct in6_addr slaac = a6("2001:db8:1:0:5054:ff:fe12:3456");
+	struct in6_addr temp = a6("2001:db8:1:0:8d3a:51c2:9e07:4b1f");
+	struct in6_addr ll = a6("fe80::5054:ff:fe12:3456");
+	struct in6_addr other = a6("2001:db8:9::1"), a;
+	struct in_addr v4 = a4("203.0.113.2");
+
+	(void)state;
+	a = gaddr_inbound(&ctx, true);
+	assert_memory_equal(&a, &ctx.conf.addr6, 16);
+	a = gaddr_inbound(&ctx, false);
+	assert_true(inany_is4(&a));
+	assert_memory_equal(&a.s6_addr[12], &v4, 4);
+
+	gaddr_seen6(&ctx, &slaac);
+	a = gaddr_inbound(&ctx, true);
+	assert_memory_equal(&a, &slaac, 16);
+
+	/* Link-local and foreign addresses never become the target */
+	gaddr_seen6(&ctx, &ll);
+	gaddr_seen6(&ctx, &other);
+	a = gaddr_inbound(&ctx, true);
+	assert_memory_equal(&a, &slaac, 16);
+
+	gaddr_seen6(&ctx, &temp);
+	a = gaddr_inbound(&ctx, true);
+	assert_memory_equal(&a, &temp, 16);
+
+	gaddr_reset(&ctx);
+	a = gaddr_inbound(&ctx, true);
+	assert_memory_equal(&a, &ctx.conf.addr6, 16);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_src6_prefix, ctx_setup),
+		cmocka_unit_test_setup(test_src6_pod_128, ctx_setup),
+		cmocka_unit_test_setup(test_src6_refused, ctx_setup),
+		cmocka_unit_test_setup(test_src4, ctx_setup),
+		cmocka_unit_test_setup(test_inbound, ctx_setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
