@@ -9,7 +9,8 @@
 # routable, the pod's IPv4 address, IPv6 addresses in the pod's prefix,
 # default routes via the peer (203.0.113.1, fe80::1), resolvectl resolves
 # peer.netshim.test, curl fetches pages from the peer over both families by
-# name and by address. Then the peer reaches the guest's web server through
+# name and by address, through the default routes, and from each of its
+# IPv6 addresses. Then the peer reaches the guest's web server through
 # the backend's -t 8080 over both families. Any failure shows the guest's
 # own view of its network (networkctl, ip, resolvectl).
 # BACKEND=netshim|passt as for every topo.sh test; VM_ACCEL=kvm|tcg forces
@@ -144,12 +145,15 @@ expect ipv6_addr '^ok 2001:db8:1:'
 expect route4 'via 203\.0\.113\.1 '
 expect route6 'via fe80::1 '
 expect dns '203\.0\.113\.1'
-for k in http4_name http6_name http4_addr http6_addr; do
+for k in http4_name http6_name http4_addr http6_addr http4_remote \
+	http6_remote; do
 	expect "$k"
 done
+# Every IPv6 address the guest holds, SLAAC's as well as DHCPv6's
+expect http6_src '^ok from 2001:db8:1:'
 [ -n "${INBOUND:-}" ] || fail "the guest never said it was ready for inbound"
 case "$INBOUND" in
-ok*) log "ok: inbound ${INBOUND#ok }" ;;
+ok*) log "ok: inbound, as the peer saw it: ${INBOUND#ok }" ;;
 *) show_diag; fail "inbound -t 8080: $INBOUND" ;;
 esac
 expect inbound

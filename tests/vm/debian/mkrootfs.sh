@@ -29,10 +29,7 @@ SUITE=bookworm
 
 # The packages beyond minbase. systemd-networkd is part of systemd;
 # resolvectl needs dbus; no DHCP client other than networkd's own.
-# usr-is-merged: the root is merged-/usr already, and apt would otherwise
-# satisfy init-system-helpers with usrmerge and pull in perl (50 MB).
 PKGS=systemd,systemd-sysv,systemd-resolved,udev,dbus,iproute2,curl,busybox
-PKGS=$PKGS,usr-is-merged
 # Modules the initramfs loads, in this order (modprobe adds what each
 # needs): the NIC and the disk on the PCI bus, the root file system.
 MODS="virtio_pci virtio_net virtio_blk crc32c_generic ext4"
@@ -46,6 +43,7 @@ die() {
 # apt fetches from, so the guest comes from the same archive (no host is
 # named here). Backports are left out: the guest is stock Debian 12.
 mirrors() {
+	# shellcheck disable=SC2016 # apt's own $(FIELD) syntax
 	apt-get indextargets --format '$(REPO_URI) $(RELEASE)' \
 		'Created-By: Packages' 'Component: main' |
 		sort -u | awk -v s="$SUITE" '
@@ -86,8 +84,13 @@ build_base() {
 	set -- $lines
 	unset IFS
 	set +f
+	# The merged-usr hook makes the root merged-/usr from the start:
+	# otherwise init-system-helpers brings usrmerge, and perl (50 MB).
+	# shellcheck disable=SC2016 # the hooks get the root as their $1
 	mmdebstrap --variant=minbase --include="$PKGS" \
+		--hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
 		--aptopt='Acquire::Languages "none"' \
+		--dpkgopt=force-unsafe-io \
 		--dpkgopt='path-exclude=/usr/share/doc/*' \
 		--dpkgopt='path-include=/usr/share/doc/*/copyright' \
 		--dpkgopt='path-exclude=/usr/share/man/*' \
