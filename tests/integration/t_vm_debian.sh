@@ -108,7 +108,7 @@ topo_backend -t 8080
 
 LOG=$WORK/vm.log
 start=$(date +%s)
-VM_LOG=$LOG VM_QUIET=1 VM_TIMEOUT=${VM_TIMEOUT:-200} VM_MEM=1024 \
+VM_LOG=$LOG VM_QUIET=1 VM_TIMEOUT=${VM_TIMEOUT:-180} VM_MEM=1024 \
 	VM_INITRD=$IMG/initrd.gz VM_DISK=$IMG/rootfs.img \
 	setsid "$VM/run-vm.sh" debian "$WORK/backend.sock" \
 	netshim.token="$TOKEN" netshim.blob_sha256="$BLOB_SHA" &

@@ -19,6 +19,7 @@
 # configured with (bookworm, bookworm-updates, bookworm-security) and is
 # kept in OUTDIR/base: it is made again only when this script changes. The
 # image and the initramfs are remade when guest/, init or the kernel change.
+# mmdebstrap's output goes to OUTDIR/mmdebstrap.log.
 # Needs root (mmdebstrap's root mode, files owned by the guest's users).
 set -eu
 
@@ -102,8 +103,8 @@ build_base() {
 		--customize-hook='echo debguest >"$1/etc/hostname"' \
 		--customize-hook='printf "127.0.0.1 localhost\n::1 localhost\n127.0.1.1 debguest\n" >"$1/etc/hosts"' \
 		--customize-hook='chroot "$1" passwd --delete root' \
-		"$SUITE" "$OUT/base.new" "$@" ||
-		die "mmdebstrap failed"
+		"$SUITE" "$OUT/base.new" "$@" >"$OUT/mmdebstrap.log" 2>&1 ||
+		die "mmdebstrap failed: $(tail -n 20 "$OUT/mmdebstrap.log")"
 	mv "$OUT/base.new" "$OUT/base"
 }
 
