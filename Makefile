@@ -4,6 +4,8 @@
 #   make            build build/netshim (netshim/ is the daemon's source)
 #   make check      install test dependencies (Debian), unit tests (also
 #                   under ASan/UBSan), integration tests in namespaces
+#   make check-libvirt  only the guest booted through libvirt (netshim as
+#                   libvirt's passt)
 #   make demo       boot a real guest behind netshim and show it working
 #   make bench      iperf3 side by side with passt and libslirp
 #   make fuzz       libFuzzer targets, a bounded run each (tests/fuzz/)
@@ -28,7 +30,8 @@ LIB_AOBJS = $(LIB_SRCS:%.c=$(BA)/%.o)
 UNITS     = $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 UNITS_A   = $(UNIT_SRCS:tests/unit/%.c=$(BA)/tests/%)
 
-.PHONY: all deps unit unit-asan integration check demo bench fuzz clean install
+.PHONY: all deps unit unit-asan integration check check-libvirt demo bench fuzz \
+        clean install
 
 BIN      := build/netshim
 
@@ -81,7 +84,11 @@ unit: $(UNITS)
 unit-asan: $(UNITS_A)
 	@set -e; for t in $(UNITS_A); do echo "== $$t (asan+ubsan)"; $$t; done
 
+# The Debian guest's root filesystem is built (or found cached) first: its
+# few minutes of mmdebstrap would otherwise count against t_vm_debian's
+# time limit
 integration: $(BIN) $(GUARD_BIN) tests/relay tests/vu_relay
+	tests/vm/debian/mkrootfs.sh
 	NETSHIM=$(CURDIR)/$(GUARD_BIN) tests/integration/run.sh
 
 # Everything CI runs: unit tests plain and sanitized, the integration tests
@@ -92,6 +99,11 @@ check: deps
 	$(MAKE) integration
 	$(MAKE) fuzz FUZZ_SECONDS=10
 	BENCH_QUICK=1 $(MAKE) bench
+
+# The test guest booted by libvirt 11.3 with netshim as the passt it
+# starts (tests/libvirt/t_libvirt.sh, about a minute; also in integration)
+check-libvirt: deps $(BIN) $(GUARD_BIN) tests/relay
+	NETSHIM=$(CURDIR)/$(GUARD_BIN) tests/integration/run.sh t_libvirt
 
 demo: deps $(BIN) tests/relay
 	tests/vm/demo.sh

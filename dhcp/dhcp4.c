@@ -43,13 +43,16 @@ enum dhcp4_opt {
 	OPT_MASK	= 1,
 	OPT_ROUTER	= 3,
 	OPT_DNS		= 6,
+	OPT_HOSTNAME	= 12,
 	OPT_DOMAIN	= 15,
 	OPT_MTU		= 26,
 	OPT_REQ_ADDR	= 50,
 	OPT_LEASE	= 51,
 	OPT_MSG_TYPE	= 53,
 	OPT_SERVER_ID	= 54,
+	OPT_PARAMS	= 55,
 	OPT_MAX_SIZE	= 57,
+	OPT_CLIENT_FQDN	= 81,
 	OPT_SEARCH	= 119,
 	OPT_ROUTES	= 121,
 	OPT_END		= 255,
@@ -78,6 +81,9 @@ enum dhcp4_type {
  * @server_id:	server identifier (option 54), if @has_server_id
  * @has_server_id: option 54 was present
  * @max_size:	maximum DHCP message size (option 57), 0 if absent
+ * @fqdn_flags:	flags of the client's Client FQDN option, if @has_fqdn
+ * @has_fqdn:	the client sent a Client FQDN option (81)
+ * @wants_fqdn:	the client asked for option 81 in its parameter list (55)
  */
 struct dhcp4_req {
 	uint8_t type;
@@ -87,7 +93,17 @@ struct dhcp4_req {
 	struct in_addr server_id;
 	bool has_server_id;
 	uint16_t max_size;
+	uint8_t fqdn_flags;
+	bool has_fqdn;
+	bool wants_fqdn;
 };
+
+/* Client FQDN option flags (RFC 4702, 2.1) */
+#define FQDN_S		0x01	/* server updates the A record */
+#define FQDN_O		0x02	/* server overrode the client's S */
+#define FQDN_E		0x04	/* name in canonical wire format */
+#define FQDN_N		0x08	/* server updates no record */
+#define FQDN_RCODE_SERVER	255	/* RCODE1 and RCODE2 from a server */
 
 /**
  * struct dhcp4_buf - reply being written
@@ -134,6 +150,17 @@ static void dhcp4_opt_store(struct dhcp4_req *req, uint8_t code,
 	case OPT_MAX_SIZE:
 		if (len == 2)
 			req->max_size = rd16(val);
+		break;
+	case OPT_CLIENT_FQDN:
+		/* Flags, RCODE1, RCODE2, then the name */
+		if (len >= 3) {
+			req->fqdn_flags = val[0];
+			req->has_fqdn = true;
+		}
+		break;
+	case OPT_PARAMS:
+		if (memchr(val, OPT_CLIENT_FQDN, len))
+			req->wants_fqdn = true;
 		break;
 	}
 }
@@ -314,6 +341,58 @@ static void dhcp4_put_domain(const struct conf *c, struct dhcp4_buf *o)
 }
 
 /**
+ * dhcp4_put_fqdn() - append the Client FQDN option (RFC 4702)
+ * @c:		configuration, c->fqdn set
+ * @req:	the client's request
+ * @o:		reply being written
+ *
+ * Only to a client that sent the option or asked for it (RFC 4702,
+ * section 4).  netshim updates no DNS record: N set, S clear, O set if
+ * the client asked for S (section 3.3).  The name goes in the encoding
+ * the client used, canonical wire format if it sent none (the ASCII form
+ * is deprecated, section 2.1).
+ */
+static void dhcp4_put_fqdn(const struct conf *c, const struct dhcp4_req *req,
+			   struct dhcp4_buf *o)
+{
+	uint8_t val[3 + DNS_NAME_MAX + 1];
+	bool wire = !req->has_fqdn || (req->fqdn_flags & FQDN_E);
+	size_t len;
+
+	if (!req->has_fqdn && !req->wants_fqdn)
+		return;
+	val[0] = FQDN_N | (wire ? FQDN_E : 0);
+	if (req->has_fqdn && (req->fqdn_flags & FQDN_S))
+		val[0] |= FQDN_O;
+	val[1] = val[2] = FQDN_RCODE_SERVER;
+	if (wire) {
+		len = dns_name_encode(c->fqdn, val + 3, sizeof(val) - 3);
+	} else {
+		len = strnlen(c->fqdn, sizeof(c->fqdn));
+		memcpy(val + 3, c->fqdn, len);
+	}
+	if (len)
+		dhcp4_put(o, OPT_CLIENT_FQDN, val, 3 + len);
+}
+
+/**
+ * dhcp4_put_names() - append the host name and FQDN given for the guest
+ * @c:		configuration
+ * @req:	the client's request
+ * @o:		reply being written
+ */
+static void dhcp4_put_names(const struct conf *c, const struct dhcp4_req *req,
+			    struct dhcp4_buf *o)
+{
+	size_t len = strnlen(c->hostname, sizeof(c->hostname));
+
+	if (len)
+		dhcp4_put(o, OPT_HOSTNAME, c->hostname, len);
+	if (*c->fqdn)
+		dhcp4_put_fqdn(c, req, o);
+}
+
+/**
  * prefix_to_mask() - IPv4 netmask of a prefix length
  * @prefix:	prefix length, clamped to 0..32
  *
@@ -359,6 +438,7 @@ static bool dhcp4_put_routes(const struct conf *c, struct dhcp4_buf *o)
 /**
  * dhcp4_put_config() - append the options that configure the guest
  * @c:		configuration
+ * @req:	the client's request
  * @o:		reply being written
  * @type:	DHCPOFFER or DHCPACK
  * @lease:	include a lease time (not in answers to DHCPINFORM)
@@ -368,7 +448,8 @@ static bool dhcp4_put_routes(const struct conf *c, struct dhcp4_buf *o)
  *
  * Return: true if every essential option fit
  */
-static bool dhcp4_put_config(const struct conf *c, struct dhcp4_buf *o,
+static bool dhcp4_put_config(const struct conf *c,
+			     const struct dhcp4_req *req, struct dhcp4_buf *o,
 			     uint8_t type, bool lease)
 {
 	uint8_t lease_time[4], mtu[2];
@@ -394,6 +475,7 @@ static bool dhcp4_put_config(const struct conf *c, struct dhcp4_buf *o,
 			return false;
 	}
 
+	dhcp4_put_names(c, req, o);
 	dhcp4_put_domain(c, o);
 	dhcp4_put_search(c, o);
 	return true;
@@ -498,7 +580,8 @@ size_t dhcp4_reply(const struct conf *c, const struct pkt *msg,
 		if (!dhcp4_put(&o, OPT_MSG_TYPE, &type, 1) ||
 		    !dhcp4_put(&o, OPT_SERVER_ID, &c->gw4, 4))
 			return 0;
-	} else if (!dhcp4_put_config(c, &o, type, req.type != DHCPINFORM)) {
+	} else if (!dhcp4_put_config(c, &req, &o, type,
+				     req.type != DHCPINFORM)) {
 		return 0;
 	}
 	out[o.len++] = OPT_END;

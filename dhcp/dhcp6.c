@@ -42,12 +42,19 @@ enum dhcp6_opt {
 	OPT_IA_NA		= 3,
 	OPT_IA_TA		= 4,
 	OPT_IAADDR		= 5,
+	OPT_ORO			= 6,
 	OPT_STATUS_CODE		= 13,
 	OPT_RAPID_COMMIT	= 14,
 	OPT_DNS_SERVERS		= 23,
 	OPT_DOMAIN_LIST		= 24,
 	OPT_IA_PD		= 25,
+	OPT_CLIENT_FQDN		= 39,
 };
+
+/* Client FQDN option flags (RFC 4704, 4.1) */
+#define FQDN_S			0x01	/* server updates the AAAA record */
+#define FQDN_O			0x02	/* server overrode the client's S */
+#define FQDN_N			0x04	/* server updates no record */
 
 /* Status codes (RFC 8415, 21.13) */
 enum dhcp6_status {
@@ -77,6 +84,9 @@ enum opt_walk {
  * @has_client_id: a Client Identifier is present
  * @has_server_id: a Server Identifier is present, and it is ours
  * @rapid_commit: a Rapid Commit option is present
+ * @fqdn_flags:	flags of the client's Client FQDN option, if @has_fqdn
+ * @has_fqdn:	the client sent a Client FQDN option (39)
+ * @wants_fqdn:	the client asked for option 39 in its Option Request
  */
 struct dhcp6_req {
 	uint8_t type;
@@ -85,6 +95,9 @@ struct dhcp6_req {
 	bool has_client_id;
 	bool has_server_id;
 	bool rapid_commit;
+	uint8_t fqdn_flags;
+	bool has_fqdn;
+	bool wants_fqdn;
 };
 
 /**
@@ -189,6 +202,7 @@ static bool dhcp6_opt_note(const struct conf *c, struct dhcp6_req *req,
 {
 	uint8_t duid[SERVER_DUID_LEN];
 	struct pkt sub;
+	size_t i;
 
 	switch (code) {
 	case OPT_CLIENTID:
@@ -205,6 +219,18 @@ static bool dhcp6_opt_note(const struct conf *c, struct dhcp6_req *req,
 		       !memcmp(val->data, duid, SERVER_DUID_LEN);
 	case OPT_RAPID_COMMIT:
 		req->rapid_commit = true;
+		return true;
+	case OPT_CLIENT_FQDN:
+		if (val->len >= 1) {
+			req->fqdn_flags = val->data[0];
+			req->has_fqdn = true;
+		}
+		return true;
+	case OPT_ORO:
+		for (i = 0; i + 1 < val->len; i += 2) {
+			if (rd16(val->data + i) == OPT_CLIENT_FQDN)
+				req->wants_fqdn = true;
+		}
 		return true;
 	case OPT_IA_NA:
 	case OPT_IA_TA:
@@ -475,6 +501,33 @@ static void put_dns(const struct conf *c, struct dhcp6_buf *o)
 }
 
 /**
+ * put_fqdn() - append the Client FQDN option (RFC 4704)
+ * @c:		configuration
+ * @req:	the client's message
+ * @o:		reply being written
+ *
+ * Only with --fqdn, and only to a client that sent the option or asked
+ * for it (RFC 4704, section 6).  netshim updates no DNS record: N set, S
+ * clear, O set if the client asked for S (section 4.1).  Left out if it
+ * does not fit.
+ */
+static void put_fqdn(const struct conf *c, const struct dhcp6_req *req,
+		     struct dhcp6_buf *o)
+{
+	uint8_t val[1 + DNS_NAME_MAX + 1];
+	size_t len;
+
+	if (!*c->fqdn || (!req->has_fqdn && !req->wants_fqdn))
+		return;
+	val[0] = FQDN_N;
+	if (req->has_fqdn && (req->fqdn_flags & FQDN_S))
+		val[0] |= FQDN_O;
+	len = dns_name_encode(c->fqdn, val + 1, sizeof(val) - 1);
+	if (len)
+		put_opt(o, OPT_CLIENT_FQDN, val, 1 + len);
+}
+
+/**
  * on_link() - whether an address is in the guest's prefix
  * @c:		configuration
  * @addr:	address, 16 bytes
@@ -562,6 +615,7 @@ static bool put_body(const struct conf *c, const struct dhcp6_req *req,
 		return put_status(o, STATUS_SUCCESS, "ok");
 	}
 	put_dns(c, o);
+	put_fqdn(c, req, o);
 	return true;
 }
 

@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include <arpa/inet.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include "conf.h"
@@ -54,14 +56,85 @@ enum {
 	OPT_UDP_TIMEOUT,
 	OPT_RA_INTERVAL,
 	OPT_VERSION,
+	OPT_TRACE,
+	OPT_LOG_SIZE,
+	OPT_FQDN,
+	OPT_OUT_IF4,
+	OPT_OUT_IF6,
+	OPT_NO_TCP,
+	OPT_NO_UDP,
+	OPT_NO_ICMP,
+	OPT_MAP_GW,
+	OPT_NO_MAP_GW,
+	OPT_NO_DHCP_DNS,
+	OPT_DHCP_DNS,
+	OPT_NO_DHCP_SEARCH,
+	OPT_DHCP_SEARCH,
+	OPT_FREEBIND,
 	OPT_VHOST_USER,
 	OPT_PRINT_CAPS,
+	OPT_REFUSED,		/* a long option of conf_refused[] */
 };
 
-static const char conf_short_opts[] = ":s:1P:fqdl:p:i:a:n:g:D:S:M:m:t:u:46h";
+#define NOT_YET_NS	"not supported yet: namespace mode (pasta's) is " \
+			"planned, not implemented"
+
+/* passt's options netshim refuses: long name, argument, short option (0
+ * for none), why.  doc/passt-options.md explains every one.  To support
+ * one, move it out of this table and give it a case of its own.
+ */
+#define CONF_REFUSED(X)							\
+	X("repair-path", required_argument, 0,				\
+	  "not supported: no TCP migration through passt-repair")	\
+	X("dns-forward", required_argument, 0,				\
+	  "not supported: netshim does not redirect DNS; give the guest " \
+	  "the pod's resolvers with -D")				\
+	X("dns-host", required_argument, 0,				\
+	  "not supported: netshim does not redirect DNS; give the guest " \
+	  "the pod's resolvers with -D")				\
+	X("map-guest-addr", required_argument, 0,			\
+	  "not supported: guest traffic to the pod's own address is not " \
+	  "translated")							\
+	X("ns-ifname", required_argument, 'I', NOT_YET_NS)		\
+	X("tcp-ns", required_argument, 'T', NOT_YET_NS)			\
+	X("udp-ns", required_argument, 'U', NOT_YET_NS)			\
+	X("host-lo-to-ns-lo", no_argument, 0, NOT_YET_NS)		\
+	X("userns", required_argument, 0, NOT_YET_NS)			\
+	X("netns", required_argument, 0, NOT_YET_NS)			\
+	X("netns-only", no_argument, 0, NOT_YET_NS)			\
+	X("no-netns-quit", no_argument, 0, NOT_YET_NS)			\
+	X("config-net", no_argument, 0, NOT_YET_NS)			\
+	X("no-copy-routes", no_argument, 0, NOT_YET_NS)			\
+	X("no-copy-addrs", no_argument, 0, NOT_YET_NS)			\
+	X("ns-mac-addr", required_argument, 0, NOT_YET_NS)		\
+	X("no-splice", no_argument, 0, NOT_YET_NS)
+
+/**
+ * struct conf_refusal - a passt option netshim refuses
+ * @name:	long name
+ * @shortopt:	short option, 0 if none
+ * @why:	the reason, for the message
+ */
+struct conf_refusal {
+	const char *name;
+	int shortopt;
+	const char *why;
+};
+
+#define CONF_REFUSAL(name, arg, shortopt, why)	{ name, shortopt, why },
+static const struct conf_refusal conf_refused[] = {
+	CONF_REFUSED(CONF_REFUSAL)
+};
+
+#define CONF_REFUSED_N	((int)(sizeof(conf_refused) / sizeof(conf_refused[0])))
+
+static const char conf_short_opts[] =
+	":s:1P:fqdl:p:i:a:n:g:D:S:M:m:t:u:46hF:eo:H:I:T:U:";
 
 static const struct option conf_long_opts[] = {
 	{ "socket", required_argument, NULL, 's' },
+	{ "socket-path", required_argument, NULL, 's' },
+	{ "fd", required_argument, NULL, 'F' },
 	{ "one-off", no_argument, NULL, '1' },
 	{ "vhost-user", no_argument, NULL, OPT_VHOST_USER },
 	{ "print-capabilities", no_argument, NULL, OPT_PRINT_CAPS },
@@ -69,7 +142,10 @@ static const struct option conf_long_opts[] = {
 	{ "foreground", no_argument, NULL, 'f' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "debug", no_argument, NULL, 'd' },
+	{ "trace", no_argument, NULL, OPT_TRACE },
+	{ "stderr", no_argument, NULL, 'e' },
 	{ "log-file", required_argument, NULL, 'l' },
+	{ "log-size", required_argument, NULL, OPT_LOG_SIZE },
 	{ "pcap", required_argument, NULL, 'p' },
 	{ "runas", required_argument, NULL, OPT_RUNAS },
 	{ "interface", required_argument, NULL, 'i' },
@@ -78,13 +154,28 @@ static const struct option conf_long_opts[] = {
 	{ "gateway", required_argument, NULL, 'g' },
 	{ "dns", required_argument, NULL, 'D' },
 	{ "search", required_argument, NULL, 'S' },
+	{ "no-dhcp-dns", no_argument, NULL, OPT_NO_DHCP_DNS },
+	{ "dhcp-dns", no_argument, NULL, OPT_DHCP_DNS },
+	{ "no-dhcp-search", no_argument, NULL, OPT_NO_DHCP_SEARCH },
+	{ "dhcp-search", no_argument, NULL, OPT_DHCP_SEARCH },
+	{ "hostname", required_argument, NULL, 'H' },
+	{ "fqdn", required_argument, NULL, OPT_FQDN },
+	{ "outbound", required_argument, NULL, 'o' },
+	{ "outbound-if4", required_argument, NULL, OPT_OUT_IF4 },
+	{ "outbound-if6", required_argument, NULL, OPT_OUT_IF6 },
 	{ "mac-addr", required_argument, NULL, 'M' },
 	{ "mtu", required_argument, NULL, 'm' },
 	{ "tcp-ports", required_argument, NULL, 't' },
 	{ "udp-ports", required_argument, NULL, 'u' },
+	{ "freebind", no_argument, NULL, OPT_FREEBIND },
 	{ "ipv4-only", no_argument, NULL, '4' },
 	{ "ipv6-only", no_argument, NULL, '6' },
 	{ "map-host-loopback", required_argument, NULL, OPT_MAP_HOST_LO },
+	{ "map-gw", no_argument, NULL, OPT_MAP_GW },
+	{ "no-map-gw", no_argument, NULL, OPT_NO_MAP_GW },
+	{ "no-tcp", no_argument, NULL, OPT_NO_TCP },
+	{ "no-udp", no_argument, NULL, OPT_NO_UDP },
+	{ "no-icmp", no_argument, NULL, OPT_NO_ICMP },
 	{ "no-dhcp", no_argument, NULL, OPT_NO_DHCP },
 	{ "no-dhcpv6", no_argument, NULL, OPT_NO_DHCPV6 },
 	{ "no-ndp", no_argument, NULL, OPT_NO_NDP },
@@ -96,6 +187,9 @@ static const struct option conf_long_opts[] = {
 	{ "ra-interval", required_argument, NULL, OPT_RA_INTERVAL },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
+#define CONF_REFUSED_OPT(name, arg, shortopt, why)			\
+	{ name, arg, NULL, shortopt ? shortopt : OPT_REFUSED },
+	CONF_REFUSED(CONF_REFUSED_OPT)
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -105,10 +199,15 @@ static const struct option conf_long_opts[] = {
  * @v6_only:	-6 given
  * @dns:	-D given: resolv.conf nameservers are not used
  * @search:	-S given: resolv.conf search domains are not used
+ * @map_gw:	--map-gw: the gateway stands for the pod's loopback
+ * @no_dhcp_dns:	--no-dhcp-dns: no DNS servers handed to the guest
+ * @no_dhcp_search:	--no-dhcp-search: no search list handed to the guest
  */
 struct conf_state {
 	bool v4_only, v6_only;
 	bool dns, search;
+	bool map_gw;
+	bool no_dhcp_dns, no_dhcp_search;
 };
 
 /**
@@ -124,7 +223,10 @@ static void conf_usage(FILE *f)
 "to sockets of the pod.\n"
 "\n"
 "  -s, --socket PATH         UNIX socket for the VMM (default:\n"
-"                            $XDG_RUNTIME_DIR or /tmp/netshim-N.socket)\n"
+"                            $XDG_RUNTIME_DIR or /tmp/netshim-N.socket);\n"
+"                            also --socket-path\n"
+"  -F, --fd FD               serve the VMM connection already open as FD\n"
+"                            (a connected stream socket); implies -1\n"
 "  -1, --one-off             exit when the VMM disconnects\n"
 "      --vhost-user          be a vhost-user back-end on the socket (QEMU\n"
 "                            -netdev vhost-user, Cloud Hypervisor)\n"
@@ -134,7 +236,10 @@ static void conf_usage(FILE *f)
 "  -f, --foreground          do not daemonise; log to stderr\n"
 "  -q, --quiet               log warnings and errors only\n"
 "  -d, --debug               log debug messages too\n"
+"      --trace               log every frame too (implies --debug)\n"
+"  -e, --stderr              log to stderr, also once in the background\n"
 "  -l, --log-file FILE       log to FILE instead of stderr or syslog\n"
+"      --log-size BYTES      empty the log file when it reaches BYTES\n"
 "  -p, --pcap FILE           capture guest frames to FILE (libpcap)\n"
 "      --runas UID[:GID]     run as this user and group (numbers or names;\n"
 "                            started as root, default: nobody)\n"
@@ -144,17 +249,36 @@ static void conf_usage(FILE *f)
 "  -g, --gateway ADDR        gateway, once per family\n"
 "  -D, --dns ADDR            DNS server, repeatable; \"none\": no DNS\n"
 "  -S, --search LIST         search domains (spaces or commas); \"none\"\n"
+"      --no-dhcp-dns         hand no DNS servers to the guest\n"
+"      --dhcp-dns            hand them (the default)\n"
+"      --no-dhcp-search      hand no search domains to the guest\n"
+"      --dhcp-search         hand them (the default)\n"
+"  -H, --hostname NAME       host name for the guest (DHCP option 12)\n"
+"      --fqdn NAME           FQDN for the guest (DHCP option 81, DHCPv6\n"
+"                            option 39)\n"
+"  -o, --outbound ADDR       source address of outbound sockets, once per\n"
+"                            family\n"
+"      --outbound-if4 NAME   bind IPv4 outbound sockets to interface NAME\n"
+"      --outbound-if6 NAME   bind IPv6 outbound sockets to interface NAME\n"
 "  -M, --mac-addr MAC        the guest's MAC address\n"
 "  -m, --mtu MTU             guest MTU, 68-65520 (default: template's)\n"
 "  -t, --tcp-ports SPEC      forward inbound TCP ports to the guest\n"
 "  -u, --udp-ports SPEC      forward inbound UDP ports to the guest\n"
 "                            SPEC: none | all | list of PORT[-PORT][:PORT\n"
-"                            [-PORT]], ~PORT[-PORT], ADDR/PORT...\n"
+"                            [-PORT]], ~PORT[-PORT], [ADDR][%IF]/PORT...\n"
+"      --freebind            forwarded ports may bind addresses the pod\n"
+"                            does not have (yet)\n"
 "  -4, --ipv4-only           IPv4 only\n"
 "  -6, --ipv6-only           IPv6 only\n"
 "      --map-host-loopback ADDR\n"
 "                            guest traffic to ADDR goes to the pod's\n"
-"                            loopback (default: nothing mapped)\n"
+"                            loopback (default: nothing mapped); \"none\"\n"
+"      --map-gw              map the gateway so (IPv4, global IPv6)\n"
+"      --no-map-gw           the gateway is a router (the default)\n"
+"      --no-tcp              drop the guest's TCP, forward no TCP port\n"
+"      --no-udp              drop the guest's UDP (not DHCP), forward no\n"
+"                            UDP port\n"
+"      --no-icmp             drop the guest's echo requests\n"
 "      --no-dhcp             no DHCPv4 server\n"
 "      --no-dhcpv6           no DHCPv6 server\n"
 "      --no-ndp              no NDP (neighbour and router advertisements)\n"
@@ -169,7 +293,8 @@ static void conf_usage(FILE *f)
 "  -h, --help                show this help and exit\n"
 "      --version             show the version and exit\n"
 "\n"
-"See netshim(1).\n", f);
+"passt's other options are refused with the reason: see netshim(1) and\n"
+"doc/passt-options.md.\n", f);
 }
 
 /**
@@ -643,6 +768,10 @@ static int conf_opt_map_lo(struct conf *c, const char *arg)
 	const char *e;
 	int af;
 
+	if (!strcmp(arg, "none")) {
+		c->map_host_lo4 = c->map_host_lo6 = false;
+		return 0;
+	}
 	af = conf_addr_arg(arg, &a4, &a6, &e);
 	if (!af)
 		return conf_bad(OPT_MAP_HOST_LO, arg, e);
@@ -654,6 +783,169 @@ static int conf_opt_map_lo(struct conf *c, const char *arg)
 		c->map_host_lo6 = true;
 	}
 	return 0;
+}
+
+/**
+ * conf_name_check() - tell why a host name or FQDN cannot be handed out
+ * @arg:	name: labels of letters, digits, '-' and '_', separated by
+ *		dots, with an optional final dot
+ *
+ * The DHCP options carry at most 255 bytes, and the FQDN options carry
+ * the name as DNS labels (RFC 1035: 63 bytes a label, 255 in all).
+ *
+ * Return: NULL if @arg is usable, else the reason
+ */
+static const char *conf_name_check(const char *arg)
+{
+	size_t len = strlen(arg), label = 0;
+	const char *p;
+
+	if (!len)
+		return "empty name";
+	if (len > CONF_NAME_LEN)
+		return "longer than 253 characters";
+	for (p = arg; *p; p++) {
+		if (*p == '.') {
+			if (!label)
+				return "empty label";
+			label = 0;
+			continue;
+		}
+		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_')
+			return "letters, digits, '-', '_' and dots only";
+		if (++label > 63)
+			return "label longer than 63 characters";
+	}
+	return NULL;
+}
+
+/**
+ * conf_opt_dnsname() - -H and --fqdn: a name handed to the guest
+ * @dst:	c->hostname or c->fqdn
+ * @opt:	option value, for the message
+ * @arg:	the name
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_opt_dnsname(char *dst, int opt, const char *arg)
+{
+	const char *e = conf_name_check(arg);
+
+	if (e)
+		return conf_bad(opt, arg, e);
+	strcpy(dst, arg);
+	return 0;
+}
+
+/**
+ * conf_opt_fd() - -F: serve a VMM connection that is already open
+ * @c:		configuration
+ * @arg:	file descriptor number
+ *
+ * QEMU's -netdev passt hands its back-end one end of a socketpair: it
+ * must be there, and a stream socket, or every frame would be lost.
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_opt_fd(struct conf *c, const char *arg)
+{
+	int type, fd;
+	socklen_t sl = sizeof(type);
+	unsigned long v;
+
+	if (conf_uint(arg, 0, INT_MAX, &v))
+		return conf_bad('F', arg, "not a file descriptor number");
+	fd = v;
+	/* Daemonising puts /dev/null on the standard streams */
+	if (fd <= STDERR_FILENO)
+		return conf_bad('F', arg, "0-2 are the standard streams");
+	if (fcntl(fd, F_GETFD) < 0)
+		return conf_bad('F', arg, "not an open file descriptor");
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &sl) ||
+	    type != SOCK_STREAM)
+		return conf_bad('F', arg, "not a stream socket");
+	c->vmm_fd = fd;
+	return 0;
+}
+
+/**
+ * conf_opt_outbound() - -o: source address of outbound sockets
+ * @c:		configuration
+ * @arg:	IPv4 or IPv6 address, once per family
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_opt_outbound(struct conf *c, const char *arg)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+	const char *e;
+	int af;
+
+	af = conf_addr_arg(arg, &a4, &a6, &e);
+	if (!e && conf_is_loopback(af, &a4, &a6))
+		e = "loopback: nothing outside the pod could answer";
+	if (!e && af == AF_INET6 && IN6_IS_ADDR_LINKLOCAL(&a6))
+		e = "link-local: give a global address";
+	if (e)
+		return conf_bad('o', arg, e);
+	if (af == AF_INET) {
+		c->out4 = a4;
+		c->out4_set = true;
+	} else {
+		c->out6 = a6;
+		c->out6_set = true;
+	}
+	return 0;
+}
+
+/**
+ * conf_opt_ifname() - an interface that must exist now
+ * @opt:	option value, for the message
+ * @dst:	where the name goes, IF_NAMESIZE bytes
+ * @arg:	interface name
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_opt_ifname(int opt, char *dst, const char *arg)
+{
+	if (!*arg || strlen(arg) >= IF_NAMESIZE)
+		return conf_bad(opt, arg, "not an interface name");
+	if (!if_nametoindex(arg))
+		return conf_bad(opt, arg, "no such interface");
+	strcpy(dst, arg);
+	return 0;
+}
+
+/**
+ * conf_refuse() - report a passt option netshim refuses, and why
+ * @opt:	option value, as returned by getopt_long()
+ * @longindex:	index of the long option in conf_long_opts, or -1
+ *
+ * Return: true if @opt is one of conf_refused[] (reported)
+ */
+static bool conf_refuse(int opt, int longindex)
+{
+	const char *name = NULL;
+	int i;
+
+	if (opt == OPT_REFUSED && longindex >= 0)
+		name = conf_long_opts[longindex].name;
+	for (i = 0; i < CONF_REFUSED_N; i++) {
+		const struct conf_refusal *r = &conf_refused[i];
+
+		if ((name && !strcmp(name, r->name)) ||
+		    (!name && r->shortopt && r->shortopt == opt)) {
+			if (r->shortopt)
+				fprintf(stderr, "netshim: option -%c/--%s: %s\n",
+					r->shortopt, r->name, r->why);
+			else
+				fprintf(stderr, "netshim: option --%s: %s\n",
+					r->name, r->why);
+			return true;
+		}
+	}
+	return false;
 }
 
 /**
@@ -723,6 +1015,18 @@ static bool conf_opt_flag(struct conf *c, struct conf_state *st, int opt)
 	case 'f':		c->foreground = true;	break;
 	case 'q':		c->quiet = true;	break;
 	case 'd':		c->debug = true;	break;
+	case OPT_TRACE:		c->trace = c->debug = true;	break;
+	case 'e':		c->log_stderr = true;	break;
+	case OPT_NO_TCP:	c->no_tcp = true;	break;
+	case OPT_NO_UDP:	c->no_udp = true;	break;
+	case OPT_NO_ICMP:	c->no_icmp = true;	break;
+	case OPT_FREEBIND:	c->freebind = true;	break;
+	case OPT_MAP_GW:	st->map_gw = true;	break;
+	case OPT_NO_MAP_GW:	st->map_gw = false;	break;
+	case OPT_NO_DHCP_DNS:	st->no_dhcp_dns = true;	break;
+	case OPT_DHCP_DNS:	st->no_dhcp_dns = false;	break;
+	case OPT_NO_DHCP_SEARCH: st->no_dhcp_search = true;	break;
+	case OPT_DHCP_SEARCH:	st->no_dhcp_search = false;	break;
 	case '4':		st->v4_only = true;	break;
 	case '6':		st->v6_only = true;	break;
 	case OPT_NO_DHCP:	c->no_dhcp = true;	break;
@@ -760,6 +1064,9 @@ static int conf_opt_number(struct conf *c, int opt, const char *arg,
 	case OPT_RA_INTERVAL:
 		/* MaxRtrAdvInterval bounds, RFC 4861 section 6.2.1 */
 		return conf_uint_opt(opt, arg, 4, 1800, &c->ra_interval);
+	case OPT_LOG_SIZE:
+		/* Room for a few messages at least */
+		return conf_uint_opt(opt, arg, 4096, UINT_MAX, &c->log_size);
 	}
 	*handled = false;
 	return 0;
@@ -819,6 +1126,18 @@ static int conf_opt(struct conf *c, struct conf_state *st, int opt,
 		return conf_fwd_parse(&c->udp_fwd, arg);
 	case OPT_MAP_HOST_LO:
 		return conf_opt_map_lo(c, arg);
+	case 'F':
+		return conf_opt_fd(c, arg);
+	case 'H':
+		return conf_opt_dnsname(c->hostname, opt, arg);
+	case OPT_FQDN:
+		return conf_opt_dnsname(c->fqdn, opt, arg);
+	case 'o':
+		return conf_opt_outbound(c, arg);
+	case OPT_OUT_IF4:
+		return conf_opt_ifname(opt, c->out_if4, arg);
+	case OPT_OUT_IF6:
+		return conf_opt_ifname(opt, c->out_if6, arg);
 	}
 	return -1;
 }
@@ -834,6 +1153,7 @@ static void conf_defaults(struct conf *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->prefix4 = c->prefix6 = -1;
+	c->vmm_fd = -1;
 	memcpy(c->our_mac, conf_default_mac, ETH_ALEN_);
 	c->max_tcp = 65536;
 	c->max_flows = 16384;
@@ -889,6 +1209,48 @@ static void conf_bad_option(int ret, char **argv)
 }
 
 /**
+ * conf_fwd_given() - tell if a forwarding spec forwards anything
+ * @spec:	-t or -u spec
+ *
+ * Return: true unless it is empty ("none", or never given)
+ */
+static bool conf_fwd_given(const struct fwd_spec *spec)
+{
+	return spec->all || spec->n;
+}
+
+/**
+ * conf_check_combined() - refuse options that contradict each other
+ * @c:		configuration after the command line
+ *
+ * Return: 0 if they agree, -1 if not (reported)
+ */
+static int conf_check_combined(struct conf *c)
+{
+	if (c->no_tcp && conf_fwd_given(&c->tcp_fwd)) {
+		fprintf(stderr, "netshim: --tcp-ports: TCP is disabled by --no-tcp\n");
+		return -1;
+	}
+	if (c->no_udp && conf_fwd_given(&c->udp_fwd)) {
+		fprintf(stderr, "netshim: --udp-ports: UDP is disabled by --no-udp\n");
+		return -1;
+	}
+	if (c->vmm_fd >= 0 && *c->sock_path) {
+		fprintf(stderr, "netshim: --fd and --socket exclude each other: with --fd there is no socket to listen on\n");
+		return -1;
+	}
+	/* As for passt: the VMM's end going away ends the back-end */
+	if (c->vmm_fd >= 0)
+		c->one_off = true;
+	/* An outbound interface is the template unless -i names one */
+	if (!*c->ifname && *c->out_if4)
+		strcpy(c->ifname, c->out_if4);
+	else if (!*c->ifname && *c->out_if6)
+		strcpy(c->ifname, c->out_if6);
+	return 0;
+}
+
+/**
  * conf_getopt() - apply the command line to @c
  * @c:		configuration, with defaults
  * @st:		command line state, output
@@ -901,17 +1263,20 @@ static void conf_bad_option(int ret, char **argv)
 static int conf_getopt(struct conf *c, struct conf_state *st, int argc,
 		       char **argv)
 {
-	int opt;
+	int opt, longindex = -1;
 
 	/* 0 rather than 1 also resets getopt's state between calls */
 	optind = 0;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, conf_short_opts,
-				  conf_long_opts, NULL)) != -1) {
+				  conf_long_opts, &longindex)) != -1) {
 		if (opt == '?' || opt == ':') {
 			conf_bad_option(opt, argv);
 			return -1;
 		}
+		if (conf_refuse(opt, longindex))
+			return -1;
+		longindex = -1;
 		if (opt == 'h') {
 			conf_usage(stdout);
 			exit(EXIT_SUCCESS);
@@ -939,7 +1304,7 @@ static int conf_getopt(struct conf *c, struct conf_state *st, int argc,
 		fprintf(stderr, "netshim: --ipv4-only and --ipv6-only exclude each other\n");
 		return -1;
 	}
-	return 0;
+	return conf_check_combined(c);
 }
 
 /**
@@ -1173,6 +1538,28 @@ static int conf_sock_path(struct conf *c)
 }
 
 /**
+ * conf_map_gw() - --map-gw: the gateway stands for the pod's loopback
+ * @c:		configuration, addresses complete
+ *
+ * passt's default: guest traffic to the gateway goes to the host.  The
+ * same as --map-host-loopback with the gateway's address, for a family
+ * that --map-host-loopback did not map already.  An IPv6 gateway that is
+ * link-local stays a router: guest traffic to link-local addresses never
+ * leaves netshim.
+ */
+static void conf_map_gw(struct conf *c)
+{
+	if (c->v4 && !c->map_host_lo4) {
+		c->host_lo4 = c->gw4;
+		c->map_host_lo4 = true;
+	}
+	if (c->v6 && !c->map_host_lo6 && !IN6_IS_ADDR_LINKLOCAL(&c->gw6)) {
+		c->host_lo6 = c->gw6;
+		c->map_host_lo6 = true;
+	}
+}
+
+/**
  * conf_parse() - build the whole configuration
  * @c:		configuration, filled completely
  * @argc:	argument count
@@ -1194,9 +1581,15 @@ int conf_parse(struct conf *c, int argc, char **argv)
 		return -1;
 	if (conf_addresses(c, &st))
 		return -1;
+	if (st.map_gw)
+		conf_map_gw(c);
 	conf_mtu(c);
 	conf_names(c, &st);
-	if (!*c->sock_path && conf_sock_path(c))
+	if (st.no_dhcp_dns)
+		c->n_dns4 = c->n_dns6 = 0;
+	if (st.no_dhcp_search)
+		c->n_search = 0;
+	if (c->vmm_fd < 0 && !*c->sock_path && conf_sock_path(c))
 		return -1;
 	return 0;
 }
@@ -1374,18 +1767,27 @@ static const char *fwd_range(const char *s, const char **end,
 }
 
 /**
- * fwd_bind() - parse and store the ADDR of an ADDR/PORTS rule
- * @r:		rule, r->bind set on success
- * @s:		address text
+ * fwd_bind() - parse and store the ADDR%IF of an ADDR%IF/PORTS rule
+ * @r:		rule, r->bind and r->dev set on success
+ * @s:		"ADDR", "ADDR%IF" or "%IF", modified
  *
  * Return: NULL on success, else the reason
  */
-static const char *fwd_bind(struct fwd_rule *r, const char *s)
+static const char *fwd_bind(struct fwd_rule *r, char *s)
 {
+	char *pct = strchr(s, '%');
 	struct in6_addr a6;
 	struct in_addr a4;
 	int af;
 
+	if (pct) {
+		*pct++ = '\0';
+		if (!*pct || strlen(pct) >= sizeof(r->dev))
+			return "not an interface name after '%'";
+		strcpy(r->dev, pct);
+		if (!*s)
+			return NULL;
+	}
 	af = conf_inany(s, &a4, &a6);
 	if (!af)
 		return "not an IPv4 or IPv6 address before '/'";
@@ -1610,9 +2012,10 @@ static void fwd_format(const struct fwd_spec *spec, char *buf, size_t size)
 	str_add(buf, size, &len, "%s", all ? "all" : spec->n ? "" : "none");
 	for (i = 0; i < spec->n; i++) {
 		r = &spec->rule[i];
-		str_add(buf, size, &len, "%s%s%s%s%u", i || all ? ", " : "",
+		str_add(buf, size, &len, "%s%s%s%s%s%s%u", i || all ? ", " : "",
 			r->exclude ? "except " : "", r->bind,
-			*r->bind ? "/" : "", r->first);
+			*r->dev ? "%" : "", r->dev,
+			*r->bind || *r->dev ? "/" : "", r->first);
 		if (r->last != r->first)
 			str_add(buf, size, &len, "-%u", r->last);
 		if (r->exclude || r->to == r->first)
@@ -1680,6 +2083,34 @@ static void conf_log_addresses(const struct conf *c)
 }
 
 /**
+ * conf_log_passt() - log what passt's options changed, when given
+ * @c:		configuration
+ */
+static void conf_log_passt(const struct conf *c)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (*c->hostname || *c->fqdn)
+		info("guest host name: %s, FQDN: %s",
+		     *c->hostname ? c->hostname : "none",
+		     *c->fqdn ? c->fqdn : "none");
+	if (c->out4_set || *c->out_if4)
+		info("IPv4 outbound sockets: from %s, interface %s",
+		     c->out4_set ? inet_ntop(AF_INET, &c->out4, a, sizeof(a)) :
+				   "any",
+		     *c->out_if4 ? c->out_if4 : "any");
+	if (c->out6_set || *c->out_if6)
+		info("IPv6 outbound sockets: from %s, interface %s",
+		     c->out6_set ? inet_ntop(AF_INET6, &c->out6, a, sizeof(a)) :
+				   "any",
+		     *c->out_if6 ? c->out_if6 : "any");
+	if (c->no_tcp || c->no_udp || c->no_icmp)
+		info("guest traffic dropped:%s%s%s", c->no_tcp ? " TCP" : "",
+		     c->no_udp ? " UDP (but DHCP)" : "",
+		     c->no_icmp ? " ICMP echo" : "");
+}
+
+/**
  * conf_log_summary() - log the configuration an operator needs to see
  * @c:		configuration
  */
@@ -1699,6 +2130,7 @@ void conf_log_summary(const struct conf *c)
 		     m[0], m[1], m[2], m[3], m[4], m[5]);
 	conf_log_addresses(c);
 	conf_log_names(c);
+	conf_log_passt(c);
 	fwd_format(&c->tcp_fwd, buf, sizeof(buf));
 	info("TCP ports forwarded: %s", buf);
 	fwd_format(&c->udp_fwd, buf, sizeof(buf));

@@ -15,6 +15,7 @@
 #define CONF_MAX_SEARCH		6
 #define CONF_SEARCH_LEN		254
 #define CONF_MAX_FWD		32
+#define CONF_NAME_LEN		253	/* longest DNS name, dots included */
 #define ETH_ALEN_		6
 
 /**
@@ -24,11 +25,13 @@
  * @to:		guest port of @first (ports keep their offset in a range)
  * @exclude:	rule excludes @first..@last (~ form)
  * @bind:	bind address ("" for any)
+ * @dev:	interface the listening socket is bound to ("" for any)
  */
 struct fwd_rule {
 	uint16_t first, last, to;
 	bool exclude;
 	char bind[INET6_ADDRSTRLEN];
+	char dev[IF_NAMESIZE];
 };
 
 /**
@@ -50,10 +53,13 @@ struct conf {
 	/* link to the VMM */
 	char sock_path[108];
 	bool one_off;
+	int vmm_fd;			/* -F: connected socket, else -1 */
 	bool vhost_user;	/* a vhost-user front-end, not -netdev stream */
 
 	/* process */
-	bool foreground, quiet, debug;
+	bool foreground, quiet, debug, trace;
+	bool log_stderr;		/* -e: log to stderr, also as a daemon */
+	unsigned int log_size;		/* log file size limit, 0: none */
 	char pid_file[PATH_MAX];
 	char log_file[PATH_MAX];
 	char pcap_file[PATH_MAX];
@@ -82,6 +88,8 @@ struct conf {
 	struct in6_addr dns6[CONF_MAX_DNS];
 	int n_search;
 	char search[CONF_MAX_SEARCH][CONF_SEARCH_LEN + 1];
+	char hostname[CONF_NAME_LEN + 1];	/* DHCP option 12, or "" */
+	char fqdn[CONF_NAME_LEN + 1];		/* Client FQDN options, or "" */
 
 	/* link layer */
 	uint8_t our_mac[ETH_ALEN_];	/* netshim's (the router's) MAC */
@@ -96,6 +104,13 @@ struct conf {
 
 	/* inbound forwarding */
 	struct fwd_spec tcp_fwd, udp_fwd;
+	bool freebind;			/* forwarded ports: any bind address */
+
+	/* outbound sockets: source address and interface, per family */
+	bool out4_set, out6_set;
+	struct in_addr out4;
+	struct in6_addr out6;
+	char out_if4[IF_NAMESIZE], out_if6[IF_NAMESIZE];
 
 	/* sizes and timers */
 	unsigned int max_tcp;		/* TCP connections */
@@ -105,6 +120,7 @@ struct conf {
 
 	/* features */
 	bool no_dhcp, no_dhcpv6, no_ndp, no_ra;
+	bool no_tcp, no_udp, no_icmp;	/* guest traffic of it dropped */
 	bool no_peek_off;		/* TCP: as if without SO_PEEK_OFF */
 };
 

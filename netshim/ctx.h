@@ -45,6 +45,7 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(drop_ip6,		"dropped: malformed IPv6")		\
 	X(drop_frag,		"dropped: IP fragments")		\
 	X(drop_proto,		"dropped: unsupported protocol")	\
+	X(drop_disabled,	"dropped: protocol disabled (--no-tcp, --no-udp, --no-icmp)") \
 	X(drop_src,		"dropped: source not the guest's")	\
 	X(drop_dst,		"dropped: loopback or unspecified destination") \
 	X(drop_csum,		"dropped: bad checksum")		\

@@ -112,6 +112,8 @@ void eth_input(struct ctx *c, const struct pkt *frame)
 		c->cnt.drop_eth++;
 		return;
 	}
+	trace("frame from the guest: %zu bytes, ethertype 0x%04x",
+	      (size_t)frame->len, rd16(h + 12));
 	/* A multicast source address is never legitimate */
 	if (h[6] & 1) {
 		c->cnt.drop_eth++;

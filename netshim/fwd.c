@@ -7,9 +7,11 @@
  * that cannot be bound is an error.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include "fwd.h"
@@ -45,6 +47,7 @@ static bool fwd_bind_addr(const char *bind, bool v6, struct in6_addr *a)
  * @type:	SOCK_STREAM or SOCK_DGRAM
  * @ref:	epoll reference type for the socket
  * @a:		address to bind
+ * @dev:	interface to bind to, "" for any
  * @port:	pod port
  * @l:		listener to fill in; its index is the epoll reference's
  * @idx:	that index
@@ -52,8 +55,8 @@ static bool fwd_bind_addr(const char *bind, bool v6, struct in6_addr *a)
  * Return: 0 on success, -1 on failure (errno set)
  */
 static int fwd_open_one(struct ctx *c, int type, enum epref_type ref,
-			const struct in6_addr *a, uint16_t port,
-			struct fwd_listener *l, uint32_t idx)
+			const struct in6_addr *a, const char *dev,
+			uint16_t port, struct fwd_listener *l, uint32_t idx)
 {
 	struct epoll_event ev = { .events = EPOLLIN,
 				  .data.u64 = epref(ref, idx) };
@@ -70,7 +73,13 @@ static int fwd_open_one(struct ctx *c, int type, enum epref_type ref,
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 	if (type == SOCK_STREAM)
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&sa, sl) ||
+	/* --freebind: an address the pod may only get later */
+	if (c->conf.freebind)
+		setsockopt(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP,
+			   v6 ? IPV6_FREEBIND : IP_FREEBIND, &one, sizeof(one));
+	if ((*dev && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev,
+				strlen(dev) + 1)) ||
+	    bind(fd, (struct sockaddr *)&sa, sl) ||
 	    (type == SOCK_STREAM && listen(fd, 128)) ||
 	    epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 		int e = errno;
@@ -85,24 +94,37 @@ static int fwd_open_one(struct ctx *c, int type, enum epref_type ref,
 }
 
 /**
- * fwd_bind_of() - the bind address of the rule that forwards a port
+ * fwd_close_last() - undo fwd_open_one() for a listener not kept
+ * @c:		execution context
+ * @l:		listener
+ */
+static void fwd_close_last(struct ctx *c, struct fwd_listener *l)
+{
+	epoll_ctl(c->epfd, EPOLL_CTL_DEL, l->fd, NULL);
+	close(l->fd);
+	l->fd = -1;
+}
+
+/**
+ * fwd_rule_of() - the rule that forwards a port
  * @spec:	forwarding spec
  * @port:	pod port
  *
- * Return: the address, "" for any
+ * Return: the last rule holding @port, NULL for none ("all")
  */
-static const char *fwd_bind_of(const struct fwd_spec *spec, uint16_t port)
+static const struct fwd_rule *fwd_rule_of(const struct fwd_spec *spec,
+					  uint16_t port)
 {
-	const char *bind = "";
+	const struct fwd_rule *rule = NULL;
 	int i;
 
 	for (i = 0; i < spec->n; i++) {
 		const struct fwd_rule *r = &spec->rule[i];
 
 		if (!r->exclude && port >= r->first && port <= r->last)
-			bind = r->bind;
+			rule = r;
 	}
-	return bind;
+	return rule;
 }
 
 /**
@@ -121,11 +143,20 @@ int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
 {
 	const char *proto = type == SOCK_STREAM ? "TCP" : "UDP";
 	uint32_t port, max = 0;
+	unsigned int fd_budget;
+	struct rlimit rl;
 	uint16_t to;
 
 	*n = 0;
 	if (!spec->all && !spec->n)
 		return 0;
+	/* "all" (KubeVirt's default) would take every descriptor, and the
+	 * VMM socket, connections and flows would get none
+	 */
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur / 2 > INT_MAX)
+		fd_budget = INT_MAX;
+	else
+		fd_budget = rl.rlim_cur / 2;
 	for (port = 1; port <= 65535; port++)
 		if (conf_fwd_lookup(spec, (uint16_t)port, &to))
 			max += 2;
@@ -134,7 +165,8 @@ int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
 		return -1;
 
 	for (port = 1; port <= 65535; port++) {
-		const char *bind = fwd_bind_of(spec, (uint16_t)port);
+		const struct fwd_rule *r = fwd_rule_of(spec, (uint16_t)port);
+		const char *bind = r ? r->bind : "", *dev = r ? r->dev : "";
 		bool ok = false;
 		int v6;
 
@@ -146,9 +178,15 @@ int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
 			if (!(v6 ? c->conf.v6 : c->conf.v4) ||
 			    !fwd_bind_addr(bind, v6, &a))
 				continue;
-			if (fwd_open_one(c, type, ref, &a, (uint16_t)port,
+			if (fwd_open_one(c, type, ref, &a, dev, (uint16_t)port,
 					 &(*lst)[*n], *n))
 				continue;
+			if (spec->all && (*lst)[*n].fd >= (int)fd_budget) {
+				fwd_close_last(c, &(*lst)[*n]);
+				warn("%s ports from %u on not forwarded: half the descriptor limit (%u) is kept for connections and flows",
+				     proto, port, fd_budget * 2);
+				goto out;
+			}
 			(*lst)[(*n)++].guest_port = to;
 			ok = true;
 		}
@@ -158,6 +196,7 @@ int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
 			return -1;
 		}
 	}
+out:
 	if (*n)
 		info("forwarding %u %s sockets to the guest", *n, proto);
 	return 0;

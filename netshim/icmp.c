@@ -22,6 +22,7 @@
 #include "inany.h"
 #include "link.h"
 #include "log.h"
+#include "outbound.h"
 #include "udp.h"
 #include "ndp/ndp.h"
 
@@ -64,7 +65,8 @@ static int icmp_ping_socket(struct ctx *c, struct flow *f)
 		return -1;
 	}
 	udp_remote_sockaddr(c, &f->raddr, 0, &sa, &sl);
-	if (connect(f->fd, (struct sockaddr *)&sa, sl) || flow_watch(c, f)) {
+	if (outbound_bind(c, f->fd, &sa) ||
+	    connect(f->fd, (struct sockaddr *)&sa, sl) || flow_watch(c, f)) {
 		c->cnt.drop_sock++;
 		flow_free(c, f);
 		return -1;
@@ -150,6 +152,11 @@ void icmp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 	}
 	if (h[0] != echo || h[1] != 0) {
 		c->cnt.drop_icmp++;
+		return;
+	}
+	/* --no-icmp: echo requests only; NDP above still works */
+	if (c->conf.no_icmp) {
+		c->cnt.drop_disabled++;
 		return;
 	}
 	if (m->v6 && inany_eq(&m->dst, &c->conf.our_ll6)) {

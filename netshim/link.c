@@ -6,6 +6,7 @@
  * link_*() events at the end of this file, the one place that reaches up
  * into the protocol layers.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -42,7 +43,30 @@ static void link_prefault(void *buf, size_t len)
 }
 
 /**
- * link_init() - choose the back-end, size it and listen
+ * link_init_fd() - serve a VMM connection opened by the launcher (-F)
+ * @c:		execution context, back-end set up
+ * @fd:		connected stream socket, e.g. QEMU's -netdev passt socketpair
+ *
+ * There is nothing to listen on: when this connection closes, netshim
+ * exits (the configuration set one_off).
+ *
+ * Return: 0 on success, -1 with a message on failure
+ */
+static int link_init_fd(struct ctx *c, int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC)) {
+		err("VMM connection (--fd %d): %m", fd);
+		return -1;
+	}
+	return c->link.ops->adopt(c, fd);
+}
+
+/**
+ * link_init() - choose the back-end, size it, then listen or adopt -F's
+ *		 connection
  * @c:		execution context
  *
  * Return: 0 on success, -1 with a message on failure
@@ -56,6 +80,8 @@ int link_init(struct ctx *c)
 		return -1;
 	link_prefault(c->link.rx.buf, c->link.rx.size);
 	link_prefault(c->link.tx.buf, c->link.tx.size);
+	if (c->conf.vmm_fd >= 0)
+		return link_init_fd(c, c->conf.vmm_fd);
 	return c->link.ops->listen(c);
 }
 
@@ -209,6 +235,8 @@ int tx_reserve_batch(struct ctx *c, size_t len, int n, uint8_t **frames)
  */
 void tx_commit(struct ctx *c, uint8_t *frame, size_t len)
 {
+	trace("frame to the guest: %zu bytes, ethertype 0x%04x", len,
+	      rd16(frame + 12));
 	c->cnt.frames_out++;
 	c->cnt.bytes_out += len;
 	if (c->pcap_fd >= 0)

@@ -9,6 +9,7 @@
  */
 #include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +22,10 @@ static int log_fd = -1;
 static bool log_to_syslog;
 static int log_pid;
 static int log_level = LOG_INFO;
+static bool log_trace;
+static bool log_to_file;
+static unsigned int log_size;	/* limit of the log file, 0 for none */
+static off_t log_written;	/* bytes in the log file */
 
 /**
  * log_open() - choose where messages go and which are shown
@@ -33,10 +38,16 @@ void log_open(const char *file, bool foreground, bool quiet, bool debug)
 {
 	log_level = debug ? LOG_DEBUG : quiet ? LOG_WARNING : LOG_INFO;
 	if (file && *file) {
+		struct stat st;
+
 		log_fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
 			      0600);
-		if (log_fd >= 0)
+		if (log_fd >= 0) {
+			log_to_file = true;
+			if (!fstat(log_fd, &st))
+				log_written = st.st_size;
 			return;
+		}
 		fprintf(stderr, "netshim: cannot open log file %s: %m\n", file);
 	}
 	if (foreground) {
@@ -53,6 +64,37 @@ void log_open(const char *file, bool foreground, bool quiet, bool debug)
 		log_to_syslog = log_fd >= 0;
 		log_pid = getpid();
 	}
+}
+
+/**
+ * log_set_trace() - turn per-frame messages (trace()) on or off
+ * @on:		true for --trace
+ */
+void log_set_trace(bool on)
+{
+	log_trace = on;
+}
+
+/**
+ * log_tracing() - tell if per-frame messages are wanted
+ *
+ * Return: true after log_set_trace(true)
+ */
+bool log_tracing(void)
+{
+	return log_trace;
+}
+
+/**
+ * log_set_size() - limit the size of the log file
+ * @size:	bytes, 0 for no limit
+ *
+ * A message that would grow the file beyond @size empties it first: a
+ * pod's disk is small, and the newest messages are the useful ones.
+ */
+void log_set_size(unsigned int size)
+{
+	log_size = size;
 }
 
 /**
@@ -90,6 +132,12 @@ void log_msg(int prio, const char *fmt, ...)
 		n = sizeof(buf) - 2;
 	if (!log_to_syslog)
 		buf[n++] = '\n';
+	if (log_to_file && log_size) {
+		if (log_written + n > (off_t)log_size &&
+		    !ftruncate(log_fd, 0))
+			log_written = 0;
+		log_written += n;
+	}
 	if (write(log_fd >= 0 ? log_fd : STDERR_FILENO, buf, n) < 0)
 		return;
 }

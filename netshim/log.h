@@ -9,6 +9,9 @@
 #include <time.h>
 
 void log_open(const char *file, bool foreground, bool quiet, bool debug);
+void log_set_trace(bool on);
+bool log_tracing(void);
+void log_set_size(unsigned int size);
 void log_msg(int prio, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 bool log_ratelimit(time_t *last, time_t now, time_t interval);
@@ -17,6 +20,13 @@ bool log_ratelimit(time_t *last, time_t now, time_t interval);
 #define warn(...)	log_msg(LOG_WARNING, __VA_ARGS__)
 #define info(...)	log_msg(LOG_INFO, __VA_ARGS__)
 #define debug(...)	log_msg(LOG_DEBUG, __VA_ARGS__)
+
+/* Per-frame messages, for --trace only: cheap to skip otherwise */
+#define trace(...)							\
+	do {								\
+		if (log_tracing())					\
+			log_msg(LOG_DEBUG, __VA_ARGS__);		\
+	} while (0)
 
 /* Warn at most once every ten seconds from this call site */
 #define warn_rl(now, ...)						\

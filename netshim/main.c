@@ -227,40 +227,43 @@ static void raise_nofile(void)
 /**
  * daemonize() - go to the background unless -f
  * @c:		execution context
- * @ready:	set to the pipe to daemon_ready() through, -1 with -f
+ * @ready:	set to the pipe the daemon reports its start on, or -1
  *
  * Everything is set up before, so that a failure still reaches the
- * launcher as an exit status; the parent exits only once the daemon says
- * it is ready (PID file written, isolated), so that a launcher finds the
- * PID file as soon as netshim returns, and a daemon that fails on the way
- * exits the parent with 1.  The signalfd is made again: epoll watches a
- * signalfd through the wait queue of the process that added it, and
- * signals to the child would never wake the loop.
+ * launcher as an exit status.  The parent exits only once the daemon
+ * reported through @ready (daemon_ready()) that its PID file is written
+ * and it is isolated: launchers (libvirt, QEMU's -netdev passt) read the
+ * PID file as soon as the process they started exits.  The signalfd is
+ * made again: epoll watches a signalfd through the wait queue of the
+ * process that added it, and signals to the child would never wake the
+ * loop.
  *
  * Return: 0 in the daemon, -1 on failure
  */
 static int daemonize(struct ctx *c, int *ready)
 {
-	int fd, p[2];
+	int fd, pipefd[2];
 	char ok = 0;
+	ssize_t n;
 	pid_t pid;
 
 	*ready = -1;
 	if (c->conf.foreground)
 		return 0;
-	if (pipe2(p, O_CLOEXEC))
+	if (pipe2(pipefd, O_CLOEXEC))
 		return -1;
 	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid > 0) {
-		close(p[1]);
-		while (read(p[0], &ok, 1) < 0 && errno == EINTR)
-			;
-		_exit(ok == 1 ? 0 : 1);
+		close(pipefd[1]);
+		do
+			n = read(pipefd[0], &ok, 1);
+		while (n < 0 && errno == EINTR);
+		_exit(n == 1 && ok == 1 ? 0 : 1);
 	}
-	close(p[0]);
-	*ready = p[1];
+	close(pipefd[0]);
+	*ready = pipefd[1];
 	setsid();
 	epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->signal_fd, NULL);
 	close(c->signal_fd);
@@ -272,7 +275,9 @@ static int daemonize(struct ctx *c, int *ready)
 	if (fd >= 0) {
 		dup2(fd, STDIN_FILENO);
 		dup2(fd, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
+		/* -e: messages keep going to the launcher's stderr */
+		if (!c->conf.log_stderr)
+			dup2(fd, STDERR_FILENO);
 		if (fd > STDERR_FILENO)
 			close(fd);
 	}
@@ -280,8 +285,8 @@ static int daemonize(struct ctx *c, int *ready)
 }
 
 /**
- * daemon_ready() - let the launcher's netshim process exit with success
- * @ready:	pipe from daemonize(), -1 for none
+ * daemon_ready() - let the parent exit with success: the daemon runs
+ * @ready:	pipe from daemonize(), -1 in the foreground
  */
 static void daemon_ready(int ready)
 {
@@ -290,7 +295,7 @@ static void daemon_ready(int ready)
 	if (ready < 0)
 		return;
 	if (write(ready, &ok, 1) != 1)
-		warn("cannot tell the launcher we are ready: %m");
+		warn("cannot report the start to the launcher: %m");
 	close(ready);
 }
 
@@ -375,29 +380,39 @@ int main(int argc, char **argv)
 
 	if (conf_parse(&c->conf, argc, argv))
 		return 1;
-	log_open(c->conf.log_file, c->conf.foreground, c->conf.quiet,
-		 c->conf.debug);
+	log_open(c->conf.log_file, c->conf.foreground || c->conf.log_stderr,
+		 c->conf.quiet, c->conf.debug);
+	log_set_trace(c->conf.trace);
+	log_set_size(c->conf.log_size);
 	raise_nofile();
 
 	if (setup(c))
 		return 1;
 	conf_log_summary(&c->conf);
-	info("listening on %s", c->conf.sock_path);
-	if (c->conf.vhost_user)
-		info("QEMU: -chardev socket,id=c,path=%s -netdev vhost-user,"
-		     "id=n,chardev=c -device virtio-net-pci,netdev=n, with "
-		     "guest memory from -object memory-backend-memfd,"
-		     "share=on", c->conf.sock_path);
-	else
-		info("QEMU: -device virtio-net-pci,netdev=n -netdev stream,"
-		     "id=n,server=off,addr.type=unix,addr.path=%s",
-		     c->conf.sock_path);
-	if (c->conf.foreground && c->conf.quiet)
-		fprintf(stderr, "netshim: listening on %s\n", c->conf.sock_path);
+	if (c->conf.vmm_fd >= 0) {
+		info("serving the VMM connection on descriptor %d",
+		     c->conf.vmm_fd);
+	} else {
+		info("listening on %s", c->conf.sock_path);
+		if (c->conf.vhost_user)
+			info("QEMU: -chardev socket,id=c,path=%s -netdev "
+			     "vhost-user,id=n,chardev=c -device virtio-net-pci,"
+			     "netdev=n, with guest memory from -object "
+			     "memory-backend-memfd,share=on",
+			     c->conf.sock_path);
+		else
+			info("QEMU: -device virtio-net-pci,netdev=n -netdev "
+			     "stream,id=n,server=off,addr.type=unix,"
+			     "addr.path=%s", c->conf.sock_path);
+		if (c->conf.foreground && c->conf.quiet)
+			fprintf(stderr, "netshim: listening on %s\n",
+				c->conf.sock_path);
+	}
 
 	if (daemonize(c, &ready) || write_pid_file(c) ||
 	    isolate(&c->conf, &sock_k, &pid_k)) {
-		unlink(c->conf.sock_path);
+		if (*c->conf.sock_path)
+			unlink(c->conf.sock_path);
 		if (*c->conf.pid_file)
 			unlink(c->conf.pid_file);
 		return 1;

@@ -26,6 +26,7 @@
 #include "inany.h"
 #include "link.h"
 #include "log.h"
+#include "outbound.h"
 
 #define UDP_HLEN		8
 /* What fits a frame to the guest, IPv6 being the larger header */
@@ -88,29 +89,26 @@ int udp_remote_sockaddr(const struct ctx *c, const struct in6_addr *raddr,
 static int udp_flow_open(struct ctx *c, struct flow *f)
 {
 	bool v6 = !inany_is4(&f->raddr);
-	struct sockaddr_storage sa;
-	struct in6_addr any = in6addr_any;
-	socklen_t sl;
+	struct sockaddr_storage sa, dst;
+	struct in6_addr src;
+	socklen_t sl, dl;
 
 	f->fd = socket(v6 ? AF_INET6 : AF_INET,
 		       SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (f->fd < 0)
 		goto fail;
 
-	if (!v6) {
-		struct in_addr any4 = { INADDR_ANY };
-
-		any = inany_from4(any4);
-	}
+	udp_remote_sockaddr(c, &f->raddr, f->rport, &dst, &dl);
+	if (outbound_prepare(c, f->fd, &dst, &src))
+		goto fail;
 	/* Keep the guest's source port if the pod has it free */
-	sl = inany_sockaddr(&sa, &any, f->gport);
+	sl = inany_sockaddr(&sa, &src, f->gport);
 	if (bind(f->fd, (struct sockaddr *)&sa, sl)) {
-		sl = inany_sockaddr(&sa, &any, 0);
+		sl = inany_sockaddr(&sa, &src, 0);
 		if (bind(f->fd, (struct sockaddr *)&sa, sl))
 			goto fail;
 	}
-	udp_remote_sockaddr(c, &f->raddr, f->rport, &sa, &sl);
-	if (connect(f->fd, (struct sockaddr *)&sa, sl) || flow_watch(c, f))
+	if (connect(f->fd, (struct sockaddr *)&dst, dl) || flow_watch(c, f))
 		goto fail;
 	c->cnt.udp_flows++;
 	return 0;
@@ -204,6 +202,11 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 
 	if (udp_local_input(c, m, dport, &payload))
 		return;
+	/* --no-udp: DHCP and DHCPv6 above still work, as with passt */
+	if (c->conf.no_udp) {
+		c->cnt.drop_disabled++;
+		return;
+	}
 
 	/* Broadcast, multicast, unspecified sources and link-local
 	 * peers have no meaning in the pod.

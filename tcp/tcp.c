@@ -37,6 +37,7 @@
 #include "inany.h"
 #include "link.h"
 #include "log.h"
+#include "outbound.h"
 #include "udp.h"
 
 #define TCP_BATCH		128	/* segments per peek */
@@ -1062,8 +1063,9 @@ static void tcp_conn_from_guest_syn(struct ctx *c, const struct l4_meta *m,
 		setsockopt(conn->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, sizeof(mss));
 	}
 	udp_remote_sockaddr(c, &m->dst, s->dport, &sa, &sl);
-	if (connect(conn->fd, (struct sockaddr *)&sa, sl) &&
-	    errno != EINPROGRESS) {
+	if (outbound_bind(c, conn->fd, &sa) ||
+	    (connect(conn->fd, (struct sockaddr *)&sa, sl) &&
+	     errno != EINPROGRESS)) {
 		tcp_connect_failed(c, conn, errno);
 		return;
 	}
@@ -1132,6 +1134,11 @@ void tcp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 	struct tcp_conn *conn;
 	struct tcp_seg s;
 
+	/* --no-tcp: silently, as passt does; no socket, so no reply */
+	if (c->conf.no_tcp) {
+		c->cnt.drop_disabled++;
+		return;
+	}
 	if (tcp_seg_parse(l4, &s)) {
 		c->cnt.drop_tcp++;
 		return;

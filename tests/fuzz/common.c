@@ -47,6 +47,9 @@ void fuzz_conf_fill(struct conf *c)
 	c->n_search = 2;
 	strcpy(c->search[0], "pod.cluster.example");
 	strcpy(c->search[1], "example");
+	/* The Client FQDN options are built too, when a message asks */
+	strcpy(c->hostname, "vm1");
+	strcpy(c->fqdn, "vm1.pod.cluster.example");
 
 	c->max_tcp = 64;
 	c->max_flows = 64;

@@ -39,6 +39,8 @@ static void check_rules(const struct fwd_spec *spec)
 		FUZZ_CHECK(spec->rule[i].first <= spec->rule[i].last);
 		FUZZ_CHECK(memchr(spec->rule[i].bind, '\0',
 				  sizeof(spec->rule[i].bind)));
+		FUZZ_CHECK(memchr(spec->rule[i].dev, '\0',
+				  sizeof(spec->rule[i].dev)));
 	}
 }
 

@@ -176,13 +176,23 @@ topo_peer_pod() {
 }
 
 # topo_dns() - dnsmasq in the peer answering the test names only
+# $@: addresses to listen on, of the peer (default: 203.0.113.1 and
+#     2001:db8:1::1, the router's; the first IPv4 and the first IPv6 one
+#     are waited for)
 topo_dns() {
-	local pid
+	local pid a v4 v6 listen=()
 
+	[ $# -gt 0 ] || set -- 203.0.113.1 2001:db8:1::1
+	for a in "$@"; do
+		listen+=("--listen-address=$a")
+		case "$a" in
+		*:*) v6=${v6:-$a} ;;
+		*) v4=${v4:-$a} ;;
+		esac
+	done
 	ip netns exec "$NS_PEER" dnsmasq --keep-in-foreground \
 		--conf-file=/dev/null --no-resolv --no-hosts \
-		--bind-interfaces --port=53 \
-		--listen-address=203.0.113.1 --listen-address=2001:db8:1::1 \
+		--bind-interfaces --port=53 "${listen[@]}" \
 		--address=/peer.netshim.test/203.0.113.1 \
 		--address=/peer.netshim.test/2001:db8:1::1 \
 		--address=/remote.netshim.test/198.51.100.1 \
@@ -193,8 +203,8 @@ topo_dns() {
 	pid=$!
 	topo_pid_add "$pid"
 	for _ in $(seq 50); do
-		in_peer ss -Hlun 'sport = :53' | grep -q 203.0.113.1 &&
-			in_peer ss -Hlun 'sport = :53' | grep -q 2001:db8:1::1 &&
+		in_peer ss -Hlun 'sport = :53' | grep -qF "${v4:-.}" &&
+			in_peer ss -Hlun 'sport = :53' | grep -qF "${v6:-:}" &&
 			return 0
 		kill -0 "$pid" 2>/dev/null ||
 			fail "dnsmasq exited: $(tail -5 "$WORK/dnsmasq.log")"

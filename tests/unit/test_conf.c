@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -643,6 +644,262 @@ static void test_parse_all_options(void **state)
 	assert_int_equal(conf.ra_interval, 4);
 }
 
+/* passt's options as libvirt, KubeVirt and QEMU pass them */
+static void test_parse_passt_options(void **state)
+{
+	const char *argv[] = {
+		BASE4, "--trace", "-e", "--log-size", "65536",
+		"-H", "vm1", "--fqdn", "vm1.netshim.test.",
+		"-o", "203.0.113.9", "--outbound", "2001:db8::9",
+		"--outbound-if4", "lo", "--outbound-if6", "lo",
+		"--no-udp", "--no-icmp", "--freebind",
+		"-t", "203.0.113.2%lo/80", "-t", "%lo/81:8081",
+		"--socket-path", "/tmp/netshim-unit2.socket",
+		"--no-dhcp-dns", "--dhcp-dns", "--no-dhcp-search",
+		"--map-gw", "--no-map-gw", "--map-gw",
+	};
+	char buf[INET6_ADDRSTRLEN];
+
+	(void)state;
+	assert_int_equal(parse(ARGC(argv), argv), 0);
+	assert_true(conf.trace && conf.debug && conf.log_stderr);
+	assert_int_equal(conf.log_size, 65536);
+	assert_string_equal(conf.hostname, "vm1");
+	assert_string_equal(conf.fqdn, "vm1.netshim.test.");
+	assert_true(conf.out4_set && conf.out6_set);
+	assert_string_equal(inet_ntop(AF_INET, &conf.out4, buf, sizeof(buf)),
+			    "203.0.113.9");
+	assert_string_equal(inet_ntop(AF_INET6, &conf.out6, buf, sizeof(buf)),
+			    "2001:db8::9");
+	assert_string_equal(conf.out_if4, "lo");
+	assert_string_equal(conf.out_if6, "lo");
+	/* Without -i, the outbound interface is the template */
+	assert_string_equal(conf.ifname, "lo");
+	assert_true(conf.no_udp && conf.no_icmp && !conf.no_tcp);
+	assert_true(conf.freebind);
+	assert_int_equal(conf.tcp_fwd.n, 2);
+	assert_string_equal(conf.tcp_fwd.rule[0].bind, "203.0.113.2");
+	assert_string_equal(conf.tcp_fwd.rule[0].dev, "lo");
+	assert_string_equal(conf.tcp_fwd.rule[1].bind, "");
+	assert_string_equal(conf.tcp_fwd.rule[1].dev, "lo");
+	assert_int_equal(fwd_to(&conf.tcp_fwd, 81), 8081);
+	assert_string_equal(conf.sock_path, "/tmp/netshim-unit2.socket");
+	/* --dhcp-dns cancelled --no-dhcp-dns; the search list is dropped */
+	assert_int_equal(conf.n_dns4, 1);
+	assert_int_equal(conf.n_search, 0);
+	/* --map-gw, last: the IPv4 gateway stands for the pod's loopback */
+	assert_true(conf.map_host_lo4);
+	assert_int_equal(conf.host_lo4.s_addr, conf.gw4.s_addr);
+	assert_int_equal(conf.vmm_fd, -1);
+}
+
+/* --map-gw leaves a family --map-host-loopback mapped alone, and an
+ * IPv6 gateway that is link-local; without it nothing is mapped
+ */
+static void test_parse_map_gw(void **state)
+{
+	const char *argv[] = { "netshim", "-s", "/tmp/netshim-unit.socket",
+			       "-a", "203.0.113.2/24", "-g", "203.0.113.1",
+			       "-a", "2001:db8:1::2", "-g", "fe80::1",
+			       "-D", "203.0.113.1", "-S", "none",
+			       "--map-host-loopback", "203.0.113.7",
+			       "--map-gw" };
+	const char *global6[] = { "netshim", "-s", "/tmp/netshim-unit.socket",
+				  "-6", "-a", "2001:db8:1::2",
+				  "-g", "2001:db8:1::1", "-D", "2001:db8:1::1",
+				  "-S", "none", "--map-gw" };
+	const char *none[] = { BASE4, "--map-host-loopback", "203.0.113.7",
+			       "--map-host-loopback", "none" };
+	const char *plain[] = { BASE4, "--no-map-gw" };
+	char buf[INET6_ADDRSTRLEN];
+
+	(void)state;
+	assert_int_equal(parse(ARGC(argv), argv), 0);
+	assert_string_equal(inet_ntop(AF_INET, &conf.host_lo4, buf,
+				      sizeof(buf)), "203.0.113.7");
+	assert_false(conf.map_host_lo6);
+
+	assert_int_equal(parse(ARGC(global6), global6), 0);
+	assert_true(conf.map_host_lo6);
+	assert_string_equal(inet_ntop(AF_INET6, &conf.host_lo6, buf,
+				      sizeof(buf)), "2001:db8:1::1");
+
+	assert_int_equal(parse(ARGC(none), none), 0);
+	assert_false(conf.map_host_lo4 || conf.map_host_lo6);
+	assert_int_equal(parse(ARGC(plain), plain), 0);
+	assert_false(conf.map_host_lo4 || conf.map_host_lo6);
+}
+
+/* -F: a connected stream socket, no listening socket, one-off */
+static void test_parse_fd(void **state)
+{
+	char num[16], dgram_num[16], file_num[16];
+	const char *argv[] = { "netshim", "-4", "-a", "203.0.113.2/24", "-g",
+			       "203.0.113.1", "-D", "203.0.113.1",
+			       "--fd", num };
+	const char *with_sock[] = { BASE4, "--fd", num };
+	const char *dgram[] = { "netshim", "-4", "-a", "203.0.113.2/24", "-g",
+				"203.0.113.1", "-F", dgram_num };
+	const char *file[] = { "netshim", "-4", "-a", "203.0.113.2/24", "-g",
+			       "203.0.113.1", "-F", file_num };
+	int sv[2], dv[2], fd;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, dv), 0);
+	fd = open("/dev/null", O_RDONLY);
+	assert_true(fd > 2);
+	snprintf(num, sizeof(num), "%d", sv[1]);
+	snprintf(dgram_num, sizeof(dgram_num), "%d", dv[1]);
+	snprintf(file_num, sizeof(file_num), "%d", fd);
+
+	assert_int_equal(parse(ARGC(argv), argv), 0);
+	assert_int_equal(conf.vmm_fd, sv[1]);
+	assert_true(conf.one_off);
+	assert_string_equal(conf.sock_path, "");
+
+	assert_int_equal(parse(ARGC(with_sock), with_sock), -1);
+	assert_int_equal(parse(ARGC(dgram), dgram), -1);
+	assert_int_equal(parse(ARGC(file), file), -1);
+	close(fd);
+	assert_int_equal(parse(ARGC(file), file), -1);
+	close(sv[0]);
+	close(sv[1]);
+	close(dv[0]);
+	close(dv[1]);
+}
+
+/**
+ * parse_stderr() - conf_parse() with its stderr captured
+ * @argc:	argument count
+ * @argv:	arguments
+ * @err:	what it printed on stderr, output
+ * @size:	size of @err
+ *
+ * Return: conf_parse()'s return value
+ */
+static int parse_stderr(int argc, const char *const *argv, char *err,
+			size_t size)
+{
+	int pipefd[2], saved, rc;
+	ssize_t n;
+
+	assert_int_equal(pipe(pipefd), 0);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	dup2(pipefd[1], STDERR_FILENO);
+	close(pipefd[1]);
+	rc = parse(argc, argv);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	n = read(pipefd[0], err, size - 1);
+	err[n > 0 ? n : 0] = '\0';
+	close(pipefd[0]);
+	return rc;
+}
+
+/* Every passt option netshim lacks is refused, naming itself and why */
+static void test_parse_passt_refused(void **state)
+{
+	static const char *const refused[][3] = {
+		{ "--repair-path", "/tmp/r", "passt-repair" },
+		{ "--dns-forward", "203.0.113.5", "does not redirect DNS" },
+		{ "--dns-host", "203.0.113.1", "does not redirect DNS" },
+		{ "--map-guest-addr", "203.0.113.5", "not supported" },
+		{ "-I", "eth0", "namespace mode" },
+		{ "--ns-ifname", "eth0", "namespace mode" },
+		{ "-T", "80", "namespace mode" },
+		{ "--tcp-ns", "80", "namespace mode" },
+		{ "-U", "53", "namespace mode" },
+		{ "--udp-ns", "53", "namespace mode" },
+		{ "--host-lo-to-ns-lo", NULL, "namespace mode" },
+		{ "--userns", "/proc/1/ns/user", "namespace mode" },
+		{ "--netns", "/proc/1/ns/net", "namespace mode" },
+		{ "--netns-only", NULL, "namespace mode" },
+		{ "--no-netns-quit", NULL, "namespace mode" },
+		{ "--config-net", NULL, "namespace mode" },
+		{ "--no-copy-routes", NULL, "namespace mode" },
+		{ "--no-copy-addrs", NULL, "namespace mode" },
+		{ "--ns-mac-addr", "02:00:00:00:00:01", "namespace mode" },
+		{ "--no-splice", NULL, "namespace mode" },
+	};
+	char err[1024], name[64];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		const char *argv[] = { BASE4, refused[i][0], refused[i][1] };
+		int argc = ARGC(argv) - !refused[i][1];
+
+		if (parse_stderr(argc, argv, err, sizeof(err)) != -1)
+			fail_msg("%s accepted", refused[i][0]);
+		/* "-T" is named as "-T/--tcp-ns" */
+		snprintf(name, sizeof(name), "%s%s", refused[i][0],
+			 refused[i][0][1] == '-' ? ":" : "/");
+		if (!strstr(err, name) || !strstr(err, refused[i][2]))
+			fail_msg("%s: message '%s'", refused[i][0], err);
+	}
+}
+
+/* Bad values of the new options: refused, the option named */
+static void test_parse_passt_bad_values(void **state)
+{
+	static const char *const bad[][3] = {
+		{ "--hostname", "", "hostname" },
+		{ "-H", "a..b", "hostname" },
+		{ "-H", "a b", "hostname" },
+		{ "--fqdn", ".x", "fqdn" },
+		{ "--fqdn", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.y",
+		  "fqdn" },
+		{ "-o", "127.0.0.1", "outbound" },
+		{ "-o", "fe80::1", "outbound" },
+		{ "-o", "bogus", "outbound" },
+		{ "--outbound-if4", "no-such-if0", "outbound-if4" },
+		{ "--outbound-if6", "", "outbound-if6" },
+		{ "--log-size", "4095", "log-size" },
+		{ "--log-size", "x", "log-size" },
+		{ "-F", "2", "fd" },
+		{ "--fd", "x", "fd" },
+		{ "--fd", "999999", "fd" },
+		{ "-t", "%/80", "port spec" },
+		{ "-t", "bogus%lo/80", "port spec" },
+		{ "--no-map-gw=1", NULL, "no-map-gw" },
+		{ "--map-host-loopback", "nonex", "map-host-loopback" },
+	};
+	char err[1024];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *argv[] = { BASE4, bad[i][0], bad[i][1] };
+		int argc = ARGC(argv) - !bad[i][1];
+
+		if (parse_stderr(argc, argv, err, sizeof(err)) != -1)
+			fail_msg("%s %s accepted", bad[i][0], bad[i][1]);
+		if (!strstr(err, bad[i][2]))
+			fail_msg("%s: message '%s'", bad[i][0], err);
+	}
+}
+
+/* A protocol disabled cannot be forwarded; flags alone are fine */
+static void test_parse_no_proto(void **state)
+{
+	const char *tcp[] = { BASE4, "--no-tcp", "-t", "80" };
+	const char *udp[] = { BASE4, "-u", "all", "--no-udp" };
+	const char *none[] = { BASE4, "--no-tcp", "-t", "80", "-t", "none",
+			       "--no-udp", "--no-icmp" };
+	char err[1024];
+
+	(void)state;
+	assert_int_equal(parse_stderr(ARGC(tcp), tcp, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--no-tcp"));
+	assert_int_equal(parse_stderr(ARGC(udp), udp, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--no-udp"));
+	assert_int_equal(parse(ARGC(none), none), 0);
+	assert_true(conf.no_tcp && conf.no_udp && conf.no_icmp);
+}
+
 static void test_parse_later_wins(void **state)
 {
 	const char *argv[] = { BASE4, "-m", "1500", "--mtu", "9000",
@@ -873,6 +1130,11 @@ static void test_parse_help_version(void **state)
 	assert_int_equal(strncmp(out, "Usage: netshim", 14), 0);
 	assert_int_equal(run_exiting("--version", out, sizeof(out)), 0);
 	assert_int_equal(strncmp(out, "netshim ", 8), 0);
+	/* QEMU's vhost-user back-end conventions: a JSON object, "type" */
+	assert_int_equal(run_exiting("--print-capabilities", out,
+				     sizeof(out)), 0);
+	assert_non_null(strstr(out, "\"type\": \"net\""));
+	assert_int_equal(out[0], '{');
 }
 
 /**
@@ -1015,6 +1277,12 @@ int main(void)
 		cmocka_unit_test(test_parse_v6),
 		cmocka_unit_test(test_parse_dual),
 		cmocka_unit_test(test_parse_all_options),
+		cmocka_unit_test(test_parse_passt_options),
+		cmocka_unit_test(test_parse_map_gw),
+		cmocka_unit_test(test_parse_fd),
+		cmocka_unit_test(test_parse_passt_refused),
+		cmocka_unit_test(test_parse_passt_bad_values),
+		cmocka_unit_test(test_parse_no_proto),
 		cmocka_unit_test(test_parse_later_wins),
 		cmocka_unit_test(test_parse_limits),
 		cmocka_unit_test(test_parse_runas_names),

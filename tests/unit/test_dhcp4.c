@@ -770,6 +770,109 @@ static void test_mutations(void **state)
 	}
 }
 
+/* -H: option 12 to every client, as udhcpc and dhclient ask for it */
+static void test_hostname(void **state)
+{
+	uint8_t b[MSG_MAX], r[MSG_MAX];
+	struct dhcp4_dest d;
+	struct conf c;
+	size_t n;
+
+	(void)state;
+	conf_init(&c);
+	n = reply(&c, b, discover(b), r, &d);
+	expect_no_opt(r, n, 12);
+	expect_no_opt(r, n, 81);
+
+	strcpy(c.hostname, "vm1");
+	n = reply(&c, b, discover(b), r, &d);
+	EXPECT_OPT(r, n, 12, 'v', 'm', '1');
+	expect_config(r, n, true);
+	/* udhcpc neither sent nor asked for option 81 */
+	strcpy(c.fqdn, "vm1.netshim.test");
+	n = reply(&c, b, discover(b), r, &d);
+	expect_no_opt(r, n, 81);
+}
+
+/**
+ * fqdn_discover() - a DISCOVER with a Client FQDN option, and maybe 81 in
+ *		     the parameter request list
+ * @b:		message buffer
+ * @flags:	flags of option 81, or -1 for no option 81
+ * @ask:	list 81 in option 55
+ *
+ * Return: message length
+ */
+static size_t fqdn_discover(uint8_t *b, int flags, bool ask)
+{
+	size_t len = msg_start(b, "0.0.0.0", 0);
+
+	PUT(b, &len, 53, 1, 1);
+	if (ask)
+		PUT(b, &len, 55, 4, 1, 3, 6, 81);
+	else
+		PUT(b, &len, 55, 3, 1, 3, 6);
+	/* As udhcpc -F vm sends it: wire format, RCODEs 0 */
+	if (flags >= 0)
+		PUT(b, &len, 81, 7, (uint8_t)flags, 0, 0, 2, 'v', 'm', 0);
+	PUT(b, &len, 255);
+	return len;
+}
+
+/* RFC 4702: the Client FQDN option to clients that send it or ask for
+ * it, with N set and S clear (netshim updates no DNS record), O set when
+ * the client asked for S, RCODEs 255, in the client's encoding
+ */
+static void test_fqdn(void **state)
+{
+	uint8_t b[MSG_MAX], r[MSG_MAX];
+	struct dhcp4_dest d;
+	struct conf c;
+	size_t n, len;
+
+	(void)state;
+	conf_init(&c);
+	strcpy(c.fqdn, "vm1.netshim.test");
+
+	/* S asked: overridden; E kept */
+	n = reply(&c, b, fqdn_discover(b, 0x05, false), r, &d);
+	EXPECT_OPT(r, n, 81, 0x0e, 255, 255, 3, 'v', 'm', '1', 7, 'n', 'e',
+		   't', 's', 'h', 'i', 'm', 4, 't', 'e', 's', 't', 0);
+	expect_config(r, n, true);
+
+	/* Client updates itself (S clear): no override */
+	n = reply(&c, b, fqdn_discover(b, 0x04, false), r, &d);
+	EXPECT_OPT(r, n, 81, 0x0c, 255, 255, 3, 'v', 'm', '1', 7, 'n', 'e',
+		   't', 's', 'h', 'i', 'm', 4, 't', 'e', 's', 't', 0);
+
+	/* Deprecated ASCII encoding (E clear): answered in ASCII */
+	n = reply(&c, b, fqdn_discover(b, 0x00, false), r, &d);
+	EXPECT_OPT(r, n, 81, 0x08, 255, 255, 'v', 'm', '1', '.', 'n', 'e',
+		   't', 's', 'h', 'i', 'm', '.', 't', 'e', 's', 't');
+
+	/* Only asked for in option 55: wire format */
+	n = reply(&c, b, fqdn_discover(b, -1, true), r, &d);
+	EXPECT_OPT(r, n, 81, 0x0c, 255, 255, 3, 'v', 'm', '1', 7, 'n', 'e',
+		   't', 's', 'h', 'i', 'm', 4, 't', 'e', 's', 't', 0);
+
+	/* Neither: RFC 4702, 4 */
+	n = reply(&c, b, fqdn_discover(b, -1, false), r, &d);
+	expect_no_opt(r, n, 81);
+
+	/* A fully qualified name with its final dot: same labels */
+	strcpy(c.fqdn, "vm1.netshim.test.");
+	n = reply(&c, b, fqdn_discover(b, 0x04, false), r, &d);
+	EXPECT_OPT(r, n, 81, 0x0c, 255, 255, 3, 'v', 'm', '1', 7, 'n', 'e',
+		   't', 's', 'h', 'i', 'm', 4, 't', 'e', 's', 't', 0);
+
+	/* A truncated option 81 (no RCODEs) is as if absent */
+	len = msg_start(b, "0.0.0.0", 0);
+	PUT(b, &len, 53, 1, 1, 81, 1, 0x05, 255);
+	n = reply(&c, b, len, r, &d);
+	assert_true(n > 0);
+	expect_no_opt(r, n, 81);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -793,6 +896,8 @@ int main(void)
 		cmocka_unit_test(test_mtu),
 		cmocka_unit_test(test_max_size),
 		cmocka_unit_test(test_mutations),
+		cmocka_unit_test(test_hostname),
+		cmocka_unit_test(test_fqdn),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

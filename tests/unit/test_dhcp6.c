@@ -671,6 +671,64 @@ static void test_mutations(void **state)
 	}
 }
 
+/**
+ * fqdn_solicit() - a SOLICIT as dhclient -6 sends it with a Client FQDN
+ * @b:		message buffer
+ * @flags:	flags of option 39, or -1 for no option 39
+ * @ask:	list 39 in the Option Request option
+ *
+ * Return: message length
+ */
+static size_t fqdn_solicit(uint8_t *b, int flags, bool ask)
+{
+	size_t len = msg_start(b, 1);
+
+	opt(b, &len, 1, client_id, sizeof(client_id));
+	ia_na(b, &len, iaid, NULL);
+	if (ask)
+		OPT(b, &len, 6, 0, 23, 0, 24, 0, 39);
+	else
+		OPT(b, &len, 6, 0, 23, 0, 24);
+	if (flags >= 0)
+		OPT(b, &len, 39, (uint8_t)flags, 2, 'v', 'm', 0);
+	return len;
+}
+
+/* RFC 4704: the Client FQDN option to clients that send it or ask for it,
+ * N set and S clear (no DNS update), O set if the client asked for S
+ */
+static void test_fqdn(void **state)
+{
+	uint8_t b[MSG_MAX], r[MSG_MAX];
+	struct conf c;
+	size_t n;
+
+	(void)state;
+	conf_init(&c);
+	n = reply(&c, b, fqdn_solicit(b, 0x01, true), r);
+	expect_common(r, n, 2, true);
+	expect_no_opt(r + 4, n - 4, 39);
+
+	strcpy(c.fqdn, "vm1.netshim.test");
+	n = reply(&c, b, fqdn_solicit(b, 0x01, false), r);
+	expect_common(r, n, 2, true);
+	EXPECT_OPT(r + 4, n - 4, 39, 0x06, 3, 'v', 'm', '1', 7, 'n', 'e',
+		   't', 's', 'h', 'i', 'm', 4, 't', 'e', 's', 't', 0);
+	expect_dns(r, n);
+
+	n = reply(&c, b, fqdn_solicit(b, 0x00, false), r);
+	EXPECT_OPT(r + 4, n - 4, 39, 0x04, 3, 'v', 'm', '1', 7, 'n', 'e',
+		   't', 's', 'h', 'i', 'm', 4, 't', 'e', 's', 't', 0);
+
+	n = reply(&c, b, fqdn_solicit(b, -1, true), r);
+	EXPECT_OPT(r + 4, n - 4, 39, 0x04, 3, 'v', 'm', '1', 7, 'n', 'e',
+		   't', 's', 'h', 'i', 'm', 4, 't', 'e', 's', 't', 0);
+
+	n = reply(&c, b, fqdn_solicit(b, -1, false), r);
+	expect_common(r, n, 2, true);
+	expect_no_opt(r + 4, n - 4, 39);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -688,6 +746,7 @@ int main(void)
 		cmocka_unit_test(test_bad_chains),
 		cmocka_unit_test(test_size),
 		cmocka_unit_test(test_mutations),
+		cmocka_unit_test(test_fqdn),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,7 +10,10 @@
 #             answers their sha256 and closes
 #   5002/tcp  source: sends $WORK/vm-up.bin back and closes
 #   5003/tcp  answers the sha256 of what it got once the guest half-closes
-#   5007/udp  echo
+#   5007/udp  echo, on $VM_PEER4 and $VM_PEER6 (default 203.0.113.1 and
+#             2001:db8:1::1): bound to the address the guest uses, so
+#             replies come from it even when it is not the one of the
+#             route back (198.51.100.1 and 2001:db8:2::1 are on lo)
 #
 # All listen on IPv4 and IPv6. Each process is recorded with topo_pid_add,
 # and topo_cleanup stops them.
@@ -63,8 +66,10 @@ vm_peer_servers() {
 	vm_peer_start source socat -U \
 		TCP6-LISTEN:5002,ipv6only=0,reuseaddr,fork \
 		"OPEN:$WORK/vm-up.bin,rdonly"
-	vm_peer_start echo socat -T 5 \
-		UDP6-RECVFROM:5007,ipv6only=0,fork PIPE
+	vm_peer_start echo4 socat -T 5 \
+		"UDP4-RECVFROM:5007,bind=${VM_PEER4:-203.0.113.1},fork" PIPE
+	vm_peer_start echo6 socat -T 5 \
+		"UDP6-RECVFROM:5007,bind=[${VM_PEER6:-2001:db8:1::1}],fork" PIPE
 	vm_peer_wait tcp 5001
 	vm_peer_wait tcp 5002
 	vm_peer_wait tcp 5003

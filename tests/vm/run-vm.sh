@@ -4,6 +4,7 @@
 # run-vm.sh - boot the test guest under QEMU and run one scenario
 #
 # Usage: tests/vm/run-vm.sh SCENARIO SOCKETPATH [KERNEL ARGS...]
+#        tests/vm/run-vm.sh --accel
 #
 # The guest (Debian's kernel, the initramfs of mkinitramfs.sh) gets one
 # virtio-net NIC on `-netdev stream` connected to SOCKETPATH, where netshim
@@ -26,6 +27,12 @@
 #   VM_TIMEOUT=SEC  hard limit of the whole run (default 300)
 #   VM_ACCEL=kvm|tcg  skip the probe
 #   VM_PCAP=FILE    record the guest's frames (QEMU filter-dump)
+#   VM_INITRD=FILE  boot this initramfs instead of mkinitramfs.sh's; then
+#                   SCENARIO need not be one of scenarios/ (the Debian
+#                   guest of tests/vm/debian/ runs its own checks)
+#   VM_DISK=FILE    raw disk image on virtio-blk (/dev/vda), opened with
+#                   snapshot=on: the guest's writes never reach FILE
+#   VM_MEM=MIB      guest memory (default 512)
 #
 # Exit status: 0 when the guest printed NETSHIM-DONE, 1 otherwise.
 set -eu
@@ -74,11 +81,19 @@ pick_accel() {
 	echo "$accel"
 }
 
+# --accel: only print the accelerator a guest would get (kvm or tcg), for
+# other launchers of this guest (tests/libvirt)
+if [ "${1:-}" = --accel ]; then
+	"$VMDIR/mkinitramfs.sh" "$OUT"
+	KERNEL=$(cat "$OUT/kernel")
+	pick_accel
+	exit 0
+fi
 [ $# -ge 2 ] || usage
 SCENARIO=$1
 SOCK=$2
 shift 2
-[ -f "$VMDIR/scenarios/$SCENARIO.sh" ] || {
+[ -n "${VM_INITRD:-}" ] || [ -f "$VMDIR/scenarios/$SCENARIO.sh" ] || {
 	echo "run-vm: no scenario $SCENARIO in $VMDIR/scenarios" >&2
 	exit 2
 }
@@ -87,13 +102,14 @@ shift 2
 KERNEL=$(cat "$OUT/kernel")
 LOG=${VM_LOG:-$OUT/$SCENARIO.log}
 TIMEOUT=${VM_TIMEOUT:-300}
+INITRD=${VM_INITRD:-$OUT/initramfs.cpio.gz}
 ACCEL=$(pick_accel)
 if [ "$ACCEL" != kvm ]; then
 	echo "run-vm: KVM cannot run guests here: using TCG (slow)" >&2
 fi
 
 GUEST_ARGS=""
-MEM="-m 512"
+VU=""
 case "${NETDEV:-stream}" in
 user)
 	NET="user,id=n"
@@ -116,9 +132,9 @@ vhost-user)
 	}
 	# The back-end reads and writes guest memory: it must be shared
 	NET="vhost-user,id=n,chardev=vu"
-	MEM="-m 512 -chardev socket,id=vu,path=$SOCK
-	     -object memory-backend-memfd,id=mem,size=512M,share=on
-	     -numa node,memdev=mem"
+	VU="-chardev socket,id=vu,path=$SOCK
+	    -object memory-backend-memfd,id=mem,size=${VM_MEM:-512}M,share=on
+	    -numa node,memdev=mem"
 	;;
 *)
 	echo "run-vm: NETDEV must be stream, user or vhost-user" >&2
@@ -131,19 +147,23 @@ CONSOLE=/dev/stdout
 PCAP=""
 [ -z "${VM_PCAP:-}" ] ||
 	PCAP="-object filter-dump,id=dump,netdev=n,file=$VM_PCAP"
+DISK=""
+[ -z "${VM_DISK:-}" ] ||
+	DISK="-drive file=$VM_DISK,format=raw,if=virtio,snapshot=on"
 mkdir -p "$(dirname "$LOG")"
 rm -f "$LOG" "$LOG.raw"
 echo "run-vm: $SCENARIO, $ACCEL, netdev ${NETDEV:-stream}, log $LOG" >&2
 start=$(date +%s.%N)
 rc=0
-# shellcheck disable=SC2086 # $PCAP and $MEM are lists of words
-timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" $MEM -smp 1 \
+# shellcheck disable=SC2086 # $PCAP, $DISK and $VU are lists of words
+timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" \
+	-m "${VM_MEM:-512}" $VU -smp 1 \
 	-nographic -nodefaults -no-reboot \
 	-chardev "stdio,id=con,signal=off,logfile=$LOG.raw" -serial chardev:con \
-	-kernel "$KERNEL" -initrd "$OUT/initramfs.cpio.gz" \
+	-kernel "$KERNEL" -initrd "$INITRD" \
 	-append "console=ttyS0 quiet panic=-1 netshim.run=$SCENARIO $GUEST_ARGS $*" \
 	-device virtio-net-pci,netdev=n,mac=52:54:00:12:34:56,romfile= \
-	-netdev "$NET" $PCAP </dev/null >"$CONSOLE" ||
+	-netdev "$NET" $PCAP $DISK </dev/null >"$CONSOLE" ||
 	rc=$?
 end=$(date +%s.%N)
 # Plain lines for parsers: no carriage returns, no firmware escape codes.

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - source address and interface of outbound sockets
+ *
+ * The sockets opened for the guest's connections, flows and echo requests
+ * leave the pod from the address given with -o and through the interface
+ * given with --outbound-if4 or --outbound-if6, per family.  Traffic to the
+ * pod's loopback (--map-host-loopback) keeps to it: bound to another
+ * interface or address, it could not get there.
+ */
+#include <errno.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include "ctx.h"
+#include "inany.h"
+#include "outbound.h"
+
+/**
+ * outbound_to_loopback() - tell if a destination is the pod's loopback
+ * @dst:	destination, AF_INET or AF_INET6
+ *
+ * Return: true for 127.0.0.0/8 and ::1
+ */
+static bool outbound_to_loopback(const struct sockaddr_storage *dst)
+{
+	const struct sockaddr_in *s4 = (const struct sockaddr_in *)dst;
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)dst;
+
+	if (dst->ss_family == AF_INET)
+		return (ntohl(s4->sin_addr.s_addr) >> IN_CLASSA_NSHIFT) ==
+		       IN_LOOPBACKNET;
+	return IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr);
+}
+
+/**
+ * outbound_prepare() - bind a new outbound socket to its interface, and
+ *			tell the source address it should have
+ * @c:		execution context
+ * @fd:		socket, neither bound nor connected yet
+ * @dst:	where it will connect, after --map-host-loopback
+ * @src:	set to the source address to bind: unspecified for any (as
+ *		v4-mapped 0.0.0.0 for IPv4)
+ *
+ * Since Linux 5.7, SO_BINDTODEVICE needs no capability for a socket not
+ * bound to an interface yet, which is the case here.
+ *
+ * Return: 0 on success, -1 with errno set if the interface is refused
+ */
+int outbound_prepare(const struct ctx *c, int fd,
+		     const struct sockaddr_storage *dst, struct in6_addr *src)
+{
+	bool v6 = dst->ss_family == AF_INET6;
+	const char *dev = v6 ? c->conf.out_if6 : c->conf.out_if4;
+	struct in_addr any4 = { INADDR_ANY };
+
+	*src = v6 ? in6addr_any : inany_from4(any4);
+	if (outbound_to_loopback(dst))
+		return 0;
+	if (v6 && c->conf.out6_set)
+		*src = c->conf.out6;
+	else if (!v6 && c->conf.out4_set)
+		*src = inany_from4(c->conf.out4);
+	if (*dev &&
+	    setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, strlen(dev) + 1))
+		return -1;
+	return 0;
+}
+
+/**
+ * outbound_bind() - bind a new outbound socket as -o and --outbound-if ask
+ * @c:		execution context
+ * @fd:		socket, neither bound nor connected yet
+ * @dst:	where it will connect, after --map-host-loopback
+ *
+ * Without -o for the family, the socket stays unbound: connect() picks
+ * the source address and port.
+ *
+ * Return: 0 on success, -1 with errno set on failure
+ */
+int outbound_bind(const struct ctx *c, int fd,
+		  const struct sockaddr_storage *dst)
+{
+	struct sockaddr_storage sa;
+	struct in6_addr src;
+	socklen_t sl;
+
+	if (outbound_prepare(c, fd, dst, &src))
+		return -1;
+	if ((dst->ss_family == AF_INET6) ? IN6_IS_ADDR_UNSPECIFIED(&src) :
+					   !inany_to4(&src).s_addr)
+		return 0;
+	sl = inany_sockaddr(&sa, &src, 0);
+	return bind(fd, (struct sockaddr *)&sa, sl);
+}

@@ -1,0 +1,1 @@
+../libvirt/t_libvirt.sh

@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# passt's logging options:
+# - -e as a daemon: messages of the running daemon still reach the stderr
+#   it was started with;
+# - --trace: a message for every frame, both ways;
+# - --log-size: the log file never grows beyond the size given, and
+#   holds the newest messages.
+
+set -u
+# shellcheck source=tests/lib/topo.sh
+. "$(dirname "$0")/../lib/topo.sh"
+
+[ "$BACKEND" = netshim ] || { echo "SKIP: netshim only"; exit 0; }
+
+topo_init
+topo_peer_pod
+chmod 1777 "$WORK"
+sock=$WORK/backend.sock
+
+# A daemon (no -f) with -e and --trace, stderr to a file
+in_pod timeout 10 "$NETSHIM" -e --trace -1 -s "$sock" -4 -D 203.0.113.1 \
+	2>"$WORK/stderr.log" || fail "netshim -e did not start"
+[ -S "$sock" ] || fail "-e: no socket"
+topo_relay_guest
+guest_dhcp4
+in_guest timeout 10 busybox ping -c 1 -W 2 203.0.113.1 >/dev/null ||
+	fail "-e --trace: no ping"
+for _ in $(seq 20); do
+	grep -q 'frame to the guest' "$WORK/stderr.log" && break
+	sleep 0.1
+done
+# Logged by the daemon, after it went to the background
+grep -q 'VMM connected' "$WORK/stderr.log" ||
+	fail "-e: the daemon's messages did not reach stderr"
+grep -q 'frame from the guest: .*ethertype 0x0800' "$WORK/stderr.log" ||
+	fail "--trace: no message for a frame from the guest"
+grep -q 'frame to the guest: .*ethertype 0x0800' "$WORK/stderr.log" ||
+	fail "--trace: no message for a frame to the guest"
+log "ok: -e keeps stderr as a daemon, --trace logs frames both ways"
+kill "$RELAY_PID"
+wait "$RELAY_PID" 2>/dev/null
+ip netns del "$NS_GUEST"
+
+# --log-size 4096 with --trace: far more than 4096 bytes are logged
+logf=$WORK/small.log
+topo_backend -4 --trace -l "$logf" --log-size 4096
+topo_relay_guest
+guest_dhcp4
+in_guest timeout 20 busybox ping -c 20 -i 0.05 -W 2 203.0.113.1 >/dev/null ||
+	fail "--log-size: no ping"
+kill -USR1 "$BACKEND_PID"
+for _ in $(seq 20); do
+	grep -q 'vmm_connects' "$logf" && break
+	sleep 0.1
+done
+size=$(stat -c %s "$logf")
+[ "$size" -le 4096 ] || fail "--log-size 4096: the log file has $size bytes"
+grep -q 'vmm_connects' "$logf" ||
+	fail "--log-size: the newest messages (counters) are not in the file"
+log "ok: --log-size 4096: $size bytes, the newest messages kept"
