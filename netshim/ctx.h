@@ -98,6 +98,27 @@ struct rx {
 
 struct flow_table;
 struct tcp_table;
+struct link_ops;
+
+/**
+ * struct link - the link to the guest, whichever back-end carries it
+ * @ops:	the back-end, chosen at start (netshim/link.h)
+ * @up:		a VMM or front-end is connected and frames can flow
+ * @blocked:	the back-end cannot take frames now and will say when it can
+ * @listen_fd:	UNIX socket the VMM or front-end connects to, or -1
+ * @fd:		connection to the VMM or front-end, or -1
+ * @rx:		stream back-end: bytes read from the VMM
+ * @tx:		stream back-end: frames queued for the VMM
+ */
+struct link {
+	const struct link_ops *ops;
+	bool up;
+	bool blocked;
+	int listen_fd;
+	int fd;
+	struct rx rx;
+	struct tx tx;
+};
 
 /**
  * struct ctx - everything the daemon knows, passed as first argument
@@ -107,15 +128,11 @@ struct ctx {
 	struct counters cnt;
 
 	int epfd;
-	int listen_fd;		/* UNIX socket the VMM connects to */
-	int link_fd;		/* the VMM, or -1 */
 	int signal_fd;
 	int timer_fd;
 	int pcap_fd;
-	bool tx_blocked;	/* waiting for EPOLLOUT on the link */
 
-	struct rx rx;
-	struct tx tx;
+	struct link link;
 
 	uint8_t guest_mac[6];
 	bool guest_mac_known;

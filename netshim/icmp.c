@@ -270,7 +270,7 @@ void icmp_ra_timer(struct ctx *c)
 	uint8_t *out;
 	size_t len;
 
-	if (c->link_fd < 0 || !c->conf.v6 || c->conf.no_ra ||
+	if (!c->link.up || !c->conf.v6 || c->conf.no_ra ||
 	    c->now.tv_sec - c->last_ra < (time_t)c->conf.ra_interval)
 		return;
 	c->last_ra = c->now.tv_sec;

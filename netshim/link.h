@@ -1,23 +1,74 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later
- * netshim - the link to the VMM: a UNIX stream socket, QEMU framing
+ * netshim - the link to the guest: one interface, one back-end chosen at start
+ *
+ * A back-end (the QEMU stream socket today; vhost-user and a tap device
+ * later) hands each frame from the guest to link_frame_in() and tells
+ * link.c when its VMM comes and goes.  Frames to the guest are built in the
+ * back-end's own buffers through tx_reserve() / tx_reserve_batch() and
+ * tx_commit(), whichever back-end it is: the protocol layers know nothing
+ * else of the link.
  */
 #ifndef NETSHIM_LINK_H
 #define NETSHIM_LINK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "ctx.h"
+#include "packet.h"
 
+/**
+ * struct link_ops - a back-end of the link
+ * @name:	what the logs call it
+ * @setup:	size its buffers, before the loop runs
+ * @listen:	open the socket the VMM or front-end connects to
+ * @adopt:	take a connection that is already open (a launcher's fd)
+ * @accept:	the listening socket is readable
+ * @event:	an epoll event of the back-end (EPREF_LINK, its own index)
+ * @pending:	frames are queued and not yet handed to the VMM
+ * @flush:	hand queued frames over: 0 all done, 1 some wait, -1 closed
+ * @reserve:	room for one frame of at most @maxlen bytes, or NULL
+ * @reserve_batch: room for up to @n frames of @len bytes, in commit order
+ * @commit:	queue a frame built in reserved room
+ * @close:	drop the connection, if any
+ */
+struct link_ops {
+	const char *name;
+	int (*setup)(struct ctx *c);
+	int (*listen)(struct ctx *c);
+	int (*adopt)(struct ctx *c, int fd);
+	void (*accept)(struct ctx *c);
+	void (*event)(struct ctx *c, uint32_t idx, uint32_t events);
+	bool (*pending)(const struct ctx *c);
+	int (*flush)(struct ctx *c);
+	uint8_t *(*reserve)(struct ctx *c, size_t maxlen);
+	int (*reserve_batch)(struct ctx *c, size_t len, int n,
+			     uint8_t **frames);
+	void (*commit)(struct ctx *c, uint8_t *frame, size_t len);
+	void (*close)(struct ctx *c, const char *why);
+};
+
+extern const struct link_ops link_stream_ops;
+
+/* The loop's side */
 int link_init(struct ctx *c);
 void link_accept(struct ctx *c);
-void link_input(struct ctx *c);
-void link_output_ready(struct ctx *c);
-void link_close(struct ctx *c, const char *why);
+void link_event(struct ctx *c, uint32_t idx, uint32_t events);
+bool link_pending(const struct ctx *c);
 int link_flush(struct ctx *c);
+void link_close(struct ctx *c, const char *why);
+
+/* The protocol layers' side */
 uint8_t *tx_reserve(struct ctx *c, size_t maxlen);
+int tx_reserve_batch(struct ctx *c, size_t len, int n, uint8_t **frames);
 void tx_commit(struct ctx *c, uint8_t *frame, size_t len);
-size_t tx_room(struct ctx *c);
-size_t tx_space(struct ctx *c);
+
+/* The back-ends' side: the only way events reach the layers above */
+void link_connected(struct ctx *c);
+void link_frame_in(struct ctx *c, const struct pkt *frame);
+void link_frames_done(struct ctx *c);
+void link_writable(struct ctx *c);
+void link_gone(struct ctx *c, const char *why);
 
 #endif /* NETSHIM_LINK_H */

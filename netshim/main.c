@@ -31,8 +31,6 @@
 #include "udp.h"
 #include "tcp/tcp.h"
 
-#define RX_BUF_SIZE	(8 << 20)
-#define TX_BUF_SIZE	(8 << 20)
 #define EVENTS_MAX	256
 #define TICK_MS		50
 
@@ -150,12 +148,7 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 		link_accept(c);
 		break;
 	case EPREF_LINK:
-		if (c->link_fd < 0)
-			break;
-		if (ev->events & EPOLLOUT)
-			link_output_ready(c);
-		if (ev->events & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP))
-			link_input(c);
+		link_event(c, idx, ev->events);
 		break;
 	case EPREF_SIGNAL:
 		signal_input(c);
@@ -197,8 +190,8 @@ static void loop(struct ctx *c)
 		/* Don't sleep while frames or senders wait for a VMM that
 		 * can take them.
 		 */
-		bool busy = c->link_fd >= 0 && !c->tx_blocked &&
-			    (c->tx.tail > c->tx.head || tcp_tx_waiting(c));
+		bool busy = c->link.up && !c->link.blocked &&
+			    (link_pending(c) || tcp_tx_waiting(c));
 
 		n = epoll_wait(c->epfd, ev, EVENTS_MAX, busy ? 0 : -1);
 		if (n < 0 && errno != EINTR) {
@@ -208,12 +201,12 @@ static void loop(struct ctx *c)
 		clock_gettime(CLOCK_MONOTONIC, &c->now);
 		for (i = 0; i < n && !c->quit; i++)
 			dispatch(c, &ev[i]);
-		if (c->link_fd < 0)
+		if (!c->link.up)
 			continue;
 		tcp_flush_acks(c);
-		if (c->tx.tail > c->tx.head)
+		if (link_pending(c))
 			link_flush(c);
-		if (c->link_fd >= 0 && !c->tx_blocked && tcp_tx_waiting(c))
+		if (c->link.up && !c->link.blocked && tcp_tx_waiting(c))
 			tcp_tx_resume(c);
 	}
 }
@@ -309,16 +302,7 @@ static int write_pid_file(struct ctx *c)
 static int setup(struct ctx *c)
 {
 	c->pcap_fd = -1;
-	c->link_fd = -1;
-	c->listen_fd = -1;
-	c->rx.size = RX_BUF_SIZE;
-	c->tx.size = TX_BUF_SIZE;
-	c->rx.buf = malloc(c->rx.size);
-	c->tx.buf = malloc(c->tx.size);
-	if (!c->rx.buf || !c->tx.buf) {
-		err("out of memory for link buffers");
-		return -1;
-	}
+	c->link.fd = c->link.listen_fd = -1;
 	if (c->conf.guest_mac_set) {
 		memcpy(c->guest_mac, c->conf.guest_mac, 6);
 		c->guest_mac_known = true;

@@ -341,7 +341,7 @@ void udp_listener_ready(struct ctx *c, uint32_t idx)
 
 	if (idx >= udp_nlisteners)
 		return;
-	if (c->link_fd < 0) {
+	if (!c->link.up) {
 		char discard;
 
 		/* No guest: drain, so the socket does not stay readable */

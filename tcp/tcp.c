@@ -37,7 +37,6 @@
 #include "inany.h"
 #include "link.h"
 #include "log.h"
-#include "stream.h"
 #include "udp.h"
 
 #define TCP_BATCH		128	/* segments per peek */
@@ -627,23 +626,23 @@ static void tcp_send_fin(struct ctx *c, struct tcp_conn *conn)
 }
 
 /**
- * tcp_peek() - peek new socket data into frames laid out in the TX buffer
+ * tcp_peek() - peek new socket data into frames reserved on the link
  * @c:		execution context
  * @conn:	connection
- * @base:	first frame
+ * @frames:	the reserved frames
  * @hlen:	header bytes in front of each payload
  * @mss:	payload bytes per segment
- * @nseg:	number of frames laid out
+ * @nseg:	number of frames reserved
  * @budget:	bytes the guest's window takes: the last frame may be short
  *
  * Return: new bytes peeked, 0 at EOF, -1 with errno set (EAGAIN: none)
  */
-static ssize_t tcp_peek(struct ctx *c, struct tcp_conn *conn, uint8_t *base,
-			size_t hlen, size_t mss, int nseg, size_t budget)
+static ssize_t tcp_peek(struct ctx *c, struct tcp_conn *conn,
+			uint8_t **frames, size_t hlen, size_t mss, int nseg,
+			size_t budget)
 {
 	struct iovec iov[TCP_BATCH + 1];
 	struct msghdr mh = { .msg_iov = iov };
-	size_t slot = STREAM_HDR_LEN + hlen + mss;
 	int i, n = 0;
 
 	if (!c->tcp->peek_off) {
@@ -654,7 +653,7 @@ static ssize_t tcp_peek(struct ctx *c, struct tcp_conn *conn, uint8_t *base,
 	 * peek more than will be sent.
 	 */
 	for (i = 0; i < nseg && budget; i++) {
-		iov[n].iov_base = base + i * slot + hlen;
+		iov[n].iov_base = frames[i] + hlen;
 		iov[n].iov_len = budget < mss ? budget : mss;
 		budget -= iov[n++].iov_len;
 	}
@@ -678,17 +677,16 @@ static ssize_t tcp_peek(struct ctx *c, struct tcp_conn *conn, uint8_t *base,
  * @c:		execution context
  * @conn:	connection
  *
- * Frames are laid out back to back in the TX buffer, each MSS-sized, the
- * socket is peeked into their payload areas in one recvmsg(), then headers
- * are written for the segments that got data.
+ * MSS-sized frames are reserved on the link, the socket is peeked into
+ * their payload areas in one recvmsg(), then headers are written for the
+ * segments that got data.
  */
 static void tcp_send_data(struct ctx *c, struct tcp_conn *conn)
 {
 	bool v6 = !inany_is4(&conn->raddr);
 	size_t hlen = ip_l2l3_len(v6) + TCP_HLEN;
 	uint32_t budget, mss = conn->mss_guest, room;
-	size_t slot, space;
-	uint8_t *base;
+	uint8_t *frames[TCP_BATCH];
 	ssize_t n;
 	int nseg, i;
 
@@ -716,20 +714,16 @@ static void tcp_send_data(struct ctx *c, struct tcp_conn *conn)
 	if (mss > budget)
 		mss = budget;
 
-	slot = STREAM_HDR_LEN + hlen + mss;
-	space = tx_space(c);
 	nseg = (int)((budget + mss - 1) / mss);
 	if (nseg > TCP_BATCH)
 		nseg = TCP_BATCH;
-	if ((size_t)nseg * slot > space)
-		nseg = (int)(space / slot);
+	nseg = tx_reserve_batch(c, hlen + mss, nseg, frames);
 	if (!nseg) {
 		tcp_wait_tx(c, conn);
 		return;
 	}
 
-	base = c->tx.buf + c->tx.tail + STREAM_HDR_LEN;
-	n = tcp_peek(c, conn, base, hlen, mss, nseg, budget);
+	n = tcp_peek(c, conn, frames, hlen, mss, nseg, budget);
 	if (n < 0) {
 		/* Nothing new: the next EPOLLIN edge says when there is,
 		 * until then guest segments need not ask the socket again.
@@ -749,7 +743,7 @@ static void tcp_send_data(struct ctx *c, struct tcp_conn *conn)
 
 	room = sock_room(conn);
 	for (i = 0; n > 0; i++) {
-		uint8_t *frame = base + i * slot;
+		uint8_t *frame = frames[i];
 		size_t plen = (size_t)n < mss ? (size_t)n : mss;
 		uint8_t *l4 = frame + ip_l2l3_len(v6);
 
@@ -1359,7 +1353,7 @@ static void tcp_conn_timer(struct ctx *c, struct tcp_conn *conn)
 	}
 	if (!conn->rto_at || now_ms(c) < conn->rto_at)
 		return;
-	if (c->tx_blocked) {
+	if (c->link.blocked) {
 		/* Queued for a VMM that does not read: not lost, not late */
 		conn->rto_at = now_ms(c) + conn->rto_ms;
 		return;
@@ -1424,7 +1418,7 @@ void tcp_listener_ready(struct ctx *c, uint32_t idx)
 		return;
 	inany_from_sockaddr(&sa, &raddr, &rport);
 
-	if (c->link_fd < 0) {
+	if (!c->link.up) {
 		struct linger l = { 1, 0 };
 
 		/* No guest to take it: refuse now, never leave it hanging */

@@ -38,6 +38,7 @@
 #include "flow.h"
 #include "inany.h"
 #include "ip.h"
+#include "link.h"
 #include "stream.h"
 #include "tcp/tcp.h"
 
@@ -94,18 +95,19 @@ static void link_setup(struct ctx *c)
 
 	FUZZ_CHECK(!socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
 			       SOCK_CLOEXEC, 0, sv));
-	c->link_fd = sv[0];
 	vmm_fd = sv[1];
-	c->listen_fd = -1;
 	c->signal_fd = -1;
 	c->timer_fd = -1;
 	c->pcap_fd = -1;
 
-	c->rx.size = FUZZ_RX_SIZE;
-	c->rx.buf = malloc(c->rx.size);
-	c->tx.size = FUZZ_TX_SIZE;
-	c->tx.buf = malloc(c->tx.size);
-	FUZZ_CHECK(c->rx.buf && c->tx.buf);
+	c->link.ops = &link_stream_ops;
+	c->link.listen_fd = c->link.fd = -1;
+	c->link.rx.size = FUZZ_RX_SIZE;
+	c->link.rx.buf = malloc(c->link.rx.size);
+	c->link.tx.size = FUZZ_TX_SIZE;
+	c->link.tx.buf = malloc(c->link.tx.size);
+	FUZZ_CHECK(c->link.rx.buf && c->link.tx.buf);
+	FUZZ_CHECK(!c->link.ops->adopt(c, sv[0]));
 }
 
 /**
@@ -132,10 +134,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	fuzz_conf_fill(&c->conf);
-	link_setup(c);
 	clock_gettime(CLOCK_MONOTONIC, &c->now);
 	c->epfd = epoll_create1(EPOLL_CLOEXEC);
 	FUZZ_CHECK(c->epfd >= 0);
+	link_setup(c);
 	FUZZ_CHECK(!flow_init(c));
 	FUZZ_CHECK(!tcp_init(c));
 	return 0;
@@ -228,12 +230,13 @@ static void check_ip_frame(const struct pkt *f, bool v6)
  */
 static void check_tx(const struct ctx *c)
 {
-	size_t off = c->tx.head;
+	const struct tx *tx = &c->link.tx;
+	size_t off = tx->head;
 	struct pkt f;
 
-	FUZZ_CHECK(c->tx.head <= c->tx.tail && c->tx.tail <= c->tx.size);
-	while (off < c->tx.tail) {
-		FUZZ_CHECK(stream_next(c->tx.buf, c->tx.tail, &off, FRAME_MAX,
+	FUZZ_CHECK(tx->head <= tx->tail && tx->tail <= tx->size);
+	while (off < tx->tail) {
+		FUZZ_CHECK(stream_next(tx->buf, tx->tail, &off, FRAME_MAX,
 				       &f) == STREAM_FRAME);
 		FUZZ_CHECK(!memcmp(f.data + 6, c->conf.our_mac, 6));
 		switch (rd16(f.data + 12)) {
@@ -291,13 +294,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	frame.data = f;
 
 	eth_input(c, &frame);
-	/* As link_input() does: gathered guest data points into the frame */
-	tcp_flush_writes(c);
+	/* As the stream back-end does: gathered guest data points into the
+	 * frame
+	 */
+	link_frames_done(c);
 	free(f);
-	FUZZ_CHECK(c->link_fd >= 0);
+	FUZZ_CHECK(c->link.up);
 	tcp_flush_acks(c);
 	check_tx(c);
-	c->tx.head = c->tx.tail = 0;
+	c->link.tx.head = c->link.tx.tail = 0;
 	drain_vmm();
 
 	if (++inputs % FUZZ_GUEST_GONE_EVERY == 0) {

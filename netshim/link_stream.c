@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - link back-end: a UNIX stream socket with QEMU's framing
+ *
+ * QEMU "-netdev stream": each frame behind its 32-bit big-endian length.
+ * One VMM at a time.  Reads fill one large buffer that is cut into frames
+ * in place; frames for the guest are built directly in one output buffer,
+ * each behind its length, and written with as few send() calls as the
+ * socket allows.  When the VMM goes away, link_gone() takes its guest's
+ * connections and flows with it and the next VMM to connect starts afresh.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "link.h"
+#include "log.h"
+#include "stream.h"
+
+/* Sized for a burst of 64 KiB frames either way */
+#define STREAM_RX_BUF_SIZE	(8 << 20)
+#define STREAM_TX_BUF_SIZE	(8 << 20)
+
+/**
+ * stream_setup() - size the input and output buffers
+ * @c:		execution context
+ *
+ * Return: 0 on success, -1 with a message on failure
+ */
+static int stream_setup(struct ctx *c)
+{
+	c->link.rx.size = STREAM_RX_BUF_SIZE;
+	c->link.tx.size = STREAM_TX_BUF_SIZE;
+	c->link.rx.buf = malloc(c->link.rx.size);
+	c->link.tx.buf = malloc(c->link.tx.size);
+	if (!c->link.rx.buf || !c->link.tx.buf) {
+		err("out of memory for link buffers");
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * stream_listen() - create the UNIX socket the VMM connects to
+ * @c:		execution context
+ *
+ * Return: 0 on success, -1 with a message on failure
+ */
+static int stream_listen(struct ctx *c)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct epoll_event ev = { .events = EPOLLIN };
+	int fd;
+
+	if (strlen(c->conf.sock_path) >= sizeof(sa.sun_path)) {
+		err("socket path too long: %s", c->conf.sock_path);
+		return -1;
+	}
+	strcpy(sa.sun_path, c->conf.sock_path);
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		err("UNIX socket: %m");
+		return -1;
+	}
+	/* A stale socket left by a crashed instance: replace it, but never
+	 * a path some other process is still listening on.
+	 */
+	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		err("%s is in use by another process", sa.sun_path);
+		close(fd);
+		return -1;
+	}
+	unlink(sa.sun_path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    listen(fd, 1)) {
+		err("cannot listen on %s: %m", sa.sun_path);
+		close(fd);
+		return -1;
+	}
+	chmod(sa.sun_path, 0600);
+
+	ev.data.u64 = epref(EPREF_LINK_LISTEN, 0);
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		err("epoll: %m");
+		close(fd);
+		return -1;
+	}
+	c->link.listen_fd = fd;
+	c->link.fd = -1;
+	return 0;
+}
+
+/**
+ * stream_close() - drop the VMM connection and everything of its guest
+ * @c:		execution context
+ * @why:	reason, for the log
+ */
+static void stream_close(struct ctx *c, const char *why)
+{
+	if (c->link.fd < 0)
+		return;
+	epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->link.fd, NULL);
+	close(c->link.fd);
+	c->link.fd = -1;
+	c->link.rx.len = 0;
+	c->link.tx.head = c->link.tx.tail = 0;
+	link_gone(c, why);
+}
+
+/**
+ * stream_adopt() - take a connected VMM socket
+ * @c:		execution context
+ * @fd:		the socket, non-blocking; closed on failure
+ *
+ * A new connection replaces the current one: a VMM that restarted the guest
+ * may connect again before we noticed the old connection is gone.
+ *
+ * Return: 0 on success, -1 on failure (logged)
+ */
+static int stream_adopt(struct ctx *c, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
+	int sz = 4 << 20;
+
+	if (c->link.fd >= 0)
+		stream_close(c, "replaced by a new VMM connection");
+
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	ev.data.u64 = epref(EPREF_LINK, 0);
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		warn("epoll on VMM connection: %m");
+		close(fd);
+		return -1;
+	}
+	c->link.fd = fd;
+	c->link.rx.len = 0;
+	c->link.tx.head = c->link.tx.tail = 0;
+	link_connected(c);
+	return 0;
+}
+
+/**
+ * stream_accept() - take a VMM connection
+ * @c:		execution context
+ */
+static void stream_accept(struct ctx *c)
+{
+	int fd;
+
+	fd = accept4(c->link.listen_fd, NULL, NULL,
+		     SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd >= 0)
+		stream_adopt(c, fd);
+}
+
+/**
+ * stream_input() - read from the VMM and hand every complete frame on
+ * @c:		execution context
+ */
+static void stream_input(struct ctx *c)
+{
+	struct rx *rx = &c->link.rx;
+	size_t off = 0;
+	struct pkt frame;
+	ssize_t n;
+
+	n = recv(c->link.fd, rx->buf + rx->len, rx->size - rx->len,
+		 MSG_DONTWAIT);
+	if (n == 0) {
+		stream_close(c, "VMM hung up");
+		return;
+	}
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			stream_close(c, strerror(errno));
+		return;
+	}
+	rx->len += n;
+
+	for (;;) {
+		enum stream_result r = stream_next(rx->buf, rx->len, &off,
+						   FRAME_MAX, &frame);
+
+		if (r == STREAM_MORE)
+			break;
+		if (r == STREAM_BAD_LENGTH) {
+			c->cnt.drop_link_len++;
+			warn("VMM sent an impossible frame length (%u): "
+			     "resetting the connection",
+			     rx->len - off >= 4 ? rd32(rx->buf + off) : 0);
+			stream_close(c, "bad frame length");
+			return;
+		}
+		link_frame_in(c, &frame);
+		if (c->link.fd < 0)
+			return;
+	}
+
+	link_frames_done(c);
+	if (off) {
+		memmove(rx->buf, rx->buf + off, rx->len - off);
+		rx->len -= off;
+	}
+}
+
+/**
+ * stream_set_blocked() - wait, or stop waiting, for room on the VMM socket
+ * @c:		execution context
+ * @blocked:	true to wait for EPOLLOUT
+ */
+static void stream_set_blocked(struct ctx *c, bool blocked)
+{
+	struct epoll_event ev = { .data.u64 = epref(EPREF_LINK, 0) };
+
+	if (c->link.blocked == blocked)
+		return;
+	ev.events = EPOLLIN | EPOLLRDHUP | (blocked ? EPOLLOUT : 0);
+	epoll_ctl(c->epfd, EPOLL_CTL_MOD, c->link.fd, &ev);
+	c->link.blocked = blocked;
+}
+
+/**
+ * stream_pending() - are frames queued for the VMM
+ * @c:		execution context
+ *
+ * Return: true if some bytes wait in the output buffer
+ */
+static bool stream_pending(const struct ctx *c)
+{
+	return c->link.tx.tail > c->link.tx.head;
+}
+
+/**
+ * stream_flush() - write queued frames to the VMM
+ * @c:		execution context
+ *
+ * Return: 0 when everything was written, 1 when some is still queued, -1 if
+ * the connection failed (and was closed)
+ */
+static int stream_flush(struct ctx *c)
+{
+	struct tx *tx = &c->link.tx;
+
+	while (tx->head < tx->tail) {
+		ssize_t n = send(c->link.fd, tx->buf + tx->head,
+				 tx->tail - tx->head,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				stream_set_blocked(c, true);
+				return 1;
+			}
+			stream_close(c, strerror(errno));
+			return -1;
+		}
+		tx->head += n;
+	}
+	tx->head = tx->tail = 0;
+	stream_set_blocked(c, false);
+	return 0;
+}
+
+/**
+ * stream_event() - the VMM socket is readable, writable or gone
+ * @c:		execution context
+ * @idx:	unused: one socket
+ * @events:	epoll events
+ */
+static void stream_event(struct ctx *c, uint32_t idx, uint32_t events)
+{
+	(void)idx;
+	if (c->link.fd < 0)
+		return;
+	if (events & EPOLLOUT && stream_flush(c) == 0)
+		link_writable(c);
+	if (c->link.fd >= 0 &&
+	    events & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP))
+		stream_input(c);
+}
+
+/**
+ * stream_space() - bytes free in the output buffer, for frames in a row
+ * @c:		execution context
+ *
+ * Queued bytes are moved to the start of the buffer when that frees room.
+ *
+ * Return: free bytes, length fields included
+ */
+static size_t stream_space(struct ctx *c)
+{
+	struct tx *tx = &c->link.tx;
+
+	if (tx->head && tx->size - tx->tail < STREAM_HDR_LEN + FRAME_MAX) {
+		memmove(tx->buf, tx->buf + tx->head, tx->tail - tx->head);
+		tx->tail -= tx->head;
+		tx->head = 0;
+	}
+	return tx->size - tx->tail;
+}
+
+/**
+ * stream_room() - largest frame that can be queued now
+ * @c:		execution context
+ *
+ * Return: bytes available for one frame, 0 if none
+ */
+static size_t stream_room(struct ctx *c)
+{
+	size_t room = stream_space(c);
+
+	if (room <= STREAM_HDR_LEN)
+		return 0;
+	room -= STREAM_HDR_LEN;
+	return room > FRAME_MAX ? FRAME_MAX : room;
+}
+
+/**
+ * stream_reserve() - room for one frame in the output buffer
+ * @c:		execution context
+ * @maxlen:	largest length the frame may have, at most FRAME_MAX
+ *
+ * A full buffer is flushed first.
+ *
+ * Return: where the Ethernet frame starts, or NULL if there is no room
+ */
+static uint8_t *stream_reserve(struct ctx *c, size_t maxlen)
+{
+	if (stream_room(c) < maxlen) {
+		if (stream_flush(c) < 0 || stream_room(c) < maxlen)
+			return NULL;
+	}
+	return c->link.tx.buf + c->link.tx.tail + STREAM_HDR_LEN;
+}
+
+/**
+ * stream_reserve_batch() - room for frames laid out back to back
+ * @c:		execution context
+ * @len:	length of each frame, at most FRAME_MAX
+ * @n:		frames wanted
+ * @frames:	filled with where each frame starts
+ *
+ * No flush here: a sender that finds no room waits for link_writable().
+ *
+ * Return: number of frames reserved
+ */
+static int stream_reserve_batch(struct ctx *c, size_t len, int n,
+				uint8_t **frames)
+{
+	size_t slot = STREAM_HDR_LEN + len, space = stream_space(c);
+	uint8_t *base = c->link.tx.buf + c->link.tx.tail + STREAM_HDR_LEN;
+	int i;
+
+	if ((size_t)n * slot > space)
+		n = (int)(space / slot);
+	for (i = 0; i < n; i++)
+		frames[i] = base + i * slot;
+	return n;
+}
+
+/**
+ * stream_commit() - queue a frame built in reserved room
+ * @c:		execution context
+ * @frame:	frame start, the next reserved one
+ * @len:	frame length, at most what was reserved
+ */
+static void stream_commit(struct ctx *c, uint8_t *frame, size_t len)
+{
+	wr32(frame - STREAM_HDR_LEN, (uint32_t)len);
+	c->link.tx.tail += STREAM_HDR_LEN + len;
+}
+
+const struct link_ops link_stream_ops = {
+	.name		= "stream",
+	.setup		= stream_setup,
+	.listen		= stream_listen,
+	.adopt		= stream_adopt,
+	.accept		= stream_accept,
+	.event		= stream_event,
+	.pending	= stream_pending,
+	.flush		= stream_flush,
+	.reserve	= stream_reserve,
+	.reserve_batch	= stream_reserve_batch,
+	.commit		= stream_commit,
+	.close		= stream_close,
+};
