@@ -54,6 +54,8 @@ enum {
 	OPT_UDP_TIMEOUT,
 	OPT_RA_INTERVAL,
 	OPT_VERSION,
+	OPT_NETNS,
+	OPT_NS_IFNAME,
 };
 
 static const char conf_short_opts[] = ":s:1P:fqdl:p:i:a:n:g:D:S:M:m:t:u:46h";
@@ -92,6 +94,8 @@ static const struct option conf_long_opts[] = {
 	{ "ra-interval", required_argument, NULL, OPT_RA_INTERVAL },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "netns", required_argument, NULL, OPT_NETNS },
+	{ "ns-ifname", required_argument, NULL, OPT_NS_IFNAME },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -115,9 +119,12 @@ static void conf_usage(FILE *f)
 {
 	fputs(
 "Usage: netshim [OPTION]...\n"
+"       netshim [OPTION]... --netns PATH|PID\n"
+"       netshim [OPTION]... -- COMMAND [ARG]...\n"
 "Userspace network backend for a virtual machine in a pod: connects to\n"
 "the VMM over a UNIX socket (QEMU -netdev stream) and maps guest traffic\n"
-"to sockets of the pod.\n"
+"to sockets of the pod.  In namespace mode it serves a network namespace\n"
+"through a tap device instead: one it joins, or a new one for COMMAND.\n"
 "\n"
 "  -s, --socket PATH         UNIX socket for the VMM (default:\n"
 "                            $XDG_RUNTIME_DIR or /tmp/netshim-N.socket)\n"
@@ -158,6 +165,10 @@ static void conf_usage(FILE *f)
 "      --udp-timeout SECONDS idle UDP flow timeout, 1-86400 (default 180)\n"
 "      --ra-interval SECONDS router advertisement interval, 4-1800\n"
 "                            (default 60)\n"
+"      --netns PATH|PID      serve this network namespace (a process's,\n"
+"                            or a file such as /run/netns/NAME)\n"
+"      --ns-ifname NAME      tap device in the namespace (default: the\n"
+"                            template interface's name)\n"
 "  -h, --help                show this help and exit\n"
 "      --version             show the version and exit\n"
 "\n"
@@ -810,6 +821,11 @@ static int conf_opt(struct conf *c, struct conf_state *st, int opt,
 		return conf_fwd_parse(&c->udp_fwd, arg);
 	case OPT_MAP_HOST_LO:
 		return conf_opt_map_lo(c, arg);
+	case OPT_NETNS:
+		return conf_opt_path(opt, c->netns, sizeof(c->netns), arg);
+	case OPT_NS_IFNAME:
+		return conf_opt_path(opt, c->ns_ifname, sizeof(c->ns_ifname),
+				     arg);
 	}
 	return -1;
 }
@@ -880,6 +896,43 @@ static void conf_bad_option(int ret, char **argv)
 }
 
 /**
+ * conf_ns_mode() - namespace mode: the command after "--", and what
+ *		    makes no sense without a VMM
+ * @c:		configuration, c->ns_cmd set if there is a command
+ * @argc:	argument count
+ * @argv:	arguments; getopt_long() stopped at optind
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_ns_mode(struct conf *c, int argc, char **argv)
+{
+	if (optind < argc && optind > 0 && !strcmp(argv[optind - 1], "--")) {
+		c->ns_cmd = &argv[optind];
+		optind = argc;
+	}
+	if (c->ns_cmd && *c->netns) {
+		fprintf(stderr, "netshim: --netns and a command after -- exclude each other\n");
+		return -1;
+	}
+	if (!c->ns_cmd && !*c->netns) {
+		if (*c->ns_ifname) {
+			fprintf(stderr, "netshim: --ns-ifname needs --netns or a command after --\n");
+			return -1;
+		}
+		return 0;
+	}
+	if (*c->sock_path || c->one_off) {
+		fprintf(stderr, "netshim: --%s is for a VMM, not namespace mode\n",
+			*c->sock_path ? "socket" : "one-off");
+		return -1;
+	}
+	/* The command's exit status is ours: wait for it in the foreground */
+	if (c->ns_cmd)
+		c->foreground = true;
+	return 0;
+}
+
+/**
  * conf_getopt() - apply the command line to @c
  * @c:		configuration, with defaults
  * @st:		command line state, output
@@ -914,6 +967,8 @@ static int conf_getopt(struct conf *c, struct conf_state *st, int argc,
 		if (!conf_opt_flag(c, st, opt) && conf_opt(c, st, opt, optarg))
 			return -1;
 	}
+	if (conf_ns_mode(c, argc, argv))
+		return -1;
 	if (optind < argc) {
 		fprintf(stderr, "netshim: unexpected argument '%s'\n",
 			argv[optind]);
@@ -1180,7 +1235,7 @@ int conf_parse(struct conf *c, int argc, char **argv)
 		return -1;
 	conf_mtu(c);
 	conf_names(c, &st);
-	if (!*c->sock_path && conf_sock_path(c))
+	if (!*c->sock_path && !c->ns_cmd && !*c->netns && conf_sock_path(c))
 		return -1;
 	return 0;
 }

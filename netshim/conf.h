@@ -102,6 +102,11 @@ struct conf {
 	unsigned int udp_timeout;	/* seconds */
 	unsigned int ra_interval;	/* seconds between unsolicited RAs */
 
+	/* namespace mode (netns.c): serve a network namespace, not a VMM */
+	char netns[PATH_MAX];		/* --netns PATH|PID, "" if none */
+	char **ns_cmd;			/* command after "--", NULL if none */
+	char ns_ifname[IF_NAMESIZE];	/* tap name, "" for the template's */
+
 	/* features */
 	bool no_dhcp, no_dhcpv6, no_ndp, no_ra;
 	bool no_peek_off;		/* TCP: as if without SO_PEEK_OFF */

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "conf.h"
+#include "netns.h"
 
 /* Largest frame on the stream link: a 16-bit length's worth */
 #define FRAME_MAX		65535
@@ -145,6 +146,8 @@ struct ctx {
 
 	bool ping4_denied, ping6_denied;
 	time_t last_ra;
+
+	struct netns ns;	/* namespace mode: the namespace served */
 
 	struct flow_table *flows;
 	struct tcp_table *tcp;

@@ -55,6 +55,7 @@ static const long isolate_syscalls[] = {
 	__NR_setsockopt, __NR_getsockopt,
 	__NR_clock_gettime, __NR_gettimeofday, __NR_getpid,
 	__NR_unlinkat, __NR_rt_sigreturn, __NR_restart_syscall,
+	__NR_wait4,		/* namespace mode: the command's exit status */
 	__NR_exit, __NR_exit_group,
 };
 

@@ -22,7 +22,8 @@
  */
 int link_init(struct ctx *c)
 {
-	c->link.ops = &link_stream_ops;
+	/* Namespace mode: netns_tap() made the tap before */
+	c->link.ops = c->ns.net_fd >= 0 ? &link_tap_ops : &link_stream_ops;
 	c->link.listen_fd = c->link.fd = -1;
 	c->link.up = c->link.blocked = false;
 	if (c->link.ops->setup(c))

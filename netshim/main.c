@@ -27,6 +27,7 @@
 #include "isolate.h"
 #include "link.h"
 #include "log.h"
+#include "netns.h"
 #include "pcap.h"
 #include "udp.h"
 #include "tcp/tcp.h"
@@ -66,6 +67,7 @@ static int setup_signals(struct ctx *c)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGUSR1);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	c->signal_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -107,6 +109,12 @@ static void signal_input(struct ctx *c)
 	while (read(c->signal_fd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGUSR1) {
 			counters_log(c);
+		} else if (si.ssi_signo == SIGCHLD) {
+			if (netns_reap(c)) {
+				info("command exited (status %d): exiting",
+				     c->ns.status);
+				c->quit = true;
+			}
 		} else if (si.ssi_signo != SIGHUP) {
 			info("signal %u: exiting", si.ssi_signo);
 			c->quit = true;
@@ -294,6 +302,27 @@ static int write_pid_file(struct ctx *c)
 }
 
 /**
+ * setup_ns() - namespace mode: make or join the namespace, make its tap
+ * @c:		execution context
+ *
+ * Return: 0 on success or outside namespace mode, -1 on failure (logged)
+ */
+static int setup_ns(struct ctx *c)
+{
+	c->ns.net_fd = c->ns.user_fd = c->ns.go_fd = c->ns.tap_fd = -1;
+	if (c->conf.ns_cmd) {
+		if (netns_spawn(c, c->conf.ns_cmd))
+			return -1;
+	} else if (*c->conf.netns) {
+		if (netns_join(c, c->conf.netns))
+			return -1;
+	} else {
+		return 0;
+	}
+	return netns_tap(c);
+}
+
+/**
  * setup() - size everything, open every socket
  * @c:		execution context
  *
@@ -321,6 +350,8 @@ static int setup(struct ctx *c)
 	if (udp_init(c))
 		return -1;
 	if (*c->conf.pcap_file && pcap_open(c, c->conf.pcap_file))
+		return -1;
+	if (setup_ns(c))
 		return -1;
 	return link_init(c);
 }
@@ -353,11 +384,15 @@ int main(int argc, char **argv)
 	if (setup(c))
 		return 1;
 	conf_log_summary(&c->conf);
-	info("listening on %s", c->conf.sock_path);
-	info("QEMU: -device virtio-net-pci,netdev=n -netdev stream,id=n,"
-	     "server=off,addr.type=unix,addr.path=%s", c->conf.sock_path);
-	if (c->conf.foreground && c->conf.quiet)
-		fprintf(stderr, "netshim: listening on %s\n", c->conf.sock_path);
+	if (c->ns.net_fd < 0) {
+		info("listening on %s", c->conf.sock_path);
+		info("QEMU: -device virtio-net-pci,netdev=n -netdev stream,"
+		     "id=n,server=off,addr.type=unix,addr.path=%s",
+		     c->conf.sock_path);
+		if (c->conf.foreground && c->conf.quiet)
+			fprintf(stderr, "netshim: listening on %s\n",
+				c->conf.sock_path);
+	}
 
 	if (daemonize(c) || write_pid_file(c) ||
 	    isolate(&c->conf, &sock_k, &pid_k)) {
@@ -366,11 +401,13 @@ int main(int argc, char **argv)
 			unlink(c->conf.pid_file);
 		return 1;
 	}
+	/* If the command is gone already, SIGCHLD tells the loop */
+	netns_release(c);
 	if (netshim_loop_starts)
 		netshim_loop_starts();
 	loop(c);
 	counters_log(c);
 	isolate_remove(&sock_k);
 	isolate_remove(&pid_k);
-	return rc;
+	return c->ns.exited ? c->ns.status : rc;
 }
