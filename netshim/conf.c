@@ -148,7 +148,9 @@ static void conf_usage(FILE *f)
 "  -t, --tcp-ports SPEC      forward inbound TCP ports to the guest\n"
 "  -u, --udp-ports SPEC      forward inbound UDP ports to the guest\n"
 "                            SPEC: none | all | list of PORT[-PORT][:PORT\n"
-"                            [-PORT]], ~PORT[-PORT], ADDR/PORT...\n"
+"                            [-PORT]], ~PORT[-PORT], ADDR/PORT...; or auto\n"
+"                            (-t, namespace mode): the ports the namespace\n"
+"                            listens on\n"
 "  -4, --ipv4-only           IPv4 only\n"
 "  -6, --ipv6-only           IPv6 only\n"
 "      --map-host-loopback ADDR\n"
@@ -914,9 +916,14 @@ static int conf_ns_mode(struct conf *c, int argc, char **argv)
 		fprintf(stderr, "netshim: --netns and a command after -- exclude each other\n");
 		return -1;
 	}
+	if (c->udp_fwd.follow) {
+		fprintf(stderr, "netshim: -u auto is not implemented yet\n");
+		return -1;
+	}
 	if (!c->ns_cmd && !*c->netns) {
-		if (*c->ns_ifname) {
-			fprintf(stderr, "netshim: --ns-ifname needs --netns or a command after --\n");
+		if (*c->ns_ifname || c->tcp_fwd.follow) {
+			fprintf(stderr, "netshim: %s needs --netns or a command after --\n",
+				*c->ns_ifname ? "--ns-ifname" : "-t auto");
 			return -1;
 		}
 		return 0;
@@ -1533,6 +1540,10 @@ int conf_fwd_parse(struct fwd_spec *spec, const char *arg)
 	}
 	if (!strcmp(arg, "all")) {
 		spec->all = true;
+		return 0;
+	}
+	if (!strcmp(arg, "auto")) {
+		spec->follow = true;
 		return 0;
 	}
 

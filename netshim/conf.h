@@ -34,11 +34,13 @@ struct fwd_rule {
 /**
  * struct fwd_spec - forwarding of inbound connections or datagrams
  * @all:	forward every port not excluded (and not bound in the pod)
+ * @follow:	"auto": forward the ports the namespace listens on
  * @n:		number of rules
  * @rule:	rules, in command line order
  */
 struct fwd_spec {
 	bool all;
+	bool follow;
 	int n;
 	struct fwd_rule rule[CONF_MAX_FWD];
 };

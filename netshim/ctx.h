@@ -25,6 +25,7 @@ enum epref_type {
 	EPREF_UDP_LISTEN,	/* inbound UDP forward, index: listener */
 	EPREF_TCP,		/* TCP connection socket, index: connection */
 	EPREF_TCP_LISTEN,	/* inbound TCP forward, index: listener */
+	EPREF_TCP_AUTO,		/* -t auto listener, index: fwd_auto.c's */
 };
 
 static inline uint64_t epref(enum epref_type t, uint32_t idx)
@@ -99,6 +100,7 @@ struct rx {
 
 struct flow_table;
 struct tcp_table;
+struct fwd_auto;
 struct link_ops;
 
 /**
@@ -149,6 +151,7 @@ struct ctx {
 
 	struct netns ns;	/* namespace mode: the namespace served */
 
+	struct fwd_auto *fwd_auto;	/* -t auto, NULL without */
 	struct flow_table *flows;
 	struct tcp_table *tcp;
 	bool quit;

@@ -23,6 +23,7 @@
 #include "ctx.h"
 #include "conf.h"
 #include "flow.h"
+#include "fwd_auto.h"
 #include "icmp.h"
 #include "isolate.h"
 #include "link.h"
@@ -138,6 +139,7 @@ static void timer_input(struct ctx *c)
 		last_second = c->now.tv_sec;
 		flow_timer(c);
 		icmp_ra_timer(c);
+		fwd_auto_timer(c);
 	}
 }
 
@@ -181,6 +183,9 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 		break;
 	case EPREF_TCP_LISTEN:
 		tcp_listener_ready(c, idx);
+		break;
+	case EPREF_TCP_AUTO:
+		fwd_auto_ready(c, idx);
 		break;
 	}
 }
@@ -319,7 +324,7 @@ static int setup_ns(struct ctx *c)
 	} else {
 		return 0;
 	}
-	return netns_tap(c);
+	return netns_tap(c) || fwd_auto_init(c);
 }
 
 /**

@@ -95,7 +95,7 @@ static int netns_enter(void *arg)
  *
  * Return: 0 on success, -1 on failure (reported)
  */
-static int netns_call(struct ctx *c, int (*fn)(struct ctx *c))
+int netns_call(struct ctx *c, int (*fn)(struct ctx *c))
 {
 	struct netns_call call = { .c = c, .fn = fn };
 	int status;

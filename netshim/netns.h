@@ -34,6 +34,7 @@ struct netns {
 	uint8_t mac[6];
 };
 
+int netns_call(struct ctx *c, int (*fn)(struct ctx *c));
 int netns_spawn(struct ctx *c, char **argv);
 int netns_join(struct ctx *c, const char *target);
 int netns_tap(struct ctx *c);

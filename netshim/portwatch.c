@@ -91,11 +91,28 @@ int portwatch_open(struct portwatch *pw)
  * struct pw_dump - what one dump's callback needs
  * @out:	ports seen, added to
  * @proto:	IPPROTO_TCP or IPPROTO_UDP
+ * @skip_lo:	leave out sockets bound to a loopback address
  */
 struct pw_dump {
 	struct portset *out;
 	int proto;
+	bool skip_lo;
 };
+
+/**
+ * pw_loopback() - tell if a socket record's local address is loopback
+ * @m:		record
+ *
+ * Return: true for 127.0.0.0/8 and ::1
+ */
+static bool pw_loopback(const struct inet_diag_msg *m)
+{
+	const uint32_t *a = m->id.idiag_src;
+
+	if (m->idiag_family == AF_INET)
+		return (ntohl(a[0]) >> 24) == 127;
+	return !a[0] && !a[1] && !a[2] && a[3] == htonl(1);
+}
 
 /**
  * pw_msg_cb() - take the local port of one socket record
@@ -115,6 +132,8 @@ static int pw_msg_cb(const struct nlmsghdr *nlh, void *data)
 	 * not a service: only unconnected ones are listeners.
 	 */
 	if (d->proto == IPPROTO_UDP && m->idiag_state != PW_TCP_CLOSE)
+		return MNL_CB_OK;
+	if (d->skip_lo && pw_loopback(m))
 		return MNL_CB_OK;
 	if (m->id.idiag_sport)
 		portset_add(d->out, ntohs(m->id.idiag_sport));
@@ -166,13 +185,16 @@ static int pw_dump(struct portwatch *pw, int family, struct pw_dump *d)
  * @pw:		sock_diag socket, from portwatch_open()
  * @proto:	IPPROTO_TCP (listening sockets) or IPPROTO_UDP (bound,
  *		unconnected sockets)
+ * @skip_lo:	leave out sockets bound to loopback addresses: only
+ *		loopback reaches them, not traffic forwarded over the tap
  * @out:	set to the ports found, over both families
  *
  * Return: 0 on success, -1 with errno set (@out is then incomplete)
  */
-int portwatch_scan(struct portwatch *pw, int proto, struct portset *out)
+int portwatch_scan(struct portwatch *pw, int proto, bool skip_lo,
+		   struct portset *out)
 {
-	struct pw_dump d = { .out = out, .proto = proto };
+	struct pw_dump d = { .out = out, .proto = proto, .skip_lo = skip_lo };
 
 	memset(out, 0, sizeof(*out));
 	if (pw_dump(pw, AF_INET, &d))

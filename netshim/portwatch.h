@@ -63,6 +63,7 @@ struct portwatch {
 };
 
 int portwatch_open(struct portwatch *pw);
-int portwatch_scan(struct portwatch *pw, int proto, struct portset *out);
+int portwatch_scan(struct portwatch *pw, int proto, bool skip_lo,
+		   struct portset *out);
 
 #endif /* NETSHIM_PORTWATCH_H */

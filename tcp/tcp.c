@@ -1403,6 +1403,20 @@ void tcp_timer(struct ctx *c)
 void tcp_listener_ready(struct ctx *c, uint32_t idx)
 {
 	struct tcp_table *t = c->tcp;
+
+	if (idx < t->nlst)
+		tcp_accept_fwd(c, &t->lst[idx]);
+}
+
+/**
+ * tcp_accept_fwd() - take a connection to a forwarded port to the guest
+ * @c:		execution context
+ * @l:		the listener: a -t one, or one that follows the namespace's
+ *		listeners (fwd_auto.c)
+ */
+void tcp_accept_fwd(struct ctx *c, const struct fwd_listener *l)
+{
+	struct tcp_table *t = c->tcp;
 	struct sockaddr_storage sa;
 	struct in6_addr raddr, gaddr;
 	struct tcp_conn *conn;
@@ -1410,9 +1424,7 @@ void tcp_listener_ready(struct ctx *c, uint32_t idx)
 	uint16_t rport;
 	int fd;
 
-	if (idx >= t->nlst)
-		return;
-	fd = accept4(t->lst[idx].fd, (struct sockaddr *)&sa, &sl,
+	fd = accept4(l->fd, (struct sockaddr *)&sa, &sl,
 		     SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -1448,7 +1460,7 @@ void tcp_listener_ready(struct ctx *c, uint32_t idx)
 			raddr = c->conf.our_ll6;
 	}
 
-	conn = conn_new(c, &gaddr, t->lst[idx].guest_port, &raddr, rport);
+	conn = conn_new(c, &gaddr, l->guest_port, &raddr, rport);
 	if (!conn)
 		goto refuse;
 	conn->fd = fd;

@@ -170,23 +170,51 @@ static void test_scan_sees_listeners(void **state)
 	fu4 = bound_socket(SOCK_DGRAM, false, &u4);
 	fu6 = bound_socket(SOCK_DGRAM, true, &u6);
 
-	assert_int_equal(portwatch_scan(&pw, IPPROTO_TCP, &seen), 0);
+	assert_int_equal(portwatch_scan(&pw, IPPROTO_TCP, false, &seen), 0);
 	assert_true(portset_has(&seen, t4));
 	assert_true(portset_has(&seen, t6));
-	assert_int_equal(portwatch_scan(&pw, IPPROTO_UDP, &skip), 0);
+	assert_int_equal(portwatch_scan(&pw, IPPROTO_UDP, false, &skip), 0);
 	assert_true(portset_has(&skip, u4));
 	assert_true(portset_has(&skip, u6));
 
+	/* Over the tap, only listeners on other addresses are reachable */
+	assert_int_equal(portwatch_scan(&pw, IPPROTO_TCP, true, &cur), 0);
+	assert_false(portset_has(&cur, t4));
+	assert_false(portset_has(&cur, t6));
+	assert_int_equal(portwatch_scan(&pw, IPPROTO_UDP, true, &cur), 0);
+	assert_false(portset_has(&cur, u4));
+	assert_false(portset_has(&cur, u6));
+
 	close(ft4);
 	close(fu6);
-	assert_int_equal(portwatch_scan(&pw, IPPROTO_TCP, &seen), 0);
+	assert_int_equal(portwatch_scan(&pw, IPPROTO_TCP, false, &seen), 0);
 	assert_false(portset_has(&seen, t4));
 	assert_true(portset_has(&seen, t6));
-	assert_int_equal(portwatch_scan(&pw, IPPROTO_UDP, &skip), 0);
+	assert_int_equal(portwatch_scan(&pw, IPPROTO_UDP, false, &skip), 0);
 	assert_true(portset_has(&skip, u4));
 	assert_false(portset_has(&skip, u6));
 	close(ft6);
 	close(fu4);
+	close(pw.fd);
+}
+
+static void test_scan_any_address(void **state)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(a);
+	struct portwatch pw;
+	int fd;
+
+	(void)state;
+	assert_int_equal(portwatch_open(&pw), 0);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(fd, 1), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &sl), 0);
+	/* 0.0.0.0 is reachable over the tap: kept either way */
+	assert_int_equal(portwatch_scan(&pw, IPPROTO_TCP, true, &seen), 0);
+	assert_true(portset_has(&seen, ntohs(a.sin_port)));
+	close(fd);
 	close(pw.fd);
 }
 
@@ -217,10 +245,10 @@ static void test_scan_skips_non_listeners(void **state)
 	a.sin_port = htons(9);
 	assert_int_equal(connect(ufd, (struct sockaddr *)&a, sizeof(a)), 0);
 
-	assert_int_equal(portwatch_scan(&pw, IPPROTO_TCP, &seen), 0);
+	assert_int_equal(portwatch_scan(&pw, IPPROTO_TCP, false, &seen), 0);
 	assert_true(portset_has(&seen, lport));
 	assert_false(portset_has(&seen, ntohs(l.sin_port)));
-	assert_int_equal(portwatch_scan(&pw, IPPROTO_UDP, &seen), 0);
+	assert_int_equal(portwatch_scan(&pw, IPPROTO_UDP, false, &seen), 0);
 	assert_false(portset_has(&seen, uport));
 
 	close(afd);
@@ -240,6 +268,7 @@ int main(void)
 				       sets_clear),
 		cmocka_unit_test_setup(test_from_inside_a_word, sets_clear),
 		cmocka_unit_test_setup(test_scan_sees_listeners, sets_clear),
+		cmocka_unit_test_setup(test_scan_any_address, sets_clear),
 		cmocka_unit_test_setup(test_scan_skips_non_listeners,
 				       sets_clear),
 	};
