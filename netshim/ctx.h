@@ -26,6 +26,7 @@ enum epref_type {
 	EPREF_TCP,		/* TCP connection socket, index: connection */
 	EPREF_TCP_LISTEN,	/* inbound TCP forward, index: listener */
 	EPREF_TCP_AUTO,		/* -t auto listener, index: fwd_auto.c's */
+	EPREF_SPLICE,		/* local flow socket, index: pair * 2 + side */
 };
 
 static inline uint64_t epref(enum epref_type t, uint32_t idx)
@@ -101,6 +102,7 @@ struct rx {
 struct flow_table;
 struct tcp_table;
 struct fwd_auto;
+struct splice_table;
 struct link_ops;
 
 /**
@@ -152,6 +154,7 @@ struct ctx {
 	struct netns ns;	/* namespace mode: the namespace served */
 
 	struct fwd_auto *fwd_auto;	/* -t auto, NULL without */
+	struct splice_table *splice;	/* local flows, NULL without */
 	struct flow_table *flows;
 	struct tcp_table *tcp;
 	bool quit;

@@ -53,6 +53,7 @@ static const long isolate_syscalls[] = {
 	__NR_recvfrom, __NR_recvmsg, __NR_sendto, __NR_sendmsg,
 	__NR_socket, __NR_connect, __NR_bind, __NR_accept4, __NR_shutdown,
 	__NR_listen,		/* -t auto binds ports as listeners come */
+	__NR_splice,		/* local flows (tcp/splice.c) */
 	__NR_setsockopt, __NR_getsockopt,
 	__NR_clock_gettime, __NR_gettimeofday, __NR_getpid,
 	__NR_unlinkat, __NR_rt_sigreturn, __NR_restart_syscall,

@@ -31,6 +31,7 @@
 #include "netns.h"
 #include "pcap.h"
 #include "udp.h"
+#include "tcp/splice.h"
 #include "tcp/tcp.h"
 
 #define EVENTS_MAX	256
@@ -186,6 +187,9 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 		break;
 	case EPREF_TCP_AUTO:
 		fwd_auto_ready(c, idx);
+		break;
+	case EPREF_SPLICE:
+		splice_ready(c, idx, ev->events);
 		break;
 	}
 }
