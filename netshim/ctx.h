@@ -66,6 +66,7 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(udp_flows,		"UDP flows opened")			\
 	X(icmp_flows,		"ICMP echo flows opened")		\
 	X(tcp_conns,		"TCP connections opened")		\
+	X(tcp_spliced,		"TCP local flows spliced")		\
 	X(vmm_connects,		"VMM connections accepted")
 
 #define COUNTER_FIELD(name, desc) uint64_t name;

@@ -262,7 +262,7 @@ static int isolate_fs(void)
  *
  * Return: 0 on success, -1 on failure
  */
-static int isolate_caps(void)
+int isolate_caps(void)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2] = { { 0 } };

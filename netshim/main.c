@@ -36,6 +36,8 @@
 
 #define EVENTS_MAX	256
 #define TICK_MS		50
+/* Local flows at once, in namespace mode: four descriptors each, pipes */
+#define SPLICE_MAX	256
 
 /**
  * counters_log() - log every counter, on SIGUSR1
@@ -319,6 +321,7 @@ static int write_pid_file(struct ctx *c)
 static int setup_ns(struct ctx *c)
 {
 	c->ns.net_fd = c->ns.user_fd = c->ns.go_fd = c->ns.tap_fd = -1;
+	c->ns.helper_fd = -1;
 	if (c->conf.ns_cmd) {
 		if (netns_spawn(c, c->conf.ns_cmd))
 			return -1;
@@ -328,7 +331,8 @@ static int setup_ns(struct ctx *c)
 	} else {
 		return 0;
 	}
-	return netns_tap(c) || fwd_auto_init(c);
+	return netns_tap(c) || fwd_auto_init(c) ||
+	       splice_init(c, SPLICE_MAX) || netns_helper_start(c);
 }
 
 /**

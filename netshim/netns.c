@@ -27,15 +27,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include <linux/if_tun.h>
 #include <linux/nsfs.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "ctx.h"
+#include "isolate.h"
 #include "log.h"
 #include "netlink.h"
 #include "netns.h"
@@ -429,4 +432,157 @@ bool netns_reap(struct ctx *c)
 	else
 		ns->status = 128 + WTERMSIG(status);
 	return true;
+}
+
+/**
+ * struct netns_req - a request to the helper: a socket connected to the
+ *		      namespace's loopback
+ * @v6:		::1 rather than 127.0.0.1
+ * @port:	port
+ */
+struct netns_req {
+	uint8_t v6;
+	uint16_t port;
+};
+
+/**
+ * netns_helper_loop() - in the helper: answer requests until netshim goes
+ * @fd:		our end of the socket pair
+ *
+ * Each answer is an errno value, with the socket (non-blocking, its
+ * connect() under way) attached when it is 0.
+ */
+static void __attribute__((noreturn)) netns_helper_loop(int fd)
+{
+	struct netns_req req;
+
+	for (;;) {
+		union {
+			char buf[CMSG_SPACE(sizeof(int))];
+			struct cmsghdr align;
+		} u = { 0 };
+		struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
+					   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+		struct sockaddr_in a4 = { .sin_family = AF_INET,
+			.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		int e = 0, s;
+		struct iovec iov = { &e, sizeof(e) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+		struct cmsghdr *cm;
+
+		if (recv(fd, &req, sizeof(req), 0) != sizeof(req))
+			_exit(0);
+		a6.sin6_port = a4.sin_port = htons(req.port);
+		s = socket(req.v6 ? AF_INET6 : AF_INET,
+			   SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (s < 0 ||
+		    (connect(s, req.v6 ? (struct sockaddr *)&a6 :
+					 (struct sockaddr *)&a4,
+			     req.v6 ? sizeof(a6) : sizeof(a4)) &&
+		     errno != EINPROGRESS))
+			e = errno;
+		if (!e) {
+			mh.msg_control = u.buf;
+			mh.msg_controllen = sizeof(u.buf);
+			cm = CMSG_FIRSTHDR(&mh);
+			cm->cmsg_level = SOL_SOCKET;
+			cm->cmsg_type = SCM_RIGHTS;
+			cm->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(cm), &s, sizeof(int));
+		}
+		if (sendmsg(fd, &mh, 0) < 0)
+			_exit(0);
+		if (s >= 0)
+			close(s);
+	}
+}
+
+/**
+ * netns_helper_start() - a process inside the namespace that opens sockets
+ * @c:		execution context: c->ns.helper_fd set
+ *
+ * Local flows need sockets in the namespace while the loop runs, when
+ * netshim itself can no longer enter it.  The helper enters it now, keeps
+ * nothing but its end of a socket pair, drops every capability and runs
+ * under the same system call filter as netshim: it can only make sockets
+ * there and hand them over.  It dies with netshim.
+ *
+ * Return: 0 on success, -1 on failure (reported)
+ */
+int netns_helper_start(struct ctx *c)
+{
+	struct netns *ns = &c->ns;
+	int sp[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp)) {
+		err("socket pair for the namespace helper: %m");
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		err("fork: %m");
+		return -1;
+	}
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if ((ns->user_fd >= 0 && setns(ns->user_fd, CLONE_NEWUSER)) ||
+		    setns(ns->net_fd, CLONE_NEWNET)) {
+			err("namespace helper: cannot join the namespace: %m");
+			_exit(1);
+		}
+		if (dup2(sp[1], 3) < 0)
+			_exit(1);
+		close_range(4, ~0U, 0);
+		if (isolate_caps() || isolate_seccomp())
+			_exit(1);
+		netns_helper_loop(3);
+	}
+	close(sp[1]);
+	ns->helper_fd = sp[0];
+	return 0;
+}
+
+/**
+ * netns_connect_lo() - a socket connecting to the namespace's loopback
+ * @c:		execution context
+ * @v6:		::1 rather than 127.0.0.1
+ * @port:	port
+ *
+ * A round trip to the helper: it connects a non-blocking socket on its
+ * loopback, which completes or fails at once, and returns it.
+ *
+ * Return: the socket, its connect() under way, or -1 with errno set
+ */
+int netns_connect_lo(struct ctx *c, bool v6, uint16_t port)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct netns_req req = { .v6 = v6, .port = port };
+	int e = 0, fd = -1;
+	struct iovec iov = { &e, sizeof(e) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *cm;
+
+	if (c->ns.helper_fd < 0) {
+		errno = ENOTCONN;
+		return -1;
+	}
+	if (send(c->ns.helper_fd, &req, sizeof(req), 0) != sizeof(req) ||
+	    recvmsg(c->ns.helper_fd, &mh, MSG_CMSG_CLOEXEC) != sizeof(e))
+		return -1;
+	cm = CMSG_FIRSTHDR(&mh);
+	if (!e && cm && cm->cmsg_level == SOL_SOCKET &&
+	    cm->cmsg_type == SCM_RIGHTS &&
+	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	if (fd < 0) {
+		errno = e ? e : EPROTO;
+		return -1;
+	}
+	return fd;
 }

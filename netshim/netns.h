@@ -18,6 +18,7 @@ struct ctx;
  * @go_fd:	writing to it lets the command start; -1 once done
  * @status:	the command's exit status, once it has exited
  * @exited:	the command has exited
+ * @helper_fd:	socket to the helper that opens sockets inside, or -1
  * @tap_fd:	the tap device, -1 until made
  * @ifname:	its name
  * @mac:	its MAC address: the guest's
@@ -29,6 +30,7 @@ struct netns {
 	int go_fd;
 	int status;
 	bool exited;
+	int helper_fd;
 	int tap_fd;
 	char ifname[16];
 	uint8_t mac[6];
@@ -40,5 +42,7 @@ int netns_join(struct ctx *c, const char *target);
 int netns_tap(struct ctx *c);
 int netns_release(struct ctx *c);
 bool netns_reap(struct ctx *c);
+int netns_helper_start(struct ctx *c);
+int netns_connect_lo(struct ctx *c, bool v6, uint16_t port);
 
 #endif /* NETSHIM_NETNS_H */

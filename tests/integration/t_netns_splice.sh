@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Namespace mode, local flows: a pod process connecting to a forwarded
+# port on the pod's loopback (-t PORT) reaches the namespace's server on
+# the namespace's loopback, socket to socket (splice), as with pasta:
+# - servers bound to 127.0.0.1 and ::1 only in the namespace are reached
+#   (over the tap they could not be);
+# - 256 MiB each way, checksummed, IPv4; 64 MiB each way IPv6;
+# - half-close both ways (tests/tcp/halfclose.py);
+# - a server killed mid-transfer resets the pod's connection.
+
+set -u
+# shellcheck source=tests/lib/topo.sh
+. "$(dirname "$0")/../lib/topo.sh"
+# shellcheck source=tests/lib/netns.sh
+. "$(dirname "$0")/../lib/netns.sh"
+# shellcheck source=tests/tcp/lib.sh
+. "$(dirname "$0")/../tcp/lib.sh"
+
+HALFCLOSE=$TCP_DIR/halfclose.py
+
+# local_up() - the pod sends to the namespace's loopback server
+# $1: family, $2: loopback address, $3: port, $4: seed, $5: bytes
+local_up() {
+	local p=$WORK/lup-$1-$4 t0 a=$2 b=$2
+
+	[ "$1" = 6 ] && a="[$2]" && b="[$2]"
+	tcp_recv_bg "$NS_GUEST" 90 "TCP$1-LISTEN:$3,bind=$b,reuseaddr" "$p"
+	tcp_wait_listen "$NS_GUEST" "$3"
+	t0=$(date +%s%N)
+	tcp_send "$NS_POD" 90 "TCP$1:$a:$3" "$p" "$4" "$5" ||
+		log "sender socat failed: $(tail -2 "$p.err")"
+	tcp_recv_end "$p"
+	tcp_check "$p" "$(tcp_size_str "$5") pod -> namespace $2 port $3"
+	tcp_rate "pod -> namespace $2 port $3 (spliced)" "$5" "$t0" 90
+}
+
+# local_down() - the namespace's loopback server sends to the pod
+# $1: family, $2: loopback address, $3: port, $4: seed, $5: bytes
+local_down() {
+	local p=$WORK/ldown-$1-$4 t0 a=$2 spid
+
+	[ "$1" = 6 ] && a="[$2]"
+	tcp_send "$NS_GUEST" 90 "TCP$1-LISTEN:$3,bind=$a,reuseaddr" "$p" \
+		"$4" "$5" &
+	spid=$!
+	tcp_wait_listen "$NS_GUEST" "$3"
+	t0=$(date +%s%N)
+	tcp_recv_bg "$NS_POD" 90 "TCP$1:$a:$3" "$p"
+	tcp_recv_end "$p"
+	wait "$spid" || log "sender socat failed: $(tail -2 "$p.err")"
+	tcp_check "$p" "$(tcp_size_str "$5") namespace $2 port $3 -> pod"
+	tcp_rate "namespace $2 port $3 -> pod (spliced)" "$5" "$t0" 90
+}
+
+topo_init
+topo_peer_pod
+ns_start -t 5001,5002
+
+local_up 4 127.0.0.1 5001 1 "$(tcp_size 256M)"
+local_down 4 127.0.0.1 5001 2 "$(tcp_size 256M)"
+local_up 6 ::1 5001 3 "$(tcp_size 64M)"
+local_down 6 ::1 5001 4 "$(tcp_size 64M)"
+
+for mode in client-closes server-closes; do
+	ip netns exec "$NS_GUEST" timeout 40 python3 "$HALFCLOSE" server \
+		"$mode" 127.0.0.1 5002 $((4 << 20)) >"$WORK/hc-server.out" 2>&1 &
+	spid=$!
+	tcp_wait_listen "$NS_GUEST" 5002
+	out=$(ip netns exec "$NS_POD" timeout 40 python3 "$HALFCLOSE" client \
+		"$mode" 127.0.0.1 5002 $((4 << 20)) 2>&1) || {
+		kill "$spid" 2>/dev/null
+		fail "half-close $mode: $out; $(cat "$WORK/hc-server.out")"
+	}
+	wait "$spid" || fail "half-close $mode: $(cat "$WORK/hc-server.out")"
+	log "ok: half-close $mode, pod -> namespace loopback: $out"
+done
+
+# A server killed mid-transfer: the pod's client sees its connection end
+# with an error, not hang
+ip netns exec "$NS_GUEST" timeout 60 socat -u \
+	TCP4-LISTEN:5002,bind=127.0.0.1,reuseaddr /dev/null 2>>"$WORK/socat.log" &
+srv=$!
+topo_pid_add "$srv"
+tcp_wait_listen "$NS_GUEST" 5002
+in_pod timeout 30 bash -c 'exec 3<>/dev/tcp/127.0.0.1/5002 &&
+	head -c 2G /dev/zero >&3' 2>"$WORK/killed.err" &
+cpid=$!
+sleep 1
+srv_socat=$(ip netns pids "$NS_GUEST" | while read -r p; do
+	[ "$(readlink "/proc/$p/exe")" = "$(command -v socat)" ] && echo "$p"
+done)
+[ -n "$srv_socat" ] || fail "no server socat in the namespace"
+kill -KILL $srv_socat
+t0=$(date +%s)
+wait "$cpid"
+rc=$?
+[ $(( $(date +%s) - t0 )) -lt 10 ] || fail "the pod's client hung after the server was killed"
+[ "$rc" != 0 ] && [ "$rc" != 124 ] ||
+	fail "the pod's client did not see an error (exit $rc) after the server was killed"
+log "ok: server killed mid-transfer: the pod's client got an error ($(tr '\n' ' ' <"$WORK/killed.err"))"
+
+kill -USR1 "$BACKEND_PID"
+sleep 0.3
+n=$(awk '$3 == "tcp_spliced" {print $4}' "$WORK/backend.log" | tail -1)
+[ "${n:-0}" -ge 7 ] || fail "only ${n:-0} connections spliced, 7 expected"
+log "ok: $n local flows spliced"
+kill -0 "$BACKEND_PID" 2>/dev/null || fail "netshim died"
