@@ -58,7 +58,11 @@ enum {
 	OPT_NS_IFNAME,
 };
 
-static const char conf_short_opts[] = ":s:1P:fqdl:p:i:a:n:g:D:S:M:m:t:u:46h";
+/* Namespace mode's short options, kept apart from the VMM ones above */
+#define CONF_NS_SHORT_OPTS	"T:U:"
+
+static const char conf_short_opts[] = ":s:1P:fqdl:p:i:a:n:g:D:S:M:m:t:u:46h"
+				      CONF_NS_SHORT_OPTS;
 
 static const struct option conf_long_opts[] = {
 	{ "socket", required_argument, NULL, 's' },
@@ -96,6 +100,8 @@ static const struct option conf_long_opts[] = {
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "netns", required_argument, NULL, OPT_NETNS },
 	{ "ns-ifname", required_argument, NULL, OPT_NS_IFNAME },
+	{ "tcp-ns", required_argument, NULL, 'T' },
+	{ "udp-ns", required_argument, NULL, 'U' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -171,6 +177,9 @@ static void conf_usage(FILE *f)
 "                            or a file such as /run/netns/NAME)\n"
 "      --ns-ifname NAME      tap device in the namespace (default: the\n"
 "                            template interface's name)\n"
+"  -T, --tcp-ns SPEC         forward TCP ports of the namespace's loopback\n"
+"                            to the pod's loopback (a list of ports, as -t)\n"
+"  -U, --udp-ns SPEC         UDP likewise: not implemented yet, refused\n"
 "  -h, --help                show this help and exit\n"
 "      --version             show the version and exit\n"
 "\n"
@@ -828,6 +837,11 @@ static int conf_opt(struct conf *c, struct conf_state *st, int opt,
 	case OPT_NS_IFNAME:
 		return conf_opt_path(opt, c->ns_ifname, sizeof(c->ns_ifname),
 				     arg);
+	case 'T':
+		return conf_fwd_parse(&c->tcp_ns_fwd, arg);
+	case 'U':
+		return conf_bad(opt, arg, "UDP forwarding from the namespace "
+				"is not implemented yet");
 	}
 	return -1;
 }
@@ -898,6 +912,22 @@ static void conf_bad_option(int ret, char **argv)
 }
 
 /**
+ * conf_fwd_has_rule() - tell if a spec names at least one port to forward
+ * @spec:	forwarding spec
+ *
+ * Return: true if one of its rules is not an exclusion
+ */
+static bool conf_fwd_has_rule(const struct fwd_spec *spec)
+{
+	int i;
+
+	for (i = 0; i < spec->n; i++)
+		if (!spec->rule[i].exclude)
+			return true;
+	return false;
+}
+
+/**
  * conf_ns_mode() - namespace mode: the command after "--", and what
  *		    makes no sense without a VMM
  * @c:		configuration, c->ns_cmd set if there is a command
@@ -918,6 +948,15 @@ static int conf_ns_mode(struct conf *c, int argc, char **argv)
 	}
 	if (c->udp_fwd.follow) {
 		fprintf(stderr, "netshim: -u auto is not implemented yet\n");
+		return -1;
+	}
+	if (c->tcp_ns_fwd.all || c->tcp_ns_fwd.follow ||
+	    (c->tcp_ns_fwd.n && !conf_fwd_has_rule(&c->tcp_ns_fwd))) {
+		fprintf(stderr, "netshim: -T takes a list of ports: all, auto and exclusions alone are not implemented yet\n");
+		return -1;
+	}
+	if (c->tcp_ns_fwd.n && !c->ns_cmd && !*c->netns) {
+		fprintf(stderr, "netshim: -T needs --netns or a command after --\n");
 		return -1;
 	}
 	if (!c->ns_cmd && !*c->netns) {

@@ -108,6 +108,7 @@ struct conf {
 	char netns[PATH_MAX];		/* --netns PATH|PID, "" if none */
 	char **ns_cmd;			/* command after "--", NULL if none */
 	char ns_ifname[IF_NAMESIZE];	/* tap name, "" for the template's */
+	struct fwd_spec tcp_ns_fwd;	/* -T: namespace loopback -> pod's */
 
 	/* features */
 	bool no_dhcp, no_dhcpv6, no_ndp, no_ra;

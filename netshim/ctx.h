@@ -27,6 +27,7 @@ enum epref_type {
 	EPREF_TCP_LISTEN,	/* inbound TCP forward, index: listener */
 	EPREF_TCP_AUTO,		/* -t auto listener, index: fwd_auto.c's */
 	EPREF_SPLICE,		/* local flow socket, index: pair * 2 + side */
+	EPREF_TCP_NS,		/* -T listener in the namespace, index: its */
 };
 
 static inline uint64_t epref(enum epref_type t, uint32_t idx)

@@ -24,6 +24,7 @@
 #include "conf.h"
 #include "flow.h"
 #include "fwd_auto.h"
+#include "fwd_ns.h"
 #include "icmp.h"
 #include "isolate.h"
 #include "link.h"
@@ -193,6 +194,9 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 	case EPREF_SPLICE:
 		splice_ready(c, idx, ev->events);
 		break;
+	case EPREF_TCP_NS:
+		fwd_ns_ready(c, idx);
+		break;
 	}
 }
 
@@ -331,7 +335,7 @@ static int setup_ns(struct ctx *c)
 	} else {
 		return 0;
 	}
-	return netns_tap(c) || fwd_auto_init(c) ||
+	return netns_tap(c) || fwd_auto_init(c) || fwd_ns_init(c) ||
 	       splice_init(c, SPLICE_MAX) || netns_helper_start(c);
 }
 

@@ -3,12 +3,16 @@
 #
 # Namespace mode, local flows: a pod process connecting to a forwarded
 # port on the pod's loopback (-t PORT) reaches the namespace's server on
-# the namespace's loopback, socket to socket (splice), as with pasta:
+# the namespace's loopback, socket to socket (splice), as with pasta; and a
+# namespace process connecting to its loopback on a -T port reaches the
+# pod's loopback server:
 # - servers bound to 127.0.0.1 and ::1 only in the namespace are reached
 #   (over the tap they could not be);
 # - 256 MiB each way, checksummed, IPv4; 64 MiB each way IPv6;
 # - half-close both ways (tests/tcp/halfclose.py);
-# - a server killed mid-transfer resets the pod's connection.
+# - a server killed mid-transfer resets the pod's connection;
+# - -T: 64 MiB each way IPv4, 16 MiB IPv6, checksummed, and nothing
+#   listening in the pod resets the namespace's client.
 
 set -u
 # shellcheck source=tests/lib/topo.sh
@@ -32,8 +36,8 @@ local_up() {
 	tcp_send "$NS_POD" 90 "TCP$1:$a:$3" "$p" "$4" "$5" ||
 		log "sender socat failed: $(tail -2 "$p.err")"
 	tcp_recv_end "$p"
-	tcp_check "$p" "$(tcp_size_str "$5") pod -> namespace $2 port $3"
-	tcp_rate "pod -> namespace $2 port $3 (spliced)" "$5" "$t0" 90
+	tcp_check "$p" "$(tcp_size_str "$5") $NS_POD -> $NS_GUEST $2 port $3"
+	tcp_rate "$NS_POD -> $NS_GUEST $2 port $3 (spliced)" "$5" "$t0" 90
 }
 
 # local_down() - the namespace's loopback server sends to the pod
@@ -50,13 +54,13 @@ local_down() {
 	tcp_recv_bg "$NS_POD" 90 "TCP$1:$a:$3" "$p"
 	tcp_recv_end "$p"
 	wait "$spid" || log "sender socat failed: $(tail -2 "$p.err")"
-	tcp_check "$p" "$(tcp_size_str "$5") namespace $2 port $3 -> pod"
-	tcp_rate "namespace $2 port $3 -> pod (spliced)" "$5" "$t0" 90
+	tcp_check "$p" "$(tcp_size_str "$5") $NS_GUEST $2 port $3 -> $NS_POD"
+	tcp_rate "$NS_GUEST $2 port $3 -> $NS_POD (spliced)" "$5" "$t0" 90
 }
 
 topo_init
 topo_peer_pod
-ns_start -t 5001,5002
+ns_start -t 5001,5002 -T 6001,6002
 
 local_up 4 127.0.0.1 5001 1 "$(tcp_size 256M)"
 local_down 4 127.0.0.1 5001 2 "$(tcp_size 256M)"
@@ -101,9 +105,21 @@ rc=$?
 	fail "the pod's client did not see an error (exit $rc) after the server was killed"
 log "ok: server killed mid-transfer: the pod's client got an error ($(tr '\n' ' ' <"$WORK/killed.err"))"
 
+# -T: the namespace's loopback to the pod's loopback
+NS_GUEST_SAVED=$NS_GUEST
+NS_GUEST=$NS_POD NS_POD=$NS_GUEST_SAVED local_up 4 127.0.0.1 6001 5 "$(tcp_size 64M)"
+NS_GUEST=$NS_POD NS_POD=$NS_GUEST_SAVED local_down 4 127.0.0.1 6001 6 "$(tcp_size 64M)"
+NS_GUEST=$NS_POD NS_POD=$NS_GUEST_SAVED local_up 6 ::1 6001 7 "$(tcp_size 16M)"
+NS_GUEST=$NS_POD NS_POD=$NS_GUEST_SAVED local_down 6 ::1 6001 8 "$(tcp_size 16M)"
+out=$(echo x | in_guest timeout 10 socat - TCP4:127.0.0.1:6002 2>&1) &&
+	fail "-T to a pod port nobody listens on: no error"
+echo "$out" | grep -q -e 'reset' -e 'refused' ||
+	fail "-T to a pod port nobody listens on: $out"
+log "ok: -T to a pod port nobody listens on: $out"
+
 kill -USR1 "$BACKEND_PID"
 sleep 0.3
 n=$(awk '$3 == "tcp_spliced" {print $4}' "$WORK/backend.log" | tail -1)
-[ "${n:-0}" -ge 7 ] || fail "only ${n:-0} connections spliced, 7 expected"
+[ "${n:-0}" -ge 11 ] || fail "only ${n:-0} connections spliced, 11 expected"
 log "ok: $n local flows spliced"
 kill -0 "$BACKEND_PID" 2>/dev/null || fail "netshim died"
