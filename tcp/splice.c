@@ -30,8 +30,11 @@
 #include "log.h"
 #include "splice.h"
 
-/* Pipe size asked for: a window's worth of loopback data per wake-up */
-#define SPLICE_PIPE_SIZE	(1 << 20)
+/* Pipes keep the kernel's default size (64 KiB): an unprivileged user's
+ * pipes share a budget (fs.pipe-user-pages-soft, 64 MiB by default), past
+ * which new pipes get 8 KiB; the pool must fit in it.  The size each pipe
+ * really has is recorded all the same.
+ */
 /* Moves per event: fairness between pairs */
 #define SPLICE_ROUNDS		8
 
@@ -40,7 +43,10 @@
  * @fd:		the sockets, -1 for a free slot
  * @pipe_r:	read end of the pipe of each direction (from fd[s])
  * @pipe_w:	write end of it
+ * @size:	capacity of each direction's pipe
  * @pending:	bytes in each direction's pipe
+ * @full:	the pipe of direction s took nothing more while holding data:
+ *		its slots may be used up by small pieces before its size is
  * @eof:	end of stream read from fd[s]
  * @shut:	shutdown(fd[!s], SHUT_WR) done for direction s
  * @connecting:	fd[1] is still connecting
@@ -49,8 +55,9 @@
 struct splice_pair {
 	int fd[2];
 	int pipe_r[2], pipe_w[2];
+	size_t size[2];
 	size_t pending[2];
-	bool eof[2], shut[2];
+	bool full[2], eof[2], shut[2];
 	bool connecting;
 	uint32_t events[2];
 };
@@ -59,12 +66,10 @@ struct splice_pair {
  * struct splice_table - every pair, sized at start-up
  * @max:	slots
  * @count:	slots in use
- * @pipe_size:	capacity of each pipe
  * @p:		slots
  */
 struct splice_table {
 	unsigned int max, count;
-	size_t pipe_size;
 	struct splice_pair p[];
 };
 
@@ -79,7 +84,7 @@ int splice_init(struct ctx *c, unsigned int max)
 {
 	struct splice_table *t;
 	unsigned int i;
-	int s, fds[2];
+	int s, sz, fds[2];
 
 	t = calloc(1, sizeof(*t) + max * sizeof(t->p[0]));
 	if (!t) {
@@ -87,7 +92,6 @@ int splice_init(struct ctx *c, unsigned int max)
 		return -1;
 	}
 	t->max = max;
-	t->pipe_size = 0;
 	for (i = 0; i < max; i++) {
 		struct splice_pair *p = &t->p[i];
 
@@ -99,13 +103,8 @@ int splice_init(struct ctx *c, unsigned int max)
 			}
 			p->pipe_r[s] = fds[0];
 			p->pipe_w[s] = fds[1];
-			/* Unprivileged users may be held below our wish */
-			fcntl(fds[1], F_SETPIPE_SZ, SPLICE_PIPE_SIZE);
-			if (!t->pipe_size) {
-				int sz = fcntl(fds[1], F_GETPIPE_SZ);
-
-				t->pipe_size = sz > 0 ? (size_t)sz : 65536;
-			}
+			sz = fcntl(fds[1], F_GETPIPE_SZ);
+			p->size[s] = sz > 0 ? (size_t)sz : 4096;
 		}
 	}
 	c->splice = t;
@@ -161,7 +160,7 @@ static void splice_free(struct ctx *c, struct splice_pair *p, bool reset)
 		p->fd[s] = -1;
 		splice_drain(p->pipe_r[s], p->pending[s]);
 		p->pending[s] = 0;
-		p->eof[s] = p->shut[s] = false;
+		p->full[s] = p->eof[s] = p->shut[s] = false;
 		p->events[s] = 0;
 	}
 	p->connecting = false;
@@ -186,7 +185,8 @@ static void splice_epoll(struct ctx *c, struct splice_pair *p)
 		if (p->connecting) {
 			want = s ? EPOLLOUT : 0;
 		} else {
-			if (!p->eof[s] && p->pending[s] < c->splice->pipe_size)
+			if (!p->eof[s] && !p->full[s] &&
+			    p->pending[s] < p->size[s])
 				want |= EPOLLIN;
 			if (p->pending[!s])
 				want |= EPOLLOUT;
@@ -201,16 +201,15 @@ static void splice_epoll(struct ctx *c, struct splice_pair *p)
 
 /**
  * splice_move() - move what can be moved in one direction
- * @c:		execution context
  * @p:		the pair
  * @s:		direction: from fd[s] to fd[!s]
  *
  * Return: 1 if bytes moved or the stream ended, 0 if nothing could move,
  *	   -1 on a socket error (the pair must be reset)
  */
-static int splice_move(struct ctx *c, struct splice_pair *p, int s)
+static int splice_move(struct splice_pair *p, int s)
 {
-	size_t room = c->splice->pipe_size - p->pending[s];
+	size_t room = p->size[s] - p->pending[s];
 	int progress = 0;
 	ssize_t n;
 
@@ -225,6 +224,11 @@ static int splice_move(struct ctx *c, struct splice_pair *p, int s)
 			progress = 1;
 		} else if (errno != EAGAIN && errno != EINTR) {
 			return -1;
+		} else if (p->pending[s]) {
+			/* Wait for the other side to take some first: with
+			 * EPOLLIN armed on a full pipe we would spin
+			 */
+			p->full[s] = true;
 		}
 	}
 	if (p->pending[s]) {
@@ -232,6 +236,7 @@ static int splice_move(struct ctx *c, struct splice_pair *p, int s)
 			   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 		if (n > 0) {
 			p->pending[s] -= (size_t)n;
+			p->full[s] = false;
 			progress = 1;
 		} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
 			return -1;
@@ -254,8 +259,8 @@ static void splice_run(struct ctx *c, struct splice_pair *p)
 	int i, a, b;
 
 	for (i = 0; i < SPLICE_ROUNDS; i++) {
-		a = splice_move(c, p, 0);
-		b = a < 0 ? -1 : splice_move(c, p, 1);
+		a = splice_move(p, 0);
+		b = a < 0 ? -1 : splice_move(p, 1);
 		if (a < 0 || b < 0) {
 			splice_free(c, p, true);
 			return;

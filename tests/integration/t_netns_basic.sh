@@ -56,9 +56,9 @@ in_guest ip route show default | grep -q "via 203.0.113.1 dev $NS_IF" ||
 	fail "no IPv4 default route: $(in_guest ip route)"
 in_guest ip -6 route show default | grep -q "via fe80::1 dev $NS_IF" ||
 	fail "no IPv6 default route: $(in_guest ip -6 route)"
-[ "$(in_guest ethtool -i "$NS_IF" 2>/dev/null | awk '/^driver/{print $2}')" = tun ] ||
-	[ -e "/proc/$NS_CHILD/net/dev" ] || fail "$NS_IF is not a tap"
-log "ok: $NS_IF up, MTU 1500, 203.0.113.2/24, 2001:db8:1::2/64, default routes"
+in_guest ip -d link show dev "$NS_IF" | grep -q 'tun type tap ' ||
+	fail "$NS_IF is not a tap: $(in_guest ip -d link show dev "$NS_IF")"
+log "ok: tap $NS_IF up, MTU 1500, 203.0.113.2/24, 2001:db8:1::2/64, default routes"
 
 for dst in 203.0.113.1 2001:db8:1::1; do
 	out=$(in_guest timeout 20 busybox ping -c 3 -W 2 "$dst" 2>&1) ||
