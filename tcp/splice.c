@@ -30,11 +30,14 @@
 #include "log.h"
 #include "splice.h"
 
-/* Pipes keep the kernel's default size (64 KiB): an unprivileged user's
- * pipes share a budget (fs.pipe-user-pages-soft, 64 MiB by default), past
- * which new pipes get 8 KiB; the pool must fit in it.  The size each pipe
- * really has is recorded all the same.
+/* Pipes are made at the kernel's default size (64 KiB): an unprivileged
+ * user's pipes share a budget (fs.pipe-user-pages-soft, 64 MiB by
+ * default), past which new pipes get 8 KiB, and the whole pool must fit.
+ * Then the first pairs, which splice_join() uses first, are grown to
+ * SPLICE_PIPE_BIG while the budget allows: fewer wake-ups per byte for
+ * the few flows that carry bulk data.  Each pipe's real size is recorded.
  */
+#define SPLICE_PIPE_BIG		(1 << 20)
 /* Moves per event: fairness between pairs */
 #define SPLICE_ROUNDS		8
 
@@ -74,6 +77,27 @@ struct splice_table {
 };
 
 /**
+ * splice_grow() - grow the pipes of the first pairs while the budget allows
+ * @t:		the pool, every pipe made
+ */
+static void splice_grow(struct splice_table *t)
+{
+	unsigned int i;
+	int s, sz;
+
+	for (i = 0; i < t->max; i++) {
+		for (s = 0; s < 2; s++) {
+			struct splice_pair *p = &t->p[i];
+
+			sz = fcntl(p->pipe_w[s], F_SETPIPE_SZ, SPLICE_PIPE_BIG);
+			if (sz <= 0)
+				return;
+			p->size[s] = (size_t)sz;
+		}
+	}
+}
+
+/**
  * splice_init() - make the pipe pool
  * @c:		execution context
  * @max:	pairs at once (four descriptors each, for the pipes)
@@ -107,6 +131,7 @@ int splice_init(struct ctx *c, unsigned int max)
 			p->size[s] = sz > 0 ? (size_t)sz : 4096;
 		}
 	}
+	splice_grow(t);
 	c->splice = t;
 	return 0;
 }
