@@ -938,7 +938,11 @@ static bool conf_fwd_has_rule(const struct fwd_spec *spec)
  */
 static int conf_ns_mode(struct conf *c, int argc, char **argv)
 {
-	if (optind < argc && optind > 0 && !strcmp(argv[optind - 1], "--")) {
+	if (optind > 0 && optind <= argc && !strcmp(argv[optind - 1], "--")) {
+		if (optind == argc) {
+			fprintf(stderr, "netshim: -- needs a command after it\n");
+			return -1;
+		}
 		c->ns_cmd = &argv[optind];
 		optind = argc;
 	}

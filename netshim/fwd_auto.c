@@ -46,7 +46,7 @@ struct fwd_auto_port {
  * @pw:		sock_diag socket inside the namespace
  * @cur:	ports we forward now
  * @seen:	ports the last scan found listening in the namespace
- * @skip:	ports never to take (none yet: for the other direction)
+ * @skip:	ports never to take: those -t names explicitly
  * @held:	ports a pod process held at our last try, reported once
  * @full_logged: the table filled up, reported once
  * @p:		slots
@@ -94,6 +94,11 @@ int fwd_auto_init(struct ctx *c)
 	for (i = 0; i < FWD_AUTO_MAX; i++)
 		fa->p[i].l[0].fd = fa->p[i].l[1].fd = -1;
 	fa->pw.fd = -1;
+	/* Ports -t names explicitly have our listeners already */
+	for (i = 1; i <= 65535; i++)
+		if (c->conf.tcp_fwd.n &&
+		    conf_fwd_lookup(&c->conf.tcp_fwd, (uint16_t)i, NULL))
+			portset_add(&fa->skip, (uint16_t)i);
 	c->fwd_auto = fa;
 	if (netns_call(c, fwd_auto_open_in))
 		return -1;
