@@ -15,9 +15,9 @@ CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
             -DNETSHIM_VERSION='"$(VERSION)"' -I. -Inetshim
 LDLIBS   += -lmnl
 
-LIB_SRCS := $(filter-out netshim/main.c,$(wildcard netshim/*.c tcp/*.c dhcp/*.c ndp/*.c))
+LIB_SRCS := $(filter-out netshim/main.c,$(wildcard netshim/*.c tcp/*.c dhcp/*.c ndp/*.c vhost_user/*.c))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
-HDRS     := $(wildcard netshim/*.h tcp/*.h dhcp/*.h ndp/*.h)
+HDRS     := $(wildcard netshim/*.h tcp/*.h dhcp/*.h ndp/*.h vhost_user/*.h)
 
 B        := build/obj
 BA       := build/asan
@@ -69,6 +69,9 @@ $(BA)/tests/%: tests/unit/%.c $(BA)/libnetshim.a tests/unit/unit.h
 tests/relay: tests/relay.c
 	$(CC) $(CFLAGS) -o $@ $<
 
+tests/vu_relay: tests/vu_relay.c
+	$(CC) $(CFLAGS) -o $@ $<
+
 deps:
 	contrib/install-deps.sh
 
@@ -78,7 +81,7 @@ unit: $(UNITS)
 unit-asan: $(UNITS_A)
 	@set -e; for t in $(UNITS_A); do echo "== $$t (asan+ubsan)"; $$t; done
 
-integration: $(BIN) $(GUARD_BIN) tests/relay
+integration: $(BIN) $(GUARD_BIN) tests/relay tests/vu_relay
 	NETSHIM=$(CURDIR)/$(GUARD_BIN) tests/integration/run.sh
 
 # Everything CI runs: unit tests plain and sanitized, the integration tests
@@ -99,7 +102,7 @@ bench: deps $(BIN) tests/relay
 include tests/fuzz/fuzz.mk
 
 clean:
-	rm -rf build tests/relay
+	rm -rf build tests/relay tests/vu_relay
 
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)/usr/local/bin/netshim

@@ -54,6 +54,8 @@ enum {
 	OPT_UDP_TIMEOUT,
 	OPT_RA_INTERVAL,
 	OPT_VERSION,
+	OPT_VHOST_USER,
+	OPT_PRINT_CAPS,
 	OPT_NETNS,
 	OPT_NS_IFNAME,
 };
@@ -67,6 +69,8 @@ static const char conf_short_opts[] = ":s:1P:fqdl:p:i:a:n:g:D:S:M:m:t:u:46h"
 static const struct option conf_long_opts[] = {
 	{ "socket", required_argument, NULL, 's' },
 	{ "one-off", no_argument, NULL, '1' },
+	{ "vhost-user", no_argument, NULL, OPT_VHOST_USER },
+	{ "print-capabilities", no_argument, NULL, OPT_PRINT_CAPS },
 	{ "pid", required_argument, NULL, 'P' },
 	{ "foreground", no_argument, NULL, 'f' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -135,6 +139,10 @@ static void conf_usage(FILE *f)
 "  -s, --socket PATH         UNIX socket for the VMM (default:\n"
 "                            $XDG_RUNTIME_DIR or /tmp/netshim-N.socket)\n"
 "  -1, --one-off             exit when the VMM disconnects\n"
+"      --vhost-user          be a vhost-user back-end on the socket (QEMU\n"
+"                            -netdev vhost-user, Cloud Hypervisor)\n"
+"      --print-capabilities  print the vhost-user back-end's capabilities\n"
+"                            as JSON and exit\n"
 "  -P, --pid FILE            write the process ID to FILE\n"
 "  -f, --foreground          do not daemonise; log to stderr\n"
 "  -q, --quiet               log warnings and errors only\n"
@@ -733,6 +741,7 @@ static bool conf_opt_flag(struct conf *c, struct conf_state *st, int opt)
 {
 	switch (opt) {
 	case '1':		c->one_off = true;	break;
+	case OPT_VHOST_USER:	c->vhost_user = true;	break;
 	case 'f':		c->foreground = true;	break;
 	case 'q':		c->quiet = true;	break;
 	case 'd':		c->debug = true;	break;
@@ -971,9 +980,10 @@ static int conf_ns_mode(struct conf *c, int argc, char **argv)
 		}
 		return 0;
 	}
-	if (*c->sock_path || c->one_off) {
+	if (*c->sock_path || c->one_off || c->vhost_user) {
 		fprintf(stderr, "netshim: --%s is for a VMM, not namespace mode\n",
-			*c->sock_path ? "socket" : "one-off");
+			*c->sock_path ? "socket" :
+			c->one_off ? "one-off" : "vhost-user");
 		return -1;
 	}
 	/* The command's exit status is ours: wait for it in the foreground */
@@ -1012,6 +1022,13 @@ static int conf_getopt(struct conf *c, struct conf_state *st, int argc,
 		}
 		if (opt == OPT_VERSION) {
 			printf("netshim " NETSHIM_VERSION "\n");
+			exit(EXIT_SUCCESS);
+		}
+		if (opt == OPT_PRINT_CAPS) {
+			/* docs/interop/vhost-user.rst, "Backend program
+			 * conventions": what a launcher asks before use
+			 */
+			printf("{\n  \"type\": \"net\"\n}\n");
 			exit(EXIT_SUCCESS);
 		}
 		if (!conf_opt_flag(c, st, opt) && conf_opt(c, st, opt, optarg))

@@ -52,6 +52,7 @@ struct conf {
 	/* link to the VMM */
 	char sock_path[108];
 	bool one_off;
+	bool vhost_user;	/* a vhost-user front-end, not -netdev stream */
 
 	/* process */
 	bool foreground, quiet, debug;

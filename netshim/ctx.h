@@ -68,7 +68,10 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(icmp_flows,		"ICMP echo flows opened")		\
 	X(tcp_conns,		"TCP connections opened")		\
 	X(tcp_spliced,		"TCP local flows spliced")		\
-	X(vmm_connects,		"VMM connections accepted")
+	X(vmm_connects,		"VMM connections accepted")		\
+	X(vu_dropped,		"vhost-user front-ends dropped: protocol or rings broken") \
+	X(drop_vu_len,		"dropped: guest frame too short or too long") \
+	X(drop_vu_rxbuf,	"dropped: frame larger than the guest's receive buffers")
 
 #define COUNTER_FIELD(name, desc) uint64_t name;
 struct counters {
@@ -106,6 +109,7 @@ struct tcp_table;
 struct fwd_auto;
 struct splice_table;
 struct link_ops;
+struct vu_link;
 
 /**
  * struct link - the link to the guest, whichever back-end carries it
@@ -114,8 +118,10 @@ struct link_ops;
  * @blocked:	the back-end cannot take frames now and will say when it can
  * @listen_fd:	UNIX socket the VMM or front-end connects to, or -1
  * @fd:		connection to the VMM or front-end, or -1
- * @rx:		stream back-end: bytes read from the VMM
- * @tx:		stream back-end: frames queued for the VMM
+ * @rx:		bytes read from the VMM (stream), frames copied from the
+ *		guest (vhost-user)
+ * @tx:		frames queued for the guest (netshim/link_queue.c)
+ * @vu:		vhost-user back-end state, NULL for the others
  */
 struct link {
 	const struct link_ops *ops;
@@ -125,6 +131,7 @@ struct link {
 	int fd;
 	struct rx rx;
 	struct tx tx;
+	struct vu_link *vu;
 };
 
 /**

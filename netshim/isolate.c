@@ -61,6 +61,19 @@ static const long isolate_syscalls[] = {
 	__NR_exit, __NR_exit_group,
 };
 
+/* With --vhost-user only: a new memory table is mapped (its files' sizes
+ * checked first) and the old one unmapped.
+ */
+static const long isolate_syscalls_vu[] = {
+	__NR_mmap, __NR_munmap,
+#ifdef __NR_fstat
+	__NR_fstat,
+#endif
+#ifdef __NR_newfstatat
+	__NR_newfstatat,
+#endif
+};
+
 /* ioctl() only for SIOCOUTQ (tcp/tcp.c: bytes queued in a socket) */
 #define ISOLATE_IOCTL_CMD	SIOCOUTQ
 
@@ -73,19 +86,32 @@ static const long isolate_syscalls[] = {
 
 /**
  * isolate_seccomp() - allow only the system calls in isolate_syscalls
+ * @vhost_user:	also those of isolate_syscalls_vu
  *
  * Anything else kills the process (SECCOMP_RET_KILL_PROCESS): a call the
  * loop never makes is an attacker's.  ioctl() is allowed for one command.
  *
  * Return: 0 on success, -1 on failure
  */
-int isolate_seccomp(void)
+int isolate_seccomp(bool vhost_user)
 {
 #ifdef SECCOMP_AUDIT_ARCH
-	enum { N = sizeof(isolate_syscalls) / sizeof(isolate_syscalls[0]) };
-	struct sock_filter f[N + 12];
+	enum {
+		N_BASE = sizeof(isolate_syscalls) / sizeof(isolate_syscalls[0]),
+		N_VU = sizeof(isolate_syscalls_vu) /
+		       sizeof(isolate_syscalls_vu[0]),
+	};
+	long calls[N_BASE + N_VU];
+	struct sock_filter f[N_BASE + N_VU + 12];
 	struct sock_fprog prog = { .filter = f };
-	unsigned int i, n = 0;
+	unsigned int i, n = 0, N = N_BASE;
+
+	memcpy(calls, isolate_syscalls, sizeof(isolate_syscalls));
+	if (vhost_user) {
+		memcpy(calls + N_BASE, isolate_syscalls_vu,
+		       sizeof(isolate_syscalls_vu));
+		N += N_VU;
+	}
 
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 				offsetof(struct seccomp_data, arch));
@@ -103,7 +129,7 @@ int isolate_seccomp(void)
 				__NR_ioctl, N + 1, 0);
 	for (i = 0; i < N; i++)
 		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-					(unsigned int)isolate_syscalls[i],
+					(unsigned int)calls[i],
 					N - 1 - i + 4, 0);
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 				SECCOMP_RET_KILL_PROCESS);
@@ -343,5 +369,5 @@ int isolate(const struct conf *c, struct isolate_path *sock,
 	/* Started unprivileged, we already are that user */
 	if ((root && isolate_user(uid, gid)) || isolate_caps())
 		return -1;
-	return isolate_seccomp();
+	return isolate_seccomp(c->vhost_user);
 }

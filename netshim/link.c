@@ -6,6 +6,14 @@
  * link_*() events at the end of this file, the one place that reaches up
  * into the protocol layers.
  */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
 #include "link.h"
 #include "eth.h"
 #include "flow.h"
@@ -13,6 +21,25 @@
 #include "log.h"
 #include "pcap.h"
 #include "tcp/tcp.h"
+
+/**
+ * link_prefault() - take a buffer's memory now, page by page
+ * @buf:	buffer
+ * @len:	its length
+ *
+ * A pod's memory limit is then met at start, not when the guest gets busy,
+ * and RSS stays flat from here on.  A volatile write per page, as a
+ * memset() of zeros after malloc() may be turned into calloc(), which
+ * touches nothing.
+ */
+static void link_prefault(void *buf, size_t len)
+{
+	volatile uint8_t *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i += 4096)
+		p[i] = 0;
+}
 
 /**
  * link_init() - choose the back-end, size it and listen
@@ -23,12 +50,69 @@
 int link_init(struct ctx *c)
 {
 	/* Namespace mode: netns_tap() made the tap before */
-	c->link.ops = c->ns.net_fd >= 0 ? &link_tap_ops : &link_stream_ops;
+	if (c->ns.net_fd >= 0)
+		c->link.ops = &link_tap_ops;
+	else
+		c->link.ops = c->conf.vhost_user ? &link_vu_ops :
+						   &link_stream_ops;
 	c->link.listen_fd = c->link.fd = -1;
 	c->link.up = c->link.blocked = false;
 	if (c->link.ops->setup(c))
 		return -1;
+	link_prefault(c->link.rx.buf, c->link.rx.size);
+	link_prefault(c->link.tx.buf, c->link.tx.size);
 	return c->link.ops->listen(c);
+}
+
+/**
+ * link_listen() - create the UNIX socket the VMM or front-end connects to
+ * @c:		execution context
+ *
+ * Return: 0 on success, -1 with a message on failure
+ */
+int link_listen(struct ctx *c)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct epoll_event ev = { .events = EPOLLIN };
+	int fd;
+
+	if (strlen(c->conf.sock_path) >= sizeof(sa.sun_path)) {
+		err("socket path too long: %s", c->conf.sock_path);
+		return -1;
+	}
+	strcpy(sa.sun_path, c->conf.sock_path);
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		err("UNIX socket: %m");
+		return -1;
+	}
+	/* A stale socket left by a crashed instance: replace it, but never
+	 * a path some other process is still listening on.
+	 */
+	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		err("%s is in use by another process", sa.sun_path);
+		close(fd);
+		return -1;
+	}
+	unlink(sa.sun_path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    listen(fd, 1)) {
+		err("cannot listen on %s: %m", sa.sun_path);
+		close(fd);
+		return -1;
+	}
+	chmod(sa.sun_path, 0600);
+
+	ev.data.u64 = epref(EPREF_LINK_LISTEN, 0);
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		err("epoll: %m");
+		close(fd);
+		return -1;
+	}
+	c->link.listen_fd = fd;
+	c->link.fd = -1;
+	return 0;
 }
 
 /**

@@ -51,6 +51,7 @@ struct link_ops {
 
 extern const struct link_ops link_stream_ops;
 extern const struct link_ops link_tap_ops;
+extern const struct link_ops link_vu_ops;
 
 /* The loop's side */
 int link_init(struct ctx *c);
@@ -66,6 +67,7 @@ int tx_reserve_batch(struct ctx *c, size_t len, int n, uint8_t **frames);
 void tx_commit(struct ctx *c, uint8_t *frame, size_t len);
 
 /* The back-ends' side: the only way events reach the layers above */
+int link_listen(struct ctx *c);
 void link_connected(struct ctx *c);
 void link_frame_in(struct ctx *c, const struct pkt *frame);
 void link_frames_done(struct ctx *c);

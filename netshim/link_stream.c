@@ -3,9 +3,9 @@
  *
  * QEMU "-netdev stream": each frame behind its 32-bit big-endian length.
  * One VMM at a time.  Reads fill one large buffer that is cut into frames
- * in place; frames for the guest are built directly in one output buffer,
- * each behind its length, and written with as few send() calls as the
- * socket allows.  When the VMM goes away, link_gone() takes its guest's
+ * in place; frames for the guest are built directly in the output queue
+ * (link_queue.c), already in this framing, and written with as few send()
+ * calls as the socket allows.  When the VMM goes away, link_gone() takes its guest's
  * connections and flows with it and the next VMM to connect starts afresh.
  */
 #include <errno.h>
@@ -20,6 +20,7 @@
 #include <sys/un.h>
 
 #include "link.h"
+#include "link_queue.h"
 #include "log.h"
 #include "stream.h"
 
@@ -43,57 +44,6 @@ static int stream_setup(struct ctx *c)
 		err("out of memory for link buffers");
 		return -1;
 	}
-	return 0;
-}
-
-/**
- * stream_listen() - create the UNIX socket the VMM connects to
- * @c:		execution context
- *
- * Return: 0 on success, -1 with a message on failure
- */
-static int stream_listen(struct ctx *c)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct epoll_event ev = { .events = EPOLLIN };
-	int fd;
-
-	if (strlen(c->conf.sock_path) >= sizeof(sa.sun_path)) {
-		err("socket path too long: %s", c->conf.sock_path);
-		return -1;
-	}
-	strcpy(sa.sun_path, c->conf.sock_path);
-
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		err("UNIX socket: %m");
-		return -1;
-	}
-	/* A stale socket left by a crashed instance: replace it, but never
-	 * a path some other process is still listening on.
-	 */
-	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		err("%s is in use by another process", sa.sun_path);
-		close(fd);
-		return -1;
-	}
-	unlink(sa.sun_path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    listen(fd, 1)) {
-		err("cannot listen on %s: %m", sa.sun_path);
-		close(fd);
-		return -1;
-	}
-	chmod(sa.sun_path, 0600);
-
-	ev.data.u64 = epref(EPREF_LINK_LISTEN, 0);
-	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		err("epoll: %m");
-		close(fd);
-		return -1;
-	}
-	c->link.listen_fd = fd;
-	c->link.fd = -1;
 	return 0;
 }
 
@@ -235,7 +185,7 @@ static void stream_set_blocked(struct ctx *c, bool blocked)
  */
 static bool stream_pending(const struct ctx *c)
 {
-	return c->link.tx.tail > c->link.tx.head;
+	return lq_pending(&c->link.tx);
 }
 
 /**
@@ -290,42 +240,6 @@ static void stream_event(struct ctx *c, uint32_t idx, uint32_t events)
 }
 
 /**
- * stream_space() - bytes free in the output buffer, for frames in a row
- * @c:		execution context
- *
- * Queued bytes are moved to the start of the buffer when that frees room.
- *
- * Return: free bytes, length fields included
- */
-static size_t stream_space(struct ctx *c)
-{
-	struct tx *tx = &c->link.tx;
-
-	if (tx->head && tx->size - tx->tail < STREAM_HDR_LEN + FRAME_MAX) {
-		memmove(tx->buf, tx->buf + tx->head, tx->tail - tx->head);
-		tx->tail -= tx->head;
-		tx->head = 0;
-	}
-	return tx->size - tx->tail;
-}
-
-/**
- * stream_room() - largest frame that can be queued now
- * @c:		execution context
- *
- * Return: bytes available for one frame, 0 if none
- */
-static size_t stream_room(struct ctx *c)
-{
-	size_t room = stream_space(c);
-
-	if (room <= STREAM_HDR_LEN)
-		return 0;
-	room -= STREAM_HDR_LEN;
-	return room > FRAME_MAX ? FRAME_MAX : room;
-}
-
-/**
  * stream_reserve() - room for one frame in the output buffer
  * @c:		execution context
  * @maxlen:	largest length the frame may have, at most FRAME_MAX
@@ -336,11 +250,11 @@ static size_t stream_room(struct ctx *c)
  */
 static uint8_t *stream_reserve(struct ctx *c, size_t maxlen)
 {
-	if (stream_room(c) < maxlen) {
-		if (stream_flush(c) < 0 || stream_room(c) < maxlen)
-			return NULL;
-	}
-	return c->link.tx.buf + c->link.tx.tail + STREAM_HDR_LEN;
+	uint8_t *frame = lq_reserve(&c->link.tx, maxlen);
+
+	if (!frame && stream_flush(c) >= 0)
+		frame = lq_reserve(&c->link.tx, maxlen);
+	return frame;
 }
 
 /**
@@ -357,15 +271,7 @@ static uint8_t *stream_reserve(struct ctx *c, size_t maxlen)
 static int stream_reserve_batch(struct ctx *c, size_t len, int n,
 				uint8_t **frames)
 {
-	size_t slot = STREAM_HDR_LEN + len, space = stream_space(c);
-	uint8_t *base = c->link.tx.buf + c->link.tx.tail + STREAM_HDR_LEN;
-	int i;
-
-	if ((size_t)n * slot > space)
-		n = (int)(space / slot);
-	for (i = 0; i < n; i++)
-		frames[i] = base + i * slot;
-	return n;
+	return lq_reserve_batch(&c->link.tx, len, n, frames);
 }
 
 /**
@@ -376,14 +282,13 @@ static int stream_reserve_batch(struct ctx *c, size_t len, int n,
  */
 static void stream_commit(struct ctx *c, uint8_t *frame, size_t len)
 {
-	wr32(frame - STREAM_HDR_LEN, (uint32_t)len);
-	c->link.tx.tail += STREAM_HDR_LEN + len;
+	lq_commit(&c->link.tx, frame, len);
 }
 
 const struct link_ops link_stream_ops = {
 	.name		= "stream",
 	.setup		= stream_setup,
-	.listen		= stream_listen,
+	.listen		= link_listen,
 	.adopt		= stream_adopt,
 	.accept		= stream_accept,
 	.event		= stream_event,

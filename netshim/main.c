@@ -250,26 +250,40 @@ static void raise_nofile(void)
 /**
  * daemonize() - go to the background unless -f
  * @c:		execution context
+ * @ready:	set to the pipe to daemon_ready() through, -1 with -f
  *
  * Everything is set up before, so that a failure still reaches the
- * launcher as an exit status.  The signalfd is made again: epoll watches a
+ * launcher as an exit status; the parent exits only once the daemon says
+ * it is ready (PID file written, isolated), so that a launcher finds the
+ * PID file as soon as netshim returns, and a daemon that fails on the way
+ * exits the parent with 1.  The signalfd is made again: epoll watches a
  * signalfd through the wait queue of the process that added it, and
  * signals to the child would never wake the loop.
  *
  * Return: 0 in the daemon, -1 on failure
  */
-static int daemonize(struct ctx *c)
+static int daemonize(struct ctx *c, int *ready)
 {
+	int fd, p[2];
+	char ok = 0;
 	pid_t pid;
-	int fd;
 
+	*ready = -1;
 	if (c->conf.foreground)
 		return 0;
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
 	pid = fork();
 	if (pid < 0)
 		return -1;
-	if (pid > 0)
-		_exit(0);
+	if (pid > 0) {
+		close(p[1]);
+		while (read(p[0], &ok, 1) < 0 && errno == EINTR)
+			;
+		_exit(ok == 1 ? 0 : 1);
+	}
+	close(p[0]);
+	*ready = p[1];
 	setsid();
 	epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->signal_fd, NULL);
 	close(c->signal_fd);
@@ -286,6 +300,21 @@ static int daemonize(struct ctx *c)
 			close(fd);
 	}
 	return 0;
+}
+
+/**
+ * daemon_ready() - let the launcher's netshim process exit with success
+ * @ready:	pipe from daemonize(), -1 for none
+ */
+static void daemon_ready(int ready)
+{
+	char ok = 1;
+
+	if (ready < 0)
+		return;
+	if (write(ready, &ok, 1) != 1)
+		warn("cannot tell the launcher we are ready: %m");
+	close(ready);
 }
 
 /**
@@ -390,7 +419,7 @@ int main(int argc, char **argv)
 	static struct ctx ctx;
 	struct ctx *c = &ctx;
 	struct isolate_path sock_k = { .dirfd = -1 }, pid_k = { .dirfd = -1 };
-	int rc = 0;
+	int rc = 0, ready;
 
 	if (conf_parse(&c->conf, argc, argv))
 		return 1;
@@ -401,17 +430,25 @@ int main(int argc, char **argv)
 	if (setup(c))
 		return 1;
 	conf_log_summary(&c->conf);
+	/* Namespace mode has no socket: the tap is the link */
 	if (c->ns.net_fd < 0) {
 		info("listening on %s", c->conf.sock_path);
-		info("QEMU: -device virtio-net-pci,netdev=n -netdev stream,"
-		     "id=n,server=off,addr.type=unix,addr.path=%s",
-		     c->conf.sock_path);
+		if (c->conf.vhost_user)
+			info("QEMU: -chardev socket,id=c,path=%s -netdev "
+			     "vhost-user,id=n,chardev=c -device virtio-net-pci,"
+			     "netdev=n, with guest memory from -object "
+			     "memory-backend-memfd,share=on",
+			     c->conf.sock_path);
+		else
+			info("QEMU: -device virtio-net-pci,netdev=n -netdev "
+			     "stream,id=n,server=off,addr.type=unix,addr.path=%s",
+			     c->conf.sock_path);
 		if (c->conf.foreground && c->conf.quiet)
 			fprintf(stderr, "netshim: listening on %s\n",
 				c->conf.sock_path);
 	}
 
-	if (daemonize(c) || write_pid_file(c) ||
+	if (daemonize(c, &ready) || write_pid_file(c) ||
 	    isolate(&c->conf, &sock_k, &pid_k)) {
 		unlink(c->conf.sock_path);
 		if (*c->conf.pid_file)
@@ -420,6 +457,7 @@ int main(int argc, char **argv)
 	}
 	/* If the command is gone already, SIGCHLD tells the loop */
 	netns_release(c);
+	daemon_ready(ready);
 	if (netshim_loop_starts)
 		netshim_loop_starts();
 	loop(c);

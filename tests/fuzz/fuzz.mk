@@ -18,8 +18,8 @@ FUZZ_CFLAGS  := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 FUZZ_LDLIBS  := -lmnl
 
 FUZZ_LIB_SRCS := $(filter-out netshim/main.c,\
-                 $(wildcard netshim/*.c tcp/*.c dhcp/*.c ndp/*.c))
-FUZZ_HDRS     := $(wildcard netshim/*.h tcp/*.h dhcp/*.h ndp/*.h) \
+                 $(wildcard netshim/*.c tcp/*.c dhcp/*.c ndp/*.c vhost_user/*.c))
+FUZZ_HDRS     := $(wildcard netshim/*.h tcp/*.h dhcp/*.h ndp/*.h vhost_user/*.h) \
                  tests/fuzz/common.h
 FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_B)/%.o) \
                  $(FUZZ_B)/tests/fuzz/common.o

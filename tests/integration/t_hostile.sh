@@ -55,21 +55,7 @@ backend_dump() {
 #
 # Fails if the backend takes more than 1 s to answer SIGUSR1.
 counters() {
-	local before _
-
-	before=$(grep -c 'counters:' "$WORK/backend.log")
-	kill -USR1 "$BACKEND_PID"
-	for _ in $(seq 100); do
-		if [ "$(grep -c 'counters:' "$WORK/backend.log")" -gt "$before" ]
-		then
-			sleep 0.05
-			awk '/counters:/ { n = NR } { l[NR] = $0 }
-			     END { for (i = n; i <= NR; i++) print l[i] }' \
-				"$WORK/backend.log"
-			return 0
-		fi
-		sleep 0.01
-	done
+	topo_counters 100 && return 0
 	backend_dump
 	fail "backend did not answer SIGUSR1 within 1 s"
 }

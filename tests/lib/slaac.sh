@@ -187,7 +187,7 @@ slaac_check_foreign_source() {
 	local before after
 
 	in_guest ip -6 addr add 2001:db8:9::5/128 dev tap0 nodad
-	[ "$BACKEND" = netshim ] && before=$(slaac_drop_src)
+	[ "$BACKEND" = netshim ] && before=$(topo_counter drop_src)
 	in_guest timeout 10 busybox ping6 -c 2 -W 1 -I 2001:db8:9::5 \
 		2001:db8:1::1 >/dev/null 2>&1 &&
 		fail "ping from 2001:db8:9::5 got through"
@@ -196,7 +196,7 @@ slaac_check_foreign_source() {
 		log "ok: source 2001:db8:9::5 got nowhere ($BACKEND: no counters)"
 		return 0
 	fi
-	after=$(slaac_drop_src)
+	after=$(topo_counter drop_src)
 	[ "$after" -gt "$before" ] ||
 		fail "drop_src did not count the foreign source ($before ->" \
 			"$after)"
@@ -278,21 +278,6 @@ slaac_check_rotation() {
 	"ok "*) log "ok: the connection on $old lived on: $res echoes" ;;
 	*) fail "the connection on $old broke: $(cat "$WORK/long.out")" ;;
 	esac
-}
-
-# slaac_drop_src() - the backend's drop_src counter, from SIGUSR1
-slaac_drop_src() {
-	local before now _
-
-	before=$(grep -c 'drop_src' "$WORK/backend.log")
-	kill -USR1 "$BACKEND_PID" || return 1
-	for _ in $(seq 20); do
-		now=$(grep -c 'drop_src' "$WORK/backend.log")
-		[ "$now" -gt "$before" ] && break
-		sleep 0.1
-	done
-	grep 'drop_src' "$WORK/backend.log" | tail -1 |
-		sed -n 's/.*drop_src[^0-9]*\([0-9]*\).*/\1/p'
 }
 
 # slaac_run() - the whole check of one kind of guest

@@ -217,7 +217,7 @@ topo_backend_cmd() {
 	passt)
 		# --no-map-gw: the router is the peer here, as for netshim;
 		# passt would otherwise send guest traffic for it to the pod
-		BACKEND_CMD=(passt -f -e -s "$sock"
+		BACKEND_CMD=("${PASST:-passt}" -f -e -s "$sock"
 			-D 203.0.113.1 -D 2001:db8:1::1 -S netshim.test
 			--no-map-gw "$@")
 		;;
@@ -276,6 +276,61 @@ topo_relay_guest() {
 			grep -q '[<,]UP[,>]' && return 0
 		kill -0 "$RELAY_PID" 2>/dev/null ||
 			fail "relay exited: $(tail -5 "$WORK/relay.log")"
+		sleep 0.1
+	done
+	fail "tap0 not up after 10 s"
+}
+
+# topo_counters() - make netshim log its counters (SIGUSR1) and print
+# that dump: the "counters:" line, then one "NAME VALUE description" line
+# a counter
+# $1: hundredths of a second to wait for it (default 200)
+# Return: 1 if no new dump came in that time
+topo_counters() {
+	local before _
+
+	before=$(grep -c 'counters:' "$WORK/backend.log")
+	kill -USR1 "$BACKEND_PID" || return 1
+	for _ in $(seq "${1:-200}"); do
+		if [ "$(grep -c 'counters:' "$WORK/backend.log")" -gt "$before" ]
+		then
+			# Logged in one go: give its last lines a moment
+			sleep 0.05
+			awk '/counters:/ { n = NR } { l[NR] = $0 }
+			     END { for (i = n; i <= NR; i++) print l[i] }' \
+				"$WORK/backend.log"
+			return 0
+		fi
+		sleep 0.01
+	done
+	return 1
+}
+
+# topo_counter() - the value of one of netshim's counters
+# $1: counter name, as SIGUSR1 logs it (drop_src, tcp_conns, ...)
+topo_counter() {
+	topo_counters | sed -n "s/.*netshim: *$1  *\([0-9]*\) .*/\1/p"
+}
+
+# topo_vu_relay_guest() - guest namespace whose tap0 is joined to the
+# backend's vhost-user socket by tests/vu_relay, a front-end of our own
+# $1: MTU of tap0 (default 1500)
+topo_vu_relay_guest() {
+	local mtu=${1:-1500} _
+
+	[ -x "$REPO/tests/vu_relay" ] ||
+		fail "$REPO/tests/vu_relay not built (make tests/vu_relay)"
+	topo_ns_add "$NS_GUEST"
+	ip netns exec "$NS_GUEST" "$REPO/tests/vu_relay" --mtu "$mtu" \
+		tap0 "$WORK/backend.sock" >"$WORK/relay.log" 2>&1 &
+	RELAY_PID=$!
+	topo_pid_add "$RELAY_PID"
+	export RELAY_PID
+	for _ in $(seq 100); do
+		ip -n "$NS_GUEST" -o link show tap0 2>/dev/null |
+			grep -q '[<,]UP[,>]' && return 0
+		kill -0 "$RELAY_PID" 2>/dev/null ||
+			fail "vu_relay exited: $(tail -5 "$WORK/relay.log")"
 		sleep 0.1
 	done
 	fail "tap0 not up after 10 s"

@@ -166,19 +166,8 @@ tcp_guest_v6() {
 }
 
 # tcp_counters() - netshim's open TCP connection count, from SIGUSR1
-#
-# Prints the number from the newest "counters:" line the daemon logs.
 tcp_counters() {
-	local before now _
-
-	before=$(grep -c 'counters:' "$WORK/backend.log")
-	kill -USR1 "$BACKEND_PID" || return 1
-	for _ in $(seq 20); do
-		now=$(grep -c 'counters:' "$WORK/backend.log")
-		[ "$now" -gt "$before" ] && break
-		sleep 0.1
-	done
-	grep 'counters:' "$WORK/backend.log" | tail -1 |
+	topo_counters | head -1 |
 		sed -n 's/.*counters: \([0-9]*\) TCP connections.*/\1/p'
 }
 

@@ -8,31 +8,67 @@
 #include <sys/ioctl.h>
 #include <signal.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "netshim/isolate.h"
 
 /**
- * run_filtered() - run @fn in a child under the filter, return its status
+ * run_filtered_as() - run @fn in a child under the filter, return its status
  * @fn:		what the child does after installing the filter
+ * @vhost_user:	the filter of --vhost-user
  *
  * Return: wait status of the child
  */
-static int run_filtered(void (*fn)(void))
+static int run_filtered_as(void (*fn)(void), bool vhost_user)
 {
 	int status;
 	pid_t pid = fork();
 
 	assert_true(pid >= 0);
 	if (!pid) {
-		if (isolate_seccomp())
+		if (isolate_seccomp(vhost_user))
 			_exit(100);
 		fn();
 		syscall(SYS_exit_group, 0);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	return status;
+}
+
+/**
+ * run_filtered() - run @fn in a child under the stream mode's filter
+ * @fn:		what the child does after installing the filter
+ *
+ * Return: wait status of the child
+ */
+static int run_filtered(void (*fn)(void))
+{
+	return run_filtered_as(fn, false);
+}
+
+static void maps_memory(void)
+{
+	long p = syscall(SYS_mmap, NULL, 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == -1 || syscall(SYS_munmap, p, 4096))
+		syscall(SYS_exit_group, 104);
+}
+
+/* mmap() and munmap() only for vhost-user, which maps guest memory */
+static void test_mmap_vhost_user_only(void **state)
+{
+	int st;
+
+	(void)state;
+	st = run_filtered(maps_memory);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGSYS);
+	st = run_filtered_as(maps_memory, true);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
 static void makes_a_socketpair(void)
@@ -167,6 +203,7 @@ int main(void)
 		cmocka_unit_test(test_open_kills),
 		cmocka_unit_test(test_exec_kills),
 		cmocka_unit_test(test_ioctl_outq_only),
+		cmocka_unit_test(test_mmap_vhost_user_only),
 		cmocka_unit_test(test_chroot_empty),
 	};
 

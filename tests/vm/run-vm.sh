@@ -15,6 +15,11 @@
 #   NETDEV=user     QEMU's built-in libslirp instead of the stream socket
 #                   (SOCKETPATH is then ignored; run it in the pod netns;
 #                   the guest gets 10.0.2.15, so pass netshim.server=)
+#   NETDEV=vhost-user  QEMU is the vhost-user front-end of the back-end
+#                   listening on SOCKETPATH (netshim --vhost-user, passt
+#                   --vhost-user); guest RAM is a shared memfd.  Needs
+#                   QEMU 10 (bookworm-backports): 7.2 hangs at DRIVER_OK
+#                   under TCG
 #   VM_LOG=FILE     console log (default build/vm/SCENARIO.log), with the
 #                   serial line's carriage returns removed
 #   VM_QUIET=1      do not copy the console to stdout
@@ -88,6 +93,7 @@ if [ "$ACCEL" != kvm ]; then
 fi
 
 GUEST_ARGS=""
+MEM="-m 512"
 case "${NETDEV:-stream}" in
 user)
 	NET="user,id=n"
@@ -103,8 +109,19 @@ stream)
 	}
 	NET="stream,id=n,server=off,addr.type=unix,addr.path=$SOCK"
 	;;
+vhost-user)
+	[ -S "$SOCK" ] || {
+		echo "run-vm: $SOCK is not a listening socket" >&2
+		exit 1
+	}
+	# The back-end reads and writes guest memory: it must be shared
+	NET="vhost-user,id=n,chardev=vu"
+	MEM="-m 512 -chardev socket,id=vu,path=$SOCK
+	     -object memory-backend-memfd,id=mem,size=512M,share=on
+	     -numa node,memdev=mem"
+	;;
 *)
-	echo "run-vm: NETDEV must be stream or user" >&2
+	echo "run-vm: NETDEV must be stream, user or vhost-user" >&2
 	exit 2
 	;;
 esac
@@ -119,8 +136,8 @@ rm -f "$LOG" "$LOG.raw"
 echo "run-vm: $SCENARIO, $ACCEL, netdev ${NETDEV:-stream}, log $LOG" >&2
 start=$(date +%s.%N)
 rc=0
-# shellcheck disable=SC2086 # $PCAP is empty or two words
-timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" -m 512 -smp 1 \
+# shellcheck disable=SC2086 # $PCAP and $MEM are lists of words
+timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" $MEM -smp 1 \
 	-nographic -nodefaults -no-reboot \
 	-chardev "stdio,id=con,signal=off,logfile=$LOG.raw" -serial chardev:con \
 	-kernel "$KERNEL" -initrd "$OUT/initramfs.cpio.gz" \

@@ -8,7 +8,9 @@
 # addresses. Works from tests/vm/ or linked/copied into tests/integration/.
 # BACKEND=netshim|passt as for every topo.sh test; VM_ACCEL=kvm|tcg forces
 # the accelerator; VM_DHCP6=no runs no DHCPv6 client in the guest, whose
-# IPv6 then comes from router advertisements alone (t_vm_slaac.sh).
+# IPv6 then comes from router advertisements alone (t_vm_slaac.sh);
+# NETDEV=vhost-user runs the same checks with QEMU as the backend's
+# vhost-user front-end (tests/integration/t_vhost_user.sh).
 
 set -u
 VM=$(cd "$(dirname "$(readlink -f "$0")")/../vm" && pwd)
@@ -38,7 +40,11 @@ topo_init
 topo_peer_pod
 topo_dns
 vm_peer_servers
-topo_backend
+if [ "${NETDEV:-stream}" = vhost-user ]; then
+	topo_backend --vhost-user
+else
+	topo_backend
+fi
 LOG=$WORK/vm.log
 VM_LOG=$LOG VM_TIMEOUT=${VM_TIMEOUT:-270} \
 	"$VM/run-vm.sh" check "$WORK/backend.sock" \

@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Hostile vhost-user front-ends (tests/hostile/vu_frontend.py): messages cut
+# short or too long, an unknown protocol version, too many descriptors, a
+# memory table that overlaps or lies past its file, descriptors outside
+# guest memory, a chain that loops, ring indices past the ring, a front-end
+# that vanishes mid-message or mid-transfer.  After each, a well-behaved
+# front-end must get its ARP reply through the rings: netshim --vhost-user
+# stays up and serves the next front-end, its descriptors stay flat, and
+# every front-end it dropped is counted.
+
+set -u
+# shellcheck source=tests/lib/topo.sh
+. "$(dirname "$0")/../lib/topo.sh"
+
+FE=$REPO/tests/hostile/vu_frontend.py
+DROPS="desc_outside desc_loop avail_past_ring head_past_ring mem_overlap
+       too_long bad_version too_many_fds"
+OTHERS="mem_past_file unknown cut_header cut_payload vanish_mid_transfer"
+
+# fd_count() - the backend's open descriptors
+fd_count() {
+	find "/proc/$BACKEND_PID/fd" -mindepth 1 -maxdepth 1 | wc -l
+}
+
+topo_init
+topo_peer_pod
+topo_backend --vhost-user
+
+timeout 30 python3 "$FE" "$WORK/backend.sock" good ||
+	fail "a well-behaved front-end is not served"
+FD_BASE=$(fd_count)
+log "baseline: $FD_BASE descriptors"
+
+for c in $DROPS $OTHERS; do
+	timeout 30 python3 "$FE" "$WORK/backend.sock" "$c" ||
+		fail "case $c: $(tail -3 "$WORK/backend.log")"
+	kill -0 "$BACKEND_PID" 2>/dev/null ||
+		fail "backend died in case $c: $(tail -5 "$WORK/backend.log")"
+	timeout 30 python3 "$FE" "$WORK/backend.sock" good ||
+		fail "after $c, the next front-end is not served"
+done
+
+fds=$(fd_count)
+[ "$fds" -le "$FD_BASE" ] ||
+	fail "descriptors grew from $FD_BASE to $fds"
+log "ok: $fds descriptors after every case (baseline $FD_BASE)"
+
+if [ "$BACKEND" = netshim ]; then
+	want=$(echo $DROPS | wc -w)
+	got=$(topo_counters | grep -oE 'vu_dropped +[0-9]+' |
+		awk '{ print $2 }')
+	[ "${got:-0}" -ge "$want" ] ||
+		fail "vu_dropped is ${got:-none}, at least $want expected"
+	log "ok: $got front-ends dropped and counted"
+fi
+log "netshim served a front-end after every hostile one"

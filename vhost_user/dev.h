@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * netshim - vhost-user: the device a front-end drives through messages
+ */
+#ifndef VHOST_USER_DEV_H
+#define VHOST_USER_DEV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mem.h"
+#include "proto.h"
+#include "virtq.h"
+
+#define VU_QUEUES		2	/* one receive and one transmit queue */
+#define VU_RX_Q			0	/* to the guest */
+#define VU_TX_Q			1	/* from the guest */
+
+/**
+ * struct vu_msg - one message, received or to send
+ * @request:	enum vu_request
+ * @flags:	version and reply flags
+ * @size:	payload bytes
+ * @payload:	the payload, 8-byte aligned
+ * @fds:	descriptors that came with it; -1 once taken or closed
+ * @nfds:	how many came
+ */
+struct vu_msg {
+	uint32_t request;
+	uint32_t flags;
+	uint32_t size;
+	union {
+		uint64_t u64;
+		uint8_t b[VU_PAYLOAD_MAX];
+	} payload;
+	int fds[VU_FDS_MAX];
+	unsigned int nfds;
+};
+
+/**
+ * struct vu_dev - what the front-end set up
+ * @features:		virtio features it acknowledged
+ * @protocol:		protocol features it acknowledged
+ * @features_set:	SET_FEATURES came
+ * @mem:		guest memory
+ * @vq:			the queues
+ */
+struct vu_dev {
+	uint64_t features;
+	uint64_t protocol;
+	bool features_set;
+	struct vu_mem mem;
+	struct vq vq[VU_QUEUES];
+};
+
+/* What a request did, for the caller */
+enum vu_result {
+	VU_DONE,	/* handled, no reply */
+	VU_REPLY,	/* handled, the reply is in the message */
+	VU_DROP,	/* the front-end broke the protocol: drop it */
+};
+
+uint64_t vu_features_offered(void);
+uint64_t vu_protocol_offered(void);
+void vu_dev_init(struct vu_dev *d);
+void vu_dev_reset(struct vu_dev *d);
+size_t vu_vnet_hdr_len(const struct vu_dev *d);
+long vu_msg_need(const uint8_t *buf, size_t len);
+bool vu_msg_parse(const uint8_t *buf, size_t len, struct vu_msg *m);
+size_t vu_msg_encode(const struct vu_msg *m, uint8_t *buf, size_t size);
+enum vu_result vu_handle(struct vu_dev *d, struct vu_msg *m);
+const char *vu_request_name(uint32_t request);
+
+#endif /* VHOST_USER_DEV_H */

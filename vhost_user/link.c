@@ -1,0 +1,691 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - link back-end: vhost-user, the guest's own virtqueues
+ *
+ * One front-end (QEMU -netdev vhost-user, Cloud Hypervisor, DPDK's
+ * virtio_user) at a time connects to the UNIX socket and drives the device
+ * of dev.c with its messages.  Frames from the guest are taken from the
+ * transmit queue when its kick eventfd fires and copied out of guest
+ * memory before they are parsed (the guest may change them meanwhile);
+ * frames to the guest are queued as for the stream back-end and copied
+ * into receive buffers, behind the virtio-net header, when the loop
+ * flushes.  A front-end that breaks the protocol or its rings is dropped,
+ * counted and logged, and the next one is served.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include "netshim/link.h"
+#include "netshim/link_queue.h"
+#include "netshim/log.h"
+#include "dev.h"
+
+#define VU_RX_BUF_SIZE	(8 << 20)	/* guest frames of one batch */
+#define VU_TX_BUF_SIZE	(8 << 20)	/* frames queued for the guest */
+#define VU_TX_BATCH	64	/* guest frames parsed before their buffers
+				 * go back: TCP writes them in one call */
+#define VU_TX_BUDGET	1024	/* guest frames per kick before other events */
+#define VU_RX_ELEMS	64	/* receive buffers one frame may take */
+
+/**
+ * struct vu_link - the front-end and what it is in the middle of sending
+ * @dev:	the device it drives
+ * @in:		the message being received
+ * @in_len:	bytes of it so far
+ * @fds:	descriptors that came with it
+ * @nfds:	how many
+ * @msg:	the message being handled, and its reply
+ * @kick_reg:	kick eventfd of each queue as registered with epoll, or -1
+ * @elem:	chains of the transmit batch
+ * @flen:	length of each frame of the batch, 0 if it is dropped
+ * @rx_elem:	receive buffers of the frame being copied to the guest
+ */
+struct vu_link {
+	struct vu_dev dev;
+	uint8_t in[VU_HDR_LEN + VU_PAYLOAD_MAX];
+	size_t in_len;
+	int fds[VU_FDS_MAX];
+	unsigned int nfds;
+	struct vu_msg msg;
+	int kick_reg[VU_QUEUES];
+	struct vq_elem elem[VU_TX_BATCH];
+	size_t flen[VU_TX_BATCH];
+	struct vq_elem rx_elem[VU_RX_ELEMS];
+};
+
+static struct vu_link vu_link;
+
+static void vu_close(struct ctx *c, const char *why);
+
+/**
+ * vu_setup() - size the buffers, start with no front-end
+ * @c:		execution context
+ *
+ * Return: 0 on success, -1 with a message on failure
+ */
+static int vu_setup(struct ctx *c)
+{
+	struct vu_link *v = &vu_link;
+	unsigned int i;
+
+	c->link.vu = v;
+	vu_dev_init(&v->dev);
+	for (i = 0; i < VU_QUEUES; i++)
+		v->kick_reg[i] = -1;
+	c->link.rx.size = VU_RX_BUF_SIZE;
+	c->link.tx.size = VU_TX_BUF_SIZE;
+	c->link.rx.buf = malloc(c->link.rx.size);
+	c->link.tx.buf = malloc(c->link.tx.size);
+	if (!c->link.rx.buf || !c->link.tx.buf) {
+		err("out of memory for link buffers");
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * vu_drop() - drop a front-end that broke the rules
+ * @c:		execution context
+ * @why:	what it did, for the log
+ */
+static void vu_drop(struct ctx *c, const char *why)
+{
+	c->cnt.vu_dropped++;
+	warn("vhost-user front-end dropped: %s", why);
+	vu_close(c, why);
+}
+
+/**
+ * vu_notify() - interrupt the guest for new used entries, if it wants one
+ * @vq:		queue
+ */
+static void vu_notify(struct vq *vq)
+{
+	uint64_t one = 1;
+
+	if (vq->call_fd >= 0 && vq_should_notify(vq) &&
+	    write(vq->call_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		debug("vhost-user: call eventfd: %m");
+}
+
+/**
+ * vu_kick_unregister() - stop watching the kick eventfds
+ * @c:		execution context
+ *
+ * Before every request: a request may close one, and its number come back
+ * for another descriptor that epoll would then not know.
+ */
+static void vu_kick_unregister(struct ctx *c)
+{
+	struct vu_link *v = c->link.vu;
+	unsigned int i;
+
+	for (i = 0; i < VU_QUEUES; i++) {
+		if (v->kick_reg[i] >= 0)
+			epoll_ctl(c->epfd, EPOLL_CTL_DEL, v->kick_reg[i], NULL);
+		v->kick_reg[i] = -1;
+	}
+}
+
+/**
+ * vu_kick_register() - watch the kick eventfds the front-end set
+ * @c:		execution context
+ *
+ * Return: 0 on success, -1 if epoll refused one
+ */
+static int vu_kick_register(struct ctx *c)
+{
+	struct vu_link *v = c->link.vu;
+	unsigned int i;
+
+	for (i = 0; i < VU_QUEUES; i++) {
+		struct epoll_event ev = {
+			.events = EPOLLIN,
+			.data.u64 = epref(EPREF_LINK, 1 + i),
+		};
+		int fd = v->dev.vq[i].kick_fd;
+
+		if (fd < 0)
+			continue;
+		if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev))
+			return -1;
+		v->kick_reg[i] = fd;
+	}
+	return 0;
+}
+
+/**
+ * vu_frame_len() - length of the frame in a transmit chain
+ * @c:		execution context
+ * @e:		the chain
+ * @hdr:	virtio-net header length
+ *
+ * Return: frame length, 0 if the chain cannot hold a frame (counted)
+ */
+static size_t vu_frame_len(struct ctx *c, const struct vq_elem *e, size_t hdr)
+{
+	size_t len = e->out_len;
+
+	if (len < hdr + ETH_HLEN_ || len - hdr > FRAME_MAX) {
+		c->cnt.drop_vu_len++;
+		return 0;
+	}
+	return len - hdr;
+}
+
+/**
+ * vu_tx_batch() - take, parse and give back one batch of guest frames
+ * @c:		execution context
+ *
+ * Return: frames taken, -1 if the front-end was dropped meanwhile
+ */
+static int vu_tx_batch(struct ctx *c)
+{
+	struct vu_link *v = c->link.vu;
+	struct vq *vq = &v->dev.vq[VU_TX_Q];
+	size_t hdr = vu_vnet_hdr_len(&v->dev), off = 0;
+	int n, i;
+
+	for (n = 0; n < VU_TX_BATCH; n++) {
+		struct vq_elem *e = &v->elem[n];
+		enum vq_result r = vq_pop(vq, &v->dev.mem, e);
+
+		if (r == VQ_EMPTY)
+			break;
+		if (r == VQ_BROKEN) {
+			vu_drop(c, "broken transmit queue");
+			return -1;
+		}
+		v->flen[n] = vu_frame_len(c, e, hdr);
+		if (v->flen[n] > c->link.rx.size - off) {
+			vq_unpop(vq, 1);
+			break;
+		}
+		/* A copy: the guest can rewrite its buffer while we parse */
+		iov_to_buf(e->iov, e->n_out, hdr, c->link.rx.buf + off,
+			   v->flen[n]);
+		off += v->flen[n];
+	}
+
+	for (i = 0, off = 0; i < n; off += v->flen[i], i++) {
+		struct pkt frame = { c->link.rx.buf + off, v->flen[i] };
+
+		if (!frame.len)
+			continue;
+		link_frame_in(c, &frame);
+		if (c->link.fd < 0)
+			return -1;
+	}
+	link_frames_done(c);
+	if (c->link.fd < 0 || !n)
+		return c->link.fd < 0 ? -1 : 0;
+
+	for (i = 0; i < n; i++)
+		vq_push(vq, v->elem[i].head, 0, i);
+	vq_flush(vq, n);
+	vu_notify(vq);
+	return n;
+}
+
+/**
+ * vu_tx() - the guest kicked its transmit queue: take what it sent
+ * @c:		execution context
+ */
+static void vu_tx(struct ctx *c)
+{
+	struct vq *vq = &c->link.vu->dev.vq[VU_TX_Q];
+	int done = 0, n;
+
+	while (vq_ready(vq) && done < VU_TX_BUDGET) {
+		n = vu_tx_batch(c);
+		if (n <= 0)
+			return;
+		done += n;
+	}
+	/* Budget spent with more to come: kick ourselves, so other events
+	 * get their turn first and the rest is not forgotten.
+	 */
+	if (done >= VU_TX_BUDGET && vq->kick_fd >= 0) {
+		uint64_t one = 1;
+
+		if (write(vq->kick_fd, &one, sizeof(one)) < 0)
+			debug("vhost-user: kick eventfd: %m");
+	}
+}
+
+/**
+ * vu_rx_frame() - copy one queued frame into the guest's receive buffers
+ * @c:		execution context
+ * @vq:		receive queue, vq_ready()
+ * @frame:	the frame
+ * @len:	its length
+ * @pushed:	used entries filled and not yet published, updated
+ *
+ * Return: 1 if the frame is done with (copied or dropped), 0 if the guest
+ * has no room for it now, -1 if the front-end was dropped
+ */
+static int vu_rx_frame(struct ctx *c, struct vq *vq, const uint8_t *frame,
+		       size_t len, unsigned int *pushed)
+{
+	struct vu_link *v = c->link.vu;
+	size_t hdr = vu_vnet_hdr_len(&v->dev), got = 0, done = 0;
+	bool mrg = v->dev.features & (1ULL << VIRTIO_NET_F_MRG_RXBUF);
+	uint8_t h[VNET_HDR_LEN] = { 0 };
+	unsigned int k, i;
+
+	for (k = 0; got < hdr + len; k++) {
+		enum vq_result r;
+
+		if (k == VU_RX_ELEMS || (k && !mrg)) {
+			/* Without MRG_RXBUF one buffer must hold the frame */
+			vq_unpop(vq, k);
+			c->cnt.drop_vu_rxbuf++;
+			return 1;
+		}
+		r = vq_pop(vq, &v->dev.mem, &v->rx_elem[k]);
+		if (r == VQ_BROKEN) {
+			vu_drop(c, "broken receive queue");
+			return -1;
+		}
+		if (r == VQ_EMPTY) {
+			vq_unpop(vq, k);
+			return 0;
+		}
+		got += v->rx_elem[k].in_len;
+	}
+
+	/* num_buffers: how many chains the frame spans (5.1.6.4) */
+	if (hdr == VNET_HDR_LEN) {
+		h[VNET_HDR_NUM_BUFFERS] = k & 0xff;
+		h[VNET_HDR_NUM_BUFFERS + 1] = k >> 8;
+	}
+	for (i = 0; i < k; i++) {
+		const struct vq_elem *e = &v->rx_elem[i];
+		const struct iovec *iov = e->iov + e->n_out;
+		size_t w = 0;
+
+		if (!i)
+			w = iov_from_buf(iov, e->n_in, 0, h, hdr);
+		w += iov_from_buf(iov, e->n_in, w, frame + done, len - done);
+		done += w - (i ? 0 : hdr);
+		vq_push(vq, e->head, (uint32_t)w, (*pushed)++);
+	}
+	return 1;
+}
+
+/**
+ * vu_flush() - copy queued frames into the guest's receive buffers
+ * @c:		execution context
+ *
+ * Return: 0 when everything went, 1 when some wait for buffers, -1 if the
+ * front-end was dropped
+ */
+static int vu_flush(struct ctx *c)
+{
+	struct vq *vq = &c->link.vu->dev.vq[VU_RX_Q];
+	unsigned int pushed = 0;
+	int r = 1, tries = 0;
+	uint8_t *frame;
+	size_t len;
+
+	if (!vq_ready(vq)) {
+		c->link.blocked = lq_pending(&c->link.tx);
+		return c->link.blocked ? 1 : 0;
+	}
+	while (lq_peek(&c->link.tx, &frame, &len)) {
+		r = vu_rx_frame(c, vq, frame, len, &pushed);
+		if (r < 0)
+			return -1;
+		if (r == 0) {
+			/* Full: wait for the driver's kick, unless it
+			 * added buffers while we asked for one
+			 */
+			if (vq_kick_me(vq) && ++tries < 3)
+				continue;
+			break;
+		}
+		lq_drop_head(&c->link.tx);
+	}
+	if (pushed) {
+		vq_flush(vq, pushed);
+		vu_notify(vq);
+	}
+	c->link.blocked = lq_pending(&c->link.tx);
+	return c->link.blocked ? 1 : 0;
+}
+
+/**
+ * vu_rx_kick() - the guest added receive buffers
+ * @c:		execution context
+ */
+static void vu_rx_kick(struct ctx *c)
+{
+	bool was_blocked = c->link.blocked;
+
+	if (vu_flush(c) == 0 && was_blocked)
+		link_writable(c);
+}
+
+/**
+ * vu_recv() - read more of the message being received, and its descriptors
+ * @c:		execution context
+ * @want:	bytes missing
+ *
+ * Return: bytes read, 0 if the front-end hung up, -1 with errno on error
+ * (EPROTO: descriptors it should not have sent)
+ */
+static ssize_t vu_recv(struct ctx *c, size_t want)
+{
+	struct vu_link *v = c->link.vu;
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * VU_FDS_MAX)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { v->in + v->in_len, want };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *cm;
+	bool extra = false;
+	ssize_t n;
+
+	n = recvmsg(c->link.fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n <= 0)
+		return n;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		size_t i, nfd;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		nfd = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < nfd; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int),
+			       sizeof(int));
+			if (v->nfds < VU_FDS_MAX) {
+				v->fds[v->nfds++] = fd;
+			} else {
+				close(fd);
+				extra = true;
+			}
+		}
+	}
+	if (extra || (mh.msg_flags & MSG_CTRUNC)) {
+		errno = EPROTO;
+		return -1;
+	}
+	v->in_len += (size_t)n;
+	return n;
+}
+
+/**
+ * vu_forget_fds() - close descriptors received with no message to take them
+ * @v:		back-end state
+ */
+static void vu_forget_fds(struct vu_link *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < v->nfds; i++)
+		close(v->fds[i]);
+	v->nfds = 0;
+}
+
+/**
+ * vu_request() - handle the message received, answer it if it asks
+ * @c:		execution context
+ *
+ * Return: 0 on success, -1 if the front-end was dropped
+ */
+static int vu_request(struct ctx *c)
+{
+	struct vu_link *v = c->link.vu;
+	struct vu_msg *m = &v->msg;
+	uint8_t out[VU_HDR_LEN + VU_PAYLOAD_MAX];
+	enum vu_result r;
+	size_t n;
+
+	memset(m, 0, sizeof(*m));
+	if (!vu_msg_parse(v->in, v->in_len, m)) {
+		vu_drop(c, "message of an unknown protocol version");
+		return -1;
+	}
+	v->in_len = 0;
+	memcpy(m->fds, v->fds, sizeof(v->fds));
+	m->nfds = v->nfds;
+	v->nfds = 0;
+	debug("vhost-user: %s (%u), %u bytes, %u fds",
+	      vu_request_name(m->request), m->request, m->size, m->nfds);
+
+	vu_kick_unregister(c);
+	r = vu_handle(&v->dev, m);
+	if (r == VU_DROP) {
+		vu_drop(c, vu_request_name(m->request));
+		return -1;
+	}
+	if (r == VU_REPLY) {
+		n = vu_msg_encode(m, out, sizeof(out));
+		if (!n || send(c->link.fd, out, n, MSG_DONTWAIT |
+			       MSG_NOSIGNAL) != (ssize_t)n) {
+			vu_drop(c, "reply not accepted");
+			return -1;
+		}
+	}
+	if (vu_kick_register(c)) {
+		vu_drop(c, "kick eventfd refused by epoll");
+		return -1;
+	}
+	/* A queue may have just started with buffers already waiting */
+	if (vq_ready(&v->dev.vq[VU_TX_Q]))
+		vu_tx(c);
+	if (c->link.fd >= 0 && lq_pending(&c->link.tx))
+		vu_rx_kick(c);
+	return c->link.fd >= 0 ? 0 : -1;
+}
+
+/**
+ * vu_control() - messages from the front-end
+ * @c:		execution context
+ */
+static void vu_control(struct ctx *c)
+{
+	struct vu_link *v = c->link.vu;
+
+	for (;;) {
+		long need = vu_msg_need(v->in, v->in_len);
+		ssize_t n;
+
+		if (need < 0) {
+			vu_drop(c, "message too long");
+			return;
+		}
+		if (v->in_len == (size_t)need) {
+			if (vu_request(c))
+				return;
+			continue;
+		}
+		/* Exactly the rest of this message: descriptors travel
+		 * with the first byte of theirs, never mixed up.
+		 */
+		n = vu_recv(c, (size_t)need - v->in_len);
+		if (n == 0) {
+			vu_close(c, v->in_len ? "front-end hung up "
+				 "mid-message" : "front-end hung up");
+			return;
+		}
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				return;
+			vu_drop(c, errno == EPROTO ? "too many descriptors" :
+				strerror(errno));
+			return;
+		}
+	}
+}
+
+/**
+ * vu_event() - the front-end's socket or a kick eventfd
+ * @c:		execution context
+ * @idx:	0 for the socket, 1 + queue for a kick
+ * @events:	epoll events
+ */
+static void vu_event(struct ctx *c, uint32_t idx, uint32_t events)
+{
+	struct vu_link *v = c->link.vu;
+	uint64_t kicks;
+
+	if (c->link.fd < 0)
+		return;
+	if (!idx) {
+		if (events & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP))
+			vu_control(c);
+		return;
+	}
+	if (idx > VU_QUEUES || v->kick_reg[idx - 1] < 0)
+		return;
+	if (read(v->kick_reg[idx - 1], &kicks, sizeof(kicks)) < 0 &&
+	    errno != EAGAIN)
+		return;
+	if (idx - 1 == VU_TX_Q)
+		vu_tx(c);
+	else
+		vu_rx_kick(c);
+}
+
+/**
+ * vu_close() - forget the front-end: its memory, eventfds, guest and flows
+ * @c:		execution context
+ * @why:	reason, for the log
+ */
+static void vu_close(struct ctx *c, const char *why)
+{
+	struct vu_link *v = c->link.vu;
+
+	if (c->link.fd < 0)
+		return;
+	vu_kick_unregister(c);
+	epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->link.fd, NULL);
+	close(c->link.fd);
+	c->link.fd = -1;
+	vu_forget_fds(v);
+	v->in_len = 0;
+	vu_dev_reset(&v->dev);
+	c->link.rx.len = 0;
+	c->link.tx.head = c->link.tx.tail = 0;
+	link_gone(c, why);
+}
+
+/**
+ * vu_adopt() - take a connected front-end
+ * @c:		execution context
+ * @fd:		its socket, non-blocking; closed on failure
+ *
+ * A new front-end replaces the one there is: QEMU reconnecting after a
+ * restart may come before the old connection is seen to close.
+ *
+ * Return: 0 on success, -1 on failure (logged)
+ */
+static int vu_adopt(struct ctx *c, int fd)
+{
+	struct epoll_event ev = {
+		.events = EPOLLIN | EPOLLRDHUP,
+		.data.u64 = epref(EPREF_LINK, 0),
+	};
+
+	if (c->link.fd >= 0)
+		vu_close(c, "replaced by a new front-end");
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		warn("epoll on vhost-user connection: %m");
+		close(fd);
+		return -1;
+	}
+	c->link.fd = fd;
+	link_connected(c);
+	return 0;
+}
+
+/**
+ * vu_accept() - a front-end connects
+ * @c:		execution context
+ */
+static void vu_accept(struct ctx *c)
+{
+	int fd = accept4(c->link.listen_fd, NULL, NULL,
+			 SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (fd >= 0)
+		vu_adopt(c, fd);
+}
+
+/**
+ * vu_pending() - are frames queued for the guest
+ * @c:		execution context
+ *
+ * Return: true if some wait
+ */
+static bool vu_pending(const struct ctx *c)
+{
+	return lq_pending(&c->link.tx);
+}
+
+/**
+ * vu_reserve() - room for one frame in the queue to the guest
+ * @c:		execution context
+ * @maxlen:	largest length the frame may have
+ *
+ * Return: where the frame starts, or NULL if there is no room
+ */
+static uint8_t *vu_reserve(struct ctx *c, size_t maxlen)
+{
+	uint8_t *frame = lq_reserve(&c->link.tx, maxlen);
+
+	if (!frame && vu_flush(c) >= 0)
+		frame = lq_reserve(&c->link.tx, maxlen);
+	return frame;
+}
+
+/**
+ * vu_reserve_batch() - room for frames of one size in the queue
+ * @c:		execution context
+ * @len:	length of each
+ * @n:		frames wanted
+ * @frames:	filled with where each starts
+ *
+ * Return: number of frames reserved
+ */
+static int vu_reserve_batch(struct ctx *c, size_t len, int n,
+			    uint8_t **frames)
+{
+	return lq_reserve_batch(&c->link.tx, len, n, frames);
+}
+
+/**
+ * vu_commit() - queue a frame built in reserved room
+ * @c:		execution context
+ * @frame:	frame start
+ * @len:	its length
+ */
+static void vu_commit(struct ctx *c, uint8_t *frame, size_t len)
+{
+	lq_commit(&c->link.tx, frame, len);
+}
+
+const struct link_ops link_vu_ops = {
+	.name		= "vhost-user",
+	.setup		= vu_setup,
+	.listen		= link_listen,
+	.adopt		= vu_adopt,
+	.accept		= vu_accept,
+	.event		= vu_event,
+	.pending	= vu_pending,
+	.flush		= vu_flush,
+	.reserve	= vu_reserve,
+	.reserve_batch	= vu_reserve_batch,
+	.commit		= vu_commit,
+	.close		= vu_close,
+};

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - vhost-user: the guest's memory, mapped from the front-end's table
+ *
+ * Every guest-physical address and front-end address netshim follows goes
+ * through vu_gpa(), vu_gpa_contig() or vu_uva(): a range comes back as a
+ * pointer only when all of it lies inside one mapped region.  The table is
+ * checked as a whole when it arrives (sizes, overflow, overlaps), so a
+ * translation never has to guess which of two regions was meant.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "mem.h"
+
+/**
+ * range_ok() - does [start, start + len) fit in 64 bits
+ * @start:	first byte
+ * @len:	length, not zero
+ *
+ * Return: true if the last byte does not wrap around
+ */
+static bool range_ok(uint64_t start, uint64_t len)
+{
+	return len && start + (len - 1) >= start;
+}
+
+/**
+ * ranges_overlap() - do two ranges share a byte
+ * @a:		start of the first
+ * @alen:	its length, range_ok()
+ * @b:		start of the second
+ * @blen:	its length, range_ok()
+ *
+ * Return: true if they overlap
+ */
+static bool ranges_overlap(uint64_t a, uint64_t alen, uint64_t b,
+			   uint64_t blen)
+{
+	return a <= b + (blen - 1) && b <= a + (alen - 1);
+}
+
+/**
+ * vu_mem_regions_valid() - is a memory table from the front-end usable
+ * @r:		regions as the front-end described them
+ * @n:		how many
+ *
+ * Each region must be non-empty and not wrap, in guest-physical space, in
+ * the front-end's space and in its file; no two regions may overlap in
+ * either address space.
+ *
+ * Return: true if the table can be mapped
+ */
+bool vu_mem_regions_valid(const struct vu_region *r, unsigned int n)
+{
+	unsigned int i, j;
+
+	if (n > VU_MEM_REGIONS_MAX)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!range_ok(r[i].gpa, r[i].size) ||
+		    !range_ok(r[i].uva, r[i].size) ||
+		    !range_ok(r[i].mmap_off, r[i].size) ||
+		    r[i].mmap_off + r[i].size > SIZE_MAX)
+			return false;
+		for (j = 0; j < i; j++)
+			if (ranges_overlap(r[i].gpa, r[i].size,
+					   r[j].gpa, r[j].size) ||
+			    ranges_overlap(r[i].uva, r[i].size,
+					   r[j].uva, r[j].size))
+				return false;
+	}
+	return true;
+}
+
+/**
+ * vu_gpa_contig() - translate the part of a range that one region holds
+ * @m:		memory table
+ * @gpa:	guest-physical address of the range
+ * @len:	its length
+ * @va:		set to our address of @gpa
+ *
+ * A buffer of the guest may span two adjacent regions: the caller
+ * translates the rest from the returned length on.
+ *
+ * Return: bytes from @gpa that are mapped contiguously, at most @len, 0 if
+ * @gpa is in no region (or @len is 0)
+ */
+size_t vu_gpa_contig(const struct vu_mem *m, uint64_t gpa, uint64_t len,
+		     void **va)
+{
+	unsigned int i;
+
+	if (!len)
+		return 0;
+	for (i = 0; i < m->n; i++) {
+		const struct vu_region *r = &m->r[i];
+		uint64_t off, avail;
+
+		if (gpa < r->gpa || gpa - r->gpa >= r->size)
+			continue;
+		off = gpa - r->gpa;
+		avail = r->size - off;
+		*va = r->map + r->mmap_off + off;
+		return avail < len ? (size_t)avail : (size_t)len;
+	}
+	return 0;
+}
+
+/**
+ * vu_gpa() - translate a guest-physical range that must be in one region
+ * @m:		memory table
+ * @gpa:	guest-physical address
+ * @len:	length, not zero
+ *
+ * Return: our address of @gpa, or NULL unless all @len bytes are mapped
+ */
+void *vu_gpa(const struct vu_mem *m, uint64_t gpa, uint64_t len)
+{
+	void *va;
+
+	if (!len || vu_gpa_contig(m, gpa, len, &va) != len)
+		return NULL;
+	return va;
+}
+
+/**
+ * vu_uva() - translate a range given in the front-end's own addresses
+ * @m:		memory table
+ * @uva:	front-end address (SET_VRING_ADDR gives these)
+ * @len:	length, not zero
+ *
+ * Return: our address of @uva, or NULL unless all @len bytes are in one
+ * region
+ */
+void *vu_uva(const struct vu_mem *m, uint64_t uva, uint64_t len)
+{
+	unsigned int i;
+
+	if (!len)
+		return NULL;
+	for (i = 0; i < m->n; i++) {
+		const struct vu_region *r = &m->r[i];
+		uint64_t off;
+
+		if (uva < r->uva || uva - r->uva >= r->size)
+			continue;
+		off = uva - r->uva;
+		if (len > r->size - off)
+			return NULL;
+		return r->map + r->mmap_off + off;
+	}
+	return NULL;
+}
+
+/**
+ * vu_mem_unmap() - forget the memory table, unmapping every region
+ * @m:		memory table
+ */
+void vu_mem_unmap(struct vu_mem *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->r[i].map)
+			munmap(m->r[i].map, m->r[i].map_len);
+	memset(m, 0, sizeof(*m));
+}
+
+/**
+ * vu_mem_map() - replace the memory table with a new one, mapping it
+ * @m:		memory table, emptied first
+ * @r:		regions from the front-end, vu_mem_regions_valid()
+ * @n:		how many
+ * @fds:	one file descriptor per region, left open for the caller
+ *
+ * Each file is mapped from offset 0 to the end of the region (the front-end
+ * may place several regions in one file, each at its own offset), shared:
+ * the guest and netshim see each other's writes.  A region past the end of
+ * its file is refused: touching it would be SIGBUS, not an error.
+ *
+ * Return: 0 on success, -errno with the table left empty on failure
+ */
+int vu_mem_map(struct vu_mem *m, const struct vu_region *r, unsigned int n,
+	       const int *fds)
+{
+	unsigned int i;
+
+	vu_mem_unmap(m);
+	if (!vu_mem_regions_valid(r, n))
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		size_t len = (size_t)(r[i].mmap_off + r[i].size);
+		struct stat st;
+		void *p;
+
+		if (fstat(fds[i], &st) || (uint64_t)st.st_size < len) {
+			vu_mem_unmap(m);
+			return -EINVAL;
+		}
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_NORESERVE, fds[i], 0);
+		if (p == MAP_FAILED) {
+			int ret = -errno;
+
+			vu_mem_unmap(m);
+			return ret;
+		}
+		m->r[i] = r[i];
+		m->r[i].map = p;
+		m->r[i].map_len = len;
+		m->n = i + 1;
+	}
+	return 0;
+}

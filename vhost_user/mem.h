@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * netshim - vhost-user: the guest's memory, mapped from the front-end's table
+ */
+#ifndef VHOST_USER_MEM_H
+#define VHOST_USER_MEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* QEMU sends at most 8 regions without CONFIGURE_MEM_SLOTS, which netshim
+ * does not offer: a fixed table, never allocated.
+ */
+#define VU_MEM_REGIONS_MAX	8
+
+/**
+ * struct vu_region - one region of guest memory
+ * @gpa:	guest-physical address of its first byte
+ * @size:	length in bytes
+ * @uva:	the front-end's own address of it (vring addresses use these)
+ * @mmap_off:	offset of the region in the file descriptor sent with it
+ * @map:	our mapping of the file, from offset 0, or NULL
+ * @map_len:	length of @map
+ */
+struct vu_region {
+	uint64_t gpa;
+	uint64_t size;
+	uint64_t uva;
+	uint64_t mmap_off;
+	uint8_t *map;
+	size_t map_len;
+};
+
+/**
+ * struct vu_mem - the memory table
+ * @n:		regions in use
+ * @r:		the regions
+ */
+struct vu_mem {
+	unsigned int n;
+	struct vu_region r[VU_MEM_REGIONS_MAX];
+};
+
+bool vu_mem_regions_valid(const struct vu_region *r, unsigned int n);
+void *vu_gpa(const struct vu_mem *m, uint64_t gpa, uint64_t len);
+size_t vu_gpa_contig(const struct vu_mem *m, uint64_t gpa, uint64_t len,
+		     void **va);
+void *vu_uva(const struct vu_mem *m, uint64_t uva, uint64_t len);
+int vu_mem_map(struct vu_mem *m, const struct vu_region *r, unsigned int n,
+	       const int *fds);
+void vu_mem_unmap(struct vu_mem *m);
+
+#endif /* VHOST_USER_MEM_H */
