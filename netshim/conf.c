@@ -163,7 +163,7 @@ static void conf_usage(FILE *f)
 "  -u, --udp-ports SPEC      forward inbound UDP ports to the guest\n"
 "                            SPEC: none | all | list of PORT[-PORT][:PORT\n"
 "                            [-PORT]], ~PORT[-PORT], ADDR/PORT...; or auto\n"
-"                            (-t, namespace mode): the ports the namespace\n"
+"                            (namespace mode): the ports the namespace\n"
 "                            listens on\n"
 "  -4, --ipv4-only           IPv4 only\n"
 "  -6, --ipv6-only           IPv6 only\n"
@@ -959,10 +959,6 @@ static int conf_ns_mode(struct conf *c, int argc, char **argv)
 		fprintf(stderr, "netshim: --netns and a command after -- exclude each other\n");
 		return -1;
 	}
-	if (c->udp_fwd.follow) {
-		fprintf(stderr, "netshim: -u auto is not implemented yet\n");
-		return -1;
-	}
 	if (c->tcp_ns_fwd.all || c->tcp_ns_fwd.follow ||
 	    (c->tcp_ns_fwd.n && !conf_fwd_has_rule(&c->tcp_ns_fwd))) {
 		fprintf(stderr, "netshim: -T takes a list of ports: all, auto and exclusions alone are not implemented yet\n");
@@ -973,9 +969,10 @@ static int conf_ns_mode(struct conf *c, int argc, char **argv)
 		return -1;
 	}
 	if (!c->ns_cmd && !*c->netns) {
-		if (*c->ns_ifname || c->tcp_fwd.follow) {
+		if (*c->ns_ifname || c->tcp_fwd.follow || c->udp_fwd.follow) {
 			fprintf(stderr, "netshim: %s needs --netns or a command after --\n",
-				*c->ns_ifname ? "--ns-ifname" : "-t auto");
+				*c->ns_ifname ? "--ns-ifname" :
+				c->tcp_fwd.follow ? "-t auto" : "-u auto");
 			return -1;
 		}
 		return 0;

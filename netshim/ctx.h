@@ -26,6 +26,7 @@ enum epref_type {
 	EPREF_TCP,		/* TCP connection socket, index: connection */
 	EPREF_TCP_LISTEN,	/* inbound TCP forward, index: listener */
 	EPREF_TCP_AUTO,		/* -t auto listener, index: fwd_auto.c's */
+	EPREF_UDP_AUTO,		/* -u auto listener, index: fwd_auto.c's */
 	EPREF_SPLICE,		/* local flow socket, index: pair * 2 + side */
 	EPREF_TCP_NS,		/* -T listener in the namespace, index: its */
 };

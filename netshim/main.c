@@ -189,7 +189,10 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 		tcp_listener_ready(c, idx);
 		break;
 	case EPREF_TCP_AUTO:
-		fwd_auto_ready(c, idx);
+		fwd_auto_ready(c, false, idx);
+		break;
+	case EPREF_UDP_AUTO:
+		fwd_auto_ready(c, true, idx);
 		break;
 	case EPREF_SPLICE:
 		splice_ready(c, idx, ev->events);

@@ -1,12 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Namespace mode, -t auto: the pod's ports follow the namespace's
-# listeners, as with pasta's "-t auto":
+# Namespace mode, -t auto and -u auto: the pod's ports follow the
+# namespace's listening TCP sockets and bound UDP sockets, as with pasta's
+# "-t auto" and "-u auto":
 # - a server that starts listening in the namespace is reachable from the
 #   pod within two seconds;
 # - its port is released in the pod within two seconds after it stops;
-# - a port a pod process holds is left to it, and stays its own.
+# - a port a pod process holds is left to it, and stays its own;
+# - a UDP server appearing in the namespace answers at the pod's address
+#   within two seconds (asked from the peer: datagrams from the pod's own
+#   loopback are not remapped for the guest, as TCP connections are), and
+#   its port is released within two seconds after it stops.
 
 set -u
 # shellcheck source=tests/lib/topo.sh
@@ -29,7 +34,7 @@ send_token() {
 
 topo_init
 topo_peer_pod
-ns_start -t auto
+ns_start -t auto -u auto
 
 # A server appears in the namespace: one connection, then it exits
 ip netns exec "$NS_GUEST" timeout 60 socat -u TCP4-LISTEN:6000 \
@@ -87,5 +92,52 @@ sleep 0.2
 	fail "the pod's port 6001 was taken: pod server got '$(cat "$WORK/pod6001" 2>/dev/null)', namespace '$(cat "$WORK/ns6001" 2>/dev/null)'"
 [ ! -s "$WORK/ns6001" ] || fail "the namespace got the pod's 6001 traffic"
 log "ok: a port a pod process holds is left alone"
+
+# UDP: an echo server on an unconnected socket, as real UDP services are
+ip netns exec "$NS_GUEST" timeout 60 python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", 7000))
+while True:
+    d, a = s.recvfrom(2048)
+    s.sendto(d, a)
+' 2>>"$WORK/udp-server.log" &
+usrv=$!
+topo_pid_add "$usrv"
+for _ in $(seq 50); do
+	in_guest ss -Hlun 'sport = :7000' | grep -q . && break
+	sleep 0.1
+done
+t0=$(ms)
+got=
+while [ "$got" != ping ]; do
+	[ $(( $(ms) - t0 )) -lt 5000 ] ||
+		fail "UDP port 7000 of the namespace not reachable at the pod's address after 5 s"
+	got=$(in_peer timeout 1 python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(0.3)
+s.sendto(b"ping", ("203.0.113.2", 7000))
+try:
+    print(s.recv(16).decode())
+except OSError:
+    pass
+' 2>/dev/null)
+done
+dt=$(( $(ms) - t0 ))
+[ "$dt" -le 2000 ] ||
+	fail "UDP port 7000 answered at the pod's address only after $dt ms (2 s allowed)"
+log "ok: a new UDP server in the namespace answers at the pod's address after $dt ms"
+kill "$usrv"
+t0=$(ms)
+while in_pod ss -Hlun 'sport = :7000' | grep -q .; do
+	[ $(( $(ms) - t0 )) -lt 5000 ] ||
+		fail "UDP port 7000 still bound in the pod 5 s after the server exited"
+	sleep 0.05
+done
+dt=$(( $(ms) - t0 ))
+[ "$dt" -le 2000 ] ||
+	fail "UDP port 7000 released in the pod only after $dt ms (2 s allowed)"
+log "ok: UDP port released in the pod $dt ms after the server exited"
 
 kill -0 "$BACKEND_PID" 2>/dev/null || fail "netshim died"

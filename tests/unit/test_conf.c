@@ -859,7 +859,7 @@ static void test_parse_ns_refused(void **state)
 		{ "--" },
 		{ "-t", "auto" },
 		{ "--ns-ifname", "eth7" },
-		{ "-u", "auto", "--", "true" },
+		{ "-u", "auto" },
 		{ "-U", "5", "--", "true" },
 		{ "-T", "all", "--", "true" },
 		{ "-T", "auto", "--", "true" },
