@@ -74,10 +74,10 @@ enum {
 	OPT_VHOST_USER,
 	OPT_PRINT_CAPS,
 	OPT_REFUSED,		/* a long option of conf_refused[] */
+	OPT_NETNS,
 };
 
-#define NOT_YET_NS	"not supported yet: namespace mode (pasta's) is " \
-			"planned, not implemented"
+#define NOT_YET_NS	"not supported yet in netshim's namespace mode"
 
 /* passt's options netshim refuses: long name, argument, short option (0
  * for none), why.  doc/passt-options.md explains every one.  To support
@@ -95,12 +95,10 @@ enum {
 	X("map-guest-addr", required_argument, 0,			\
 	  "not supported: guest traffic to the pod's own address is not " \
 	  "translated")							\
-	X("ns-ifname", required_argument, 'I', NOT_YET_NS)		\
-	X("tcp-ns", required_argument, 'T', NOT_YET_NS)			\
-	X("udp-ns", required_argument, 'U', NOT_YET_NS)			\
+	X("udp-ns", required_argument, 'U',				\
+	  "not supported yet: UDP forwarding from the namespace")	\
 	X("host-lo-to-ns-lo", no_argument, 0, NOT_YET_NS)		\
 	X("userns", required_argument, 0, NOT_YET_NS)			\
-	X("netns", required_argument, 0, NOT_YET_NS)			\
 	X("netns-only", no_argument, 0, NOT_YET_NS)			\
 	X("no-netns-quit", no_argument, 0, NOT_YET_NS)			\
 	X("config-net", no_argument, 0, NOT_YET_NS)			\
@@ -190,6 +188,9 @@ static const struct option conf_long_opts[] = {
 #define CONF_REFUSED_OPT(name, arg, shortopt, why)			\
 	{ name, arg, NULL, shortopt ? shortopt : OPT_REFUSED },
 	CONF_REFUSED(CONF_REFUSED_OPT)
+	{ "netns", required_argument, NULL, OPT_NETNS },
+	{ "ns-ifname", required_argument, NULL, 'I' },
+	{ "tcp-ns", required_argument, NULL, 'T' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -218,9 +219,12 @@ static void conf_usage(FILE *f)
 {
 	fputs(
 "Usage: netshim [OPTION]...\n"
+"       netshim [OPTION]... --netns PATH|PID\n"
+"       netshim [OPTION]... -- COMMAND [ARG]...\n"
 "Userspace network backend for a virtual machine in a pod: connects to\n"
 "the VMM over a UNIX socket (QEMU -netdev stream) and maps guest traffic\n"
-"to sockets of the pod.\n"
+"to sockets of the pod.  In namespace mode it serves a network namespace\n"
+"through a tap device instead: one it joins, or a new one for COMMAND.\n"
 "\n"
 "  -s, --socket PATH         UNIX socket for the VMM (default:\n"
 "                            $XDG_RUNTIME_DIR or /tmp/netshim-N.socket);\n"
@@ -265,7 +269,9 @@ static void conf_usage(FILE *f)
 "  -t, --tcp-ports SPEC      forward inbound TCP ports to the guest\n"
 "  -u, --udp-ports SPEC      forward inbound UDP ports to the guest\n"
 "                            SPEC: none | all | list of PORT[-PORT][:PORT\n"
-"                            [-PORT]], ~PORT[-PORT], [ADDR][%IF]/PORT...\n"
+"                            [-PORT]], ~PORT[-PORT], [ADDR][%IF]/PORT...;\n"
+"                            or auto (namespace mode): the ports the\n"
+"                            namespace listens on\n"
 "      --freebind            forwarded ports may bind addresses the pod\n"
 "                            does not have (yet)\n"
 "  -4, --ipv4-only           IPv4 only\n"
@@ -290,6 +296,13 @@ static void conf_usage(FILE *f)
 "      --udp-timeout SECONDS idle UDP flow timeout, 1-86400 (default 180)\n"
 "      --ra-interval SECONDS router advertisement interval, 4-1800\n"
 "                            (default 60)\n"
+"      --netns PATH|PID      serve this network namespace (a process's,\n"
+"                            or a file such as /run/netns/NAME)\n"
+"      --ns-ifname NAME      tap device in the namespace (default: the\n"
+"                            template interface's name)\n"
+"  -T, --tcp-ns SPEC         forward TCP ports of the namespace's loopback\n"
+"                            to the pod's loopback (a list of ports, as -t)\n"
+"  -U, --udp-ns SPEC         UDP likewise: not implemented yet, refused\n"
 "  -h, --help                show this help and exit\n"
 "      --version             show the version and exit\n"
 "\n"
@@ -1138,6 +1151,13 @@ static int conf_opt(struct conf *c, struct conf_state *st, int opt,
 		return conf_opt_ifname(opt, c->out_if4, arg);
 	case OPT_OUT_IF6:
 		return conf_opt_ifname(opt, c->out_if6, arg);
+	case OPT_NETNS:
+		return conf_opt_path(opt, c->netns, sizeof(c->netns), arg);
+	case 'I':
+		return conf_opt_path(opt, c->ns_ifname, sizeof(c->ns_ifname),
+				     arg);
+	case 'T':
+		return conf_fwd_parse(&c->tcp_ns_fwd, arg);
 	}
 	return -1;
 }
@@ -1251,6 +1271,75 @@ static int conf_check_combined(struct conf *c)
 }
 
 /**
+ * conf_fwd_has_rule() - tell if a spec names at least one port to forward
+ * @spec:	forwarding spec
+ *
+ * Return: true if one of its rules is not an exclusion
+ */
+static bool conf_fwd_has_rule(const struct fwd_spec *spec)
+{
+	int i;
+
+	for (i = 0; i < spec->n; i++)
+		if (!spec->rule[i].exclude)
+			return true;
+	return false;
+}
+
+/**
+ * conf_ns_mode() - namespace mode: the command after "--", and what
+ *		    makes no sense without a VMM
+ * @c:		configuration, c->ns_cmd set if there is a command
+ * @argc:	argument count
+ * @argv:	arguments; getopt_long() stopped at optind
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_ns_mode(struct conf *c, int argc, char **argv)
+{
+	if (optind > 0 && optind <= argc && !strcmp(argv[optind - 1], "--")) {
+		if (optind == argc) {
+			fprintf(stderr, "netshim: -- needs a command after it\n");
+			return -1;
+		}
+		c->ns_cmd = &argv[optind];
+		optind = argc;
+	}
+	if (c->ns_cmd && *c->netns) {
+		fprintf(stderr, "netshim: --netns and a command after -- exclude each other\n");
+		return -1;
+	}
+	if (c->tcp_ns_fwd.all || c->tcp_ns_fwd.follow ||
+	    (c->tcp_ns_fwd.n && !conf_fwd_has_rule(&c->tcp_ns_fwd))) {
+		fprintf(stderr, "netshim: -T takes a list of ports: all, auto and exclusions alone are not implemented yet\n");
+		return -1;
+	}
+	if (c->tcp_ns_fwd.n && !c->ns_cmd && !*c->netns) {
+		fprintf(stderr, "netshim: -T needs --netns or a command after --\n");
+		return -1;
+	}
+	if (!c->ns_cmd && !*c->netns) {
+		if (*c->ns_ifname || c->tcp_fwd.follow || c->udp_fwd.follow) {
+			fprintf(stderr, "netshim: %s needs --netns or a command after --\n",
+				*c->ns_ifname ? "--ns-ifname" :
+				c->tcp_fwd.follow ? "-t auto" : "-u auto");
+			return -1;
+		}
+		return 0;
+	}
+	if (*c->sock_path || c->one_off || c->vhost_user || c->vmm_fd >= 0) {
+		fprintf(stderr, "netshim: --%s is for a VMM, not namespace mode\n",
+			*c->sock_path ? "socket" : c->vmm_fd >= 0 ? "fd" :
+			c->one_off ? "one-off" : "vhost-user");
+		return -1;
+	}
+	/* The command's exit status is ours: wait for it in the foreground */
+	if (c->ns_cmd)
+		c->foreground = true;
+	return 0;
+}
+
+/**
  * conf_getopt() - apply the command line to @c
  * @c:		configuration, with defaults
  * @st:		command line state, output
@@ -1295,6 +1384,8 @@ static int conf_getopt(struct conf *c, struct conf_state *st, int argc,
 		if (!conf_opt_flag(c, st, opt) && conf_opt(c, st, opt, optarg))
 			return -1;
 	}
+	if (conf_ns_mode(c, argc, argv))
+		return -1;
 	if (optind < argc) {
 		fprintf(stderr, "netshim: unexpected argument '%s'\n",
 			argv[optind]);
@@ -1589,7 +1680,8 @@ int conf_parse(struct conf *c, int argc, char **argv)
 		c->n_dns4 = c->n_dns6 = 0;
 	if (st.no_dhcp_search)
 		c->n_search = 0;
-	if (c->vmm_fd < 0 && !*c->sock_path && conf_sock_path(c))
+	if (c->vmm_fd < 0 && !*c->sock_path && !c->ns_cmd && !*c->netns &&
+	    conf_sock_path(c))
 		return -1;
 	return 0;
 }
@@ -1896,6 +1988,10 @@ int conf_fwd_parse(struct fwd_spec *spec, const char *arg)
 	}
 	if (!strcmp(arg, "all")) {
 		spec->all = true;
+		return 0;
+	}
+	if (!strcmp(arg, "auto")) {
+		spec->follow = true;
 		return 0;
 	}
 

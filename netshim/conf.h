@@ -37,11 +37,13 @@ struct fwd_rule {
 /**
  * struct fwd_spec - forwarding of inbound connections or datagrams
  * @all:	forward every port not excluded (and not bound in the pod)
+ * @follow:	"auto": forward the ports the namespace listens on
  * @n:		number of rules
  * @rule:	rules, in command line order
  */
 struct fwd_spec {
 	bool all;
+	bool follow;
 	int n;
 	struct fwd_rule rule[CONF_MAX_FWD];
 };
@@ -117,6 +119,12 @@ struct conf {
 	unsigned int max_flows;		/* UDP and ICMP flows */
 	unsigned int udp_timeout;	/* seconds */
 	unsigned int ra_interval;	/* seconds between unsolicited RAs */
+
+	/* namespace mode (netns.c): serve a network namespace, not a VMM */
+	char netns[PATH_MAX];		/* --netns PATH|PID, "" if none */
+	char **ns_cmd;			/* command after "--", NULL if none */
+	char ns_ifname[IF_NAMESIZE];	/* tap name, "" for the template's */
+	struct fwd_spec tcp_ns_fwd;	/* -T: namespace loopback -> pod's */
 
 	/* features */
 	bool no_dhcp, no_dhcpv6, no_ndp, no_ra;

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "conf.h"
+#include "netns.h"
 
 /* Largest frame on the stream link: a 16-bit length's worth */
 #define FRAME_MAX		65535
@@ -24,6 +25,10 @@ enum epref_type {
 	EPREF_UDP_LISTEN,	/* inbound UDP forward, index: listener */
 	EPREF_TCP,		/* TCP connection socket, index: connection */
 	EPREF_TCP_LISTEN,	/* inbound TCP forward, index: listener */
+	EPREF_TCP_AUTO,		/* -t auto listener, index: fwd_auto.c's */
+	EPREF_UDP_AUTO,		/* -u auto listener, index: fwd_auto.c's */
+	EPREF_SPLICE,		/* local flow socket, index: pair * 2 + side */
+	EPREF_TCP_NS,		/* -T listener in the namespace, index: its */
 };
 
 static inline uint64_t epref(enum epref_type t, uint32_t idx)
@@ -64,6 +69,7 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(udp_flows,		"UDP flows opened")			\
 	X(icmp_flows,		"ICMP echo flows opened")		\
 	X(tcp_conns,		"TCP connections opened")		\
+	X(tcp_spliced,		"TCP local flows spliced")		\
 	X(vmm_connects,		"VMM connections accepted")		\
 	X(vu_dropped,		"vhost-user front-ends dropped: protocol or rings broken") \
 	X(drop_vu_len,		"dropped: guest frame too short or too long") \
@@ -102,6 +108,8 @@ struct rx {
 
 struct flow_table;
 struct tcp_table;
+struct fwd_auto;
+struct splice_table;
 struct link_ops;
 struct vu_link;
 
@@ -154,6 +162,10 @@ struct ctx {
 	bool ping4_denied, ping6_denied;
 	time_t last_ra;
 
+	struct netns ns;	/* namespace mode: the namespace served */
+
+	struct fwd_auto *fwd_auto;	/* -t auto, NULL without */
+	struct splice_table *splice;	/* local flows, NULL without */
 	struct flow_table *flows;
 	struct tcp_table *tcp;
 	bool quit;

@@ -26,7 +26,7 @@
  *
  * Return: false if the rule's address is of the other family
  */
-static bool fwd_bind_addr(const char *bind, bool v6, struct in6_addr *a)
+bool fwd_bind_addr(const char *bind, bool v6, struct in6_addr *a)
 {
 	struct in_addr a4 = { INADDR_ANY };
 
@@ -54,9 +54,9 @@ static bool fwd_bind_addr(const char *bind, bool v6, struct in6_addr *a)
  *
  * Return: 0 on success, -1 on failure (errno set)
  */
-static int fwd_open_one(struct ctx *c, int type, enum epref_type ref,
-			const struct in6_addr *a, const char *dev,
-			uint16_t port, struct fwd_listener *l, uint32_t idx)
+int fwd_open_one(struct ctx *c, int type, enum epref_type ref,
+		 const struct in6_addr *a, const char *dev, uint16_t port,
+		 struct fwd_listener *l, uint32_t idx)
 {
 	struct epoll_event ev = { .events = EPOLLIN,
 				  .data.u64 = epref(ref, idx) };

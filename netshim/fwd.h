@@ -21,6 +21,10 @@ struct fwd_listener {
 	bool v6;
 };
 
+bool fwd_bind_addr(const char *bind, bool v6, struct in6_addr *a);
+int fwd_open_one(struct ctx *c, int type, enum epref_type ref,
+		 const struct in6_addr *a, const char *dev, uint16_t port,
+		 struct fwd_listener *l, uint32_t idx);
 int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
 	       enum epref_type ref, struct fwd_listener **lst, uint32_t *n);
 

@@ -53,9 +53,12 @@ static const long isolate_syscalls[] = {
 	__NR_epoll_pwait, __NR_epoll_ctl,
 	__NR_recvfrom, __NR_recvmsg, __NR_sendto, __NR_sendmsg,
 	__NR_socket, __NR_connect, __NR_bind, __NR_accept4, __NR_shutdown,
+	__NR_listen,		/* -t auto binds ports as listeners come */
+	__NR_splice,		/* local flows (tcp/splice.c) */
 	__NR_setsockopt, __NR_getsockopt,
 	__NR_clock_gettime, __NR_gettimeofday, __NR_getpid,
 	__NR_unlinkat, __NR_rt_sigreturn, __NR_restart_syscall,
+	__NR_wait4,		/* namespace mode: the command's exit status */
 	__NR_exit, __NR_exit_group,
 };
 
@@ -286,7 +289,7 @@ static int isolate_fs(void)
  *
  * Return: 0 on success, -1 on failure
  */
-static int isolate_caps(void)
+int isolate_caps(void)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2] = { { 0 } };

@@ -73,7 +73,12 @@ static int link_init_fd(struct ctx *c, int fd)
  */
 int link_init(struct ctx *c)
 {
-	c->link.ops = c->conf.vhost_user ? &link_vu_ops : &link_stream_ops;
+	/* Namespace mode: netns_tap() made the tap before */
+	if (c->ns.net_fd >= 0)
+		c->link.ops = &link_tap_ops;
+	else
+		c->link.ops = c->conf.vhost_user ? &link_vu_ops :
+						   &link_stream_ops;
 	c->link.listen_fd = c->link.fd = -1;
 	c->link.up = c->link.blocked = false;
 	if (c->link.ops->setup(c))

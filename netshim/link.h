@@ -50,6 +50,7 @@ struct link_ops {
 };
 
 extern const struct link_ops link_stream_ops;
+extern const struct link_ops link_tap_ops;
 extern const struct link_ops link_vu_ops;
 
 /* The loop's side */

@@ -23,16 +23,22 @@
 #include "ctx.h"
 #include "conf.h"
 #include "flow.h"
+#include "fwd_auto.h"
+#include "fwd_ns.h"
 #include "icmp.h"
 #include "isolate.h"
 #include "link.h"
 #include "log.h"
+#include "netns.h"
 #include "pcap.h"
 #include "udp.h"
+#include "tcp/splice.h"
 #include "tcp/tcp.h"
 
 #define EVENTS_MAX	256
 #define TICK_MS		50
+/* Local flows at once, in namespace mode: four descriptors each, pipes */
+#define SPLICE_MAX	256
 
 /**
  * counters_log() - log every counter, on SIGUSR1
@@ -66,6 +72,7 @@ static int setup_signals(struct ctx *c)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGUSR1);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	c->signal_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -107,6 +114,12 @@ static void signal_input(struct ctx *c)
 	while (read(c->signal_fd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGUSR1) {
 			counters_log(c);
+		} else if (si.ssi_signo == SIGCHLD) {
+			if (netns_reap(c)) {
+				info("command exited (status %d): exiting",
+				     c->ns.status);
+				c->quit = true;
+			}
 		} else if (si.ssi_signo != SIGHUP) {
 			info("signal %u: exiting", si.ssi_signo);
 			c->quit = true;
@@ -130,6 +143,7 @@ static void timer_input(struct ctx *c)
 		last_second = c->now.tv_sec;
 		flow_timer(c);
 		icmp_ra_timer(c);
+		fwd_auto_timer(c);
 	}
 }
 
@@ -173,6 +187,18 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 		break;
 	case EPREF_TCP_LISTEN:
 		tcp_listener_ready(c, idx);
+		break;
+	case EPREF_TCP_AUTO:
+		fwd_auto_ready(c, false, idx);
+		break;
+	case EPREF_UDP_AUTO:
+		fwd_auto_ready(c, true, idx);
+		break;
+	case EPREF_SPLICE:
+		splice_ready(c, idx, ev->events);
+		break;
+	case EPREF_TCP_NS:
+		fwd_ns_ready(c, idx);
 		break;
 	}
 }
@@ -328,6 +354,29 @@ static int write_pid_file(struct ctx *c)
 }
 
 /**
+ * setup_ns() - namespace mode: make or join the namespace, make its tap
+ * @c:		execution context
+ *
+ * Return: 0 on success or outside namespace mode, -1 on failure (logged)
+ */
+static int setup_ns(struct ctx *c)
+{
+	c->ns.net_fd = c->ns.user_fd = c->ns.go_fd = c->ns.tap_fd = -1;
+	c->ns.helper_fd = -1;
+	if (c->conf.ns_cmd) {
+		if (netns_spawn(c, c->conf.ns_cmd))
+			return -1;
+	} else if (*c->conf.netns) {
+		if (netns_join(c, c->conf.netns))
+			return -1;
+	} else {
+		return 0;
+	}
+	return netns_tap(c) || fwd_auto_init(c) || fwd_ns_init(c) ||
+	       splice_init(c, SPLICE_MAX) || netns_helper_start(c);
+}
+
+/**
  * setup() - size everything, open every socket
  * @c:		execution context
  *
@@ -355,6 +404,8 @@ static int setup(struct ctx *c)
 	if (udp_init(c))
 		return -1;
 	if (*c->conf.pcap_file && pcap_open(c, c->conf.pcap_file))
+		return -1;
+	if (setup_ns(c))
 		return -1;
 	return link_init(c);
 }
@@ -392,7 +443,7 @@ int main(int argc, char **argv)
 	if (c->conf.vmm_fd >= 0) {
 		info("serving the VMM connection on descriptor %d",
 		     c->conf.vmm_fd);
-	} else {
+	} else if (c->ns.net_fd < 0) {	/* namespace mode has no socket */
 		info("listening on %s", c->conf.sock_path);
 		if (c->conf.vhost_user)
 			info("QEMU: -chardev socket,id=c,path=%s -netdev "
@@ -417,6 +468,8 @@ int main(int argc, char **argv)
 			unlink(c->conf.pid_file);
 		return 1;
 	}
+	/* If the command is gone already, SIGCHLD tells the loop */
+	netns_release(c);
 	daemon_ready(ready);
 	if (netshim_loop_starts)
 		netshim_loop_starts();
@@ -424,5 +477,5 @@ int main(int argc, char **argv)
 	counters_log(c);
 	isolate_remove(&sock_k);
 	isolate_remove(&pid_k);
-	return rc;
+	return c->ns.exited ? c->ns.status : rc;
 }

@@ -8,6 +8,7 @@
  * unset are filled in.  Everything here runs once, before the event loop.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -178,9 +179,10 @@ static int nl_open(struct nl_ctx *nl)
  * @nl:		context, its sequence number is advanced
  * @buf:	message buffer, at least MNL_SOCKET_BUFFER_SIZE bytes
  * @type:	RTM_GET* message type
- * @flags:	NLM_F_DUMP for a dump, 0 for a single object
+ * @flags:	NLM_F_DUMP for a dump, 0 for a single object, NLM_F_CREATE
+ *		and the like for a change
  *
- * Single-object requests ask for an acknowledgement (NLM_F_ACK) after
+ * Requests other than dumps ask for an acknowledgement (NLM_F_ACK) after
  * the reply, as dumps end with NLMSG_DONE: both kinds then end in
  * MNL_CB_STOP and one receive loop serves them.
  *
@@ -192,7 +194,9 @@ static struct nlmsghdr *nl_put_request(struct nl_ctx *nl, char *buf,
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 
 	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | (flags ? flags : NLM_F_ACK);
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	if ((flags & NLM_F_DUMP) != NLM_F_DUMP)
+		nlh->nlmsg_flags |= NLM_F_ACK;
 	nlh->nlmsg_seq = ++nl->seq;
 	return nlh;
 }
@@ -618,4 +622,184 @@ int nl_template(struct conf *c)
 out:
 	mnl_socket_close(nl.sock);
 	return ret;
+}
+
+/**
+ * nl_link_set_up() - bring an interface up, with its MTU and MAC address
+ * @nl:		context
+ * @ifindex:	interface
+ * @mtu:	MTU, 0 to leave it
+ * @mac:	MAC address, NULL to leave it
+ *
+ * Return: 0 on success, -1 with errno set
+ */
+static int nl_link_set_up(struct nl_ctx *nl, unsigned int ifindex,
+			  unsigned int mtu, const uint8_t *mac)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct ifinfomsg *ifi;
+	struct nlmsghdr *nlh;
+
+	nlh = nl_put_request(nl, buf, RTM_NEWLINK, 0);
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	ifi->ifi_flags = IFF_UP;
+	ifi->ifi_change = IFF_UP;
+	if (mtu)
+		mnl_attr_put_u32(nlh, IFLA_MTU, mtu);
+	if (mac)
+		mnl_attr_put(nlh, IFLA_ADDRESS, 6, mac);
+	return nl_run(nl, nlh, NULL, NULL);
+}
+
+/**
+ * nl_addr_add() - add an address to an interface
+ * @nl:		context
+ * @family:	AF_INET or AF_INET6
+ * @ifindex:	interface
+ * @addr:	struct in_addr or struct in6_addr
+ * @prefix:	prefix length
+ *
+ * IPv6 addresses skip duplicate address detection: they are the pod's,
+ * and nobody else is on this link but netshim, which never claims them.
+ *
+ * Return: 0 on success, -1 with errno set
+ */
+static int nl_addr_add(struct nl_ctx *nl, int family, unsigned int ifindex,
+		       const void *addr, int prefix)
+{
+	size_t len = family == AF_INET ? sizeof(struct in_addr) :
+					 sizeof(struct in6_addr);
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct ifaddrmsg *ifa;
+	struct nlmsghdr *nlh;
+
+	nlh = nl_put_request(nl, buf, RTM_NEWADDR,
+			     NLM_F_CREATE | NLM_F_REPLACE);
+	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	ifa->ifa_family = family;
+	ifa->ifa_prefixlen = prefix;
+	ifa->ifa_scope = RT_SCOPE_UNIVERSE;
+	ifa->ifa_index = ifindex;
+	mnl_attr_put(nlh, IFA_LOCAL, len, addr);
+	mnl_attr_put(nlh, IFA_ADDRESS, len, addr);
+	if (family == AF_INET6)
+		mnl_attr_put_u32(nlh, IFA_FLAGS, IFA_F_NODAD);
+	return nl_run(nl, nlh, NULL, NULL);
+}
+
+/**
+ * nl_route_add() - add a route through an interface
+ * @nl:		context
+ * @family:	AF_INET or AF_INET6
+ * @ifindex:	output interface
+ * @dst:	destination, NULL for the default route
+ * @dst_len:	its prefix length
+ * @gw:		gateway, NULL for a route on the link
+ *
+ * Return: 0 on success, -1 with errno set
+ */
+static int nl_route_add(struct nl_ctx *nl, int family, unsigned int ifindex,
+			const void *dst, int dst_len, const void *gw)
+{
+	size_t len = family == AF_INET ? sizeof(struct in_addr) :
+					 sizeof(struct in6_addr);
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+
+	/* Replace: the kernel may have learnt one from our RA already */
+	nlh = nl_put_request(nl, buf, RTM_NEWROUTE,
+			     NLM_F_CREATE | NLM_F_REPLACE);
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = family;
+	rtm->rtm_dst_len = dst ? dst_len : 0;
+	rtm->rtm_table = RT_TABLE_MAIN;
+	rtm->rtm_protocol = RTPROT_STATIC;
+	rtm->rtm_scope = gw ? RT_SCOPE_UNIVERSE : RT_SCOPE_LINK;
+	rtm->rtm_type = RTN_UNICAST;
+	if (dst)
+		mnl_attr_put(nlh, RTA_DST, len, dst);
+	if (gw)
+		mnl_attr_put(nlh, RTA_GATEWAY, len, gw);
+	mnl_attr_put_u32(nlh, RTA_OIF, ifindex);
+	return nl_run(nl, nlh, NULL, NULL);
+}
+
+/**
+ * nl_in_prefix4() - tell if an IPv4 address is inside a prefix
+ * @a:		address
+ * @net:	an address of the prefix
+ * @len:	prefix length
+ *
+ * Return: true if it is
+ */
+static bool nl_in_prefix4(struct in_addr a, struct in_addr net, int len)
+{
+	uint32_t mask = len ? ~0U << (32 - len) : 0;
+
+	return !((ntohl(a.s_addr) ^ ntohl(net.s_addr)) & mask);
+}
+
+/**
+ * nl_ns_configure() - give an interface of the current namespace the
+ *		       pod's addresses and routes, and bring loopback up
+ * @c:		configuration: addresses, prefixes, gateways, MTU, families
+ * @ifname:	the interface (namespace mode's tap)
+ * @mac:	MAC address to set, NULL to keep the interface's
+ *
+ * Runs inside the namespace being set up.  An IPv4 gateway outside the
+ * address's prefix gets a route on the link first, as a DHCP client does
+ * for a classless static route to it (RFC 3442).
+ *
+ * Return: 0 on success, -1 on failure (reported on stderr)
+ */
+int nl_ns_configure(const struct conf *c, const char *ifname,
+		    const uint8_t *mac)
+{
+	const char *what = "cannot open netlink socket";
+	struct nl_ctx nl;
+	struct nl_link l;
+	int ret = -1;
+
+	if (nl_open(&nl))
+		goto fail;
+	what = "loopback";
+	if (nl_link(&nl, 0, "lo", &l) || nl_link_set_up(&nl, l.ifindex, 0,
+							 NULL))
+		goto out;
+	what = ifname;
+	if (nl_link(&nl, 0, ifname, &l) ||
+	    nl_link_set_up(&nl, l.ifindex, c->mtu, mac))
+		goto out;
+
+	what = "IPv4 address";
+	if (c->v4 && nl_addr_add(&nl, AF_INET, l.ifindex, &c->addr4,
+				 c->prefix4))
+		goto out;
+	what = "IPv4 route to the gateway";
+	if (c->v4 && !nl_in_prefix4(c->gw4, c->addr4, c->prefix4) &&
+	    nl_route_add(&nl, AF_INET, l.ifindex, &c->gw4, 32, NULL))
+		goto out;
+	what = "IPv4 default route";
+	if (c->v4 && nl_route_add(&nl, AF_INET, l.ifindex, NULL, 0, &c->gw4))
+		goto out;
+	what = "IPv6 address";
+	if (c->v6 && nl_addr_add(&nl, AF_INET6, l.ifindex, &c->addr6,
+				 c->prefix6))
+		goto out;
+	what = "IPv6 default route";
+	if (c->v6 && nl_route_add(&nl, AF_INET6, l.ifindex, NULL, 0,
+				  &c->our_ll6))
+		goto out;
+	ret = 0;
+out:
+	mnl_socket_close(nl.sock);
+	if (!ret)
+		return 0;
+fail:
+	fprintf(stderr, "netshim: setting up the namespace: %s: %s\n", what,
+		strerror(errno));
+	return -1;
 }

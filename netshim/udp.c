@@ -340,21 +340,29 @@ void udp_flow_ready(struct ctx *c, struct flow *f)
  */
 void udp_listener_ready(struct ctx *c, uint32_t idx)
 {
+	if (idx < udp_nlisteners)
+		udp_listener_input(c, &udp_listeners[idx]);
+}
+
+/**
+ * udp_listener_input() - datagrams to a forwarded pod port, for the guest
+ * @c:		execution context
+ * @l:		the listener: a -u one, or one that follows the namespace's
+ *		bound sockets (fwd_auto.c)
+ */
+void udp_listener_input(struct ctx *c, const struct fwd_listener *l)
+{
 	int i;
 
-	if (idx >= udp_nlisteners)
-		return;
 	if (!c->link.up) {
 		char discard;
 
 		/* No guest: drain, so the socket does not stay readable */
-		while (recv(udp_listeners[idx].fd, &discard, 1,
-			    MSG_DONTWAIT) >= 0)
+		while (recv(l->fd, &discard, 1, MSG_DONTWAIT) >= 0)
 			;
 		return;
 	}
 	for (i = 0; i < UDP_BATCH; i++)
-		if (!udp_to_guest(c, udp_listeners[idx].fd, NULL,
-				  &udp_listeners[idx]))
+		if (!udp_to_guest(c, l->fd, NULL, l))
 			break;
 }

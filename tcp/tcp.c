@@ -32,6 +32,8 @@
 #include "seq.h"
 #include "flow.h"
 #include "fwd.h"
+#include "netns.h"
+#include "splice.h"
 #include "gaddr.h"
 #include "icmp.h"
 #include "inany.h"
@@ -1403,11 +1405,53 @@ void tcp_timer(struct ctx *c)
 }
 
 /**
+ * tcp_splice_local() - a pod process connects to a forwarded port on the
+ *			pod's loopback: join it to the namespace's loopback
+ * @c:		execution context, in namespace mode
+ * @fd:		the accepted socket
+ * @raddr:	its peer, a loopback address
+ * @port:	the namespace's port
+ *
+ * Loopback to loopback needs no frames: the two sockets are spliced
+ * (tcp/splice.c), as pasta does.
+ */
+static void tcp_splice_local(struct ctx *c, int fd,
+			     const struct in6_addr *raddr, uint16_t port)
+{
+	int ns_fd = netns_connect_lo(c, !inany_is4(raddr), port);
+
+	if (ns_fd < 0) {
+		struct linger l = { 1, 0 };
+
+		debug("local flow to port %u: %m", port);
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+		close(fd);
+		return;
+	}
+	c->cnt.tcp_spliced++;
+	splice_join(c, fd, ns_fd, true);
+}
+
+/**
  * tcp_listener_ready() - a connection to a forwarded port
  * @c:		execution context
  * @idx:	listener index
  */
 void tcp_listener_ready(struct ctx *c, uint32_t idx)
+{
+	struct tcp_table *t = c->tcp;
+
+	if (idx < t->nlst)
+		tcp_accept_fwd(c, &t->lst[idx]);
+}
+
+/**
+ * tcp_accept_fwd() - take a connection to a forwarded port to the guest
+ * @c:		execution context
+ * @l:		the listener: a -t one, or one that follows the namespace's
+ *		listeners (fwd_auto.c)
+ */
+void tcp_accept_fwd(struct ctx *c, const struct fwd_listener *l)
 {
 	struct tcp_table *t = c->tcp;
 	struct sockaddr_storage sa;
@@ -1417,13 +1461,18 @@ void tcp_listener_ready(struct ctx *c, uint32_t idx)
 	uint16_t rport;
 	int fd;
 
-	if (idx >= t->nlst)
-		return;
-	fd = accept4(t->lst[idx].fd, (struct sockaddr *)&sa, &sl,
+	fd = accept4(l->fd, (struct sockaddr *)&sa, &sl,
 		     SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0)
 		return;
 	inany_from_sockaddr(&sa, &raddr, &rport);
+
+	if (c->splice && (IN6_IS_ADDR_LOOPBACK(&raddr) ||
+			  (inany_is4(&raddr) &&
+			   (ntohl(inany_to4(&raddr).s_addr) >> 24) == 127))) {
+		tcp_splice_local(c, fd, &raddr, l->guest_port);
+		return;
+	}
 
 	if (!c->link.up) {
 		struct linger l = { 1, 0 };
@@ -1455,7 +1504,7 @@ void tcp_listener_ready(struct ctx *c, uint32_t idx)
 			raddr = c->conf.our_ll6;
 	}
 
-	conn = conn_new(c, &gaddr, t->lst[idx].guest_port, &raddr, rport);
+	conn = conn_new(c, &gaddr, l->guest_port, &raddr, rport);
 	if (!conn)
 		goto refuse;
 	conn->fd = fd;

@@ -8,12 +8,14 @@
 #include <stdint.h>
 
 #include "ctx.h"
+#include "fwd.h"
 #include "ip.h"
 
 int tcp_init(struct ctx *c);
 void tcp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4);
 void tcp_sock_ready(struct ctx *c, uint32_t idx, uint32_t events);
 void tcp_listener_ready(struct ctx *c, uint32_t idx);
+void tcp_accept_fwd(struct ctx *c, const struct fwd_listener *l);
 void tcp_timer(struct ctx *c);
 void tcp_tx_resume(struct ctx *c);
 bool tcp_tx_waiting(const struct ctx *c);

@@ -8,6 +8,9 @@
 # Cases, each TCP guest->peer (iperf3 -c) and peer->guest (iperf3 -c -R):
 #   kernel            the pod itself to the peer over the veth: the ceiling
 #   netshim/passt     relay guest (a tap in a namespace), MTU 65520 and 1500
+#   netshim/pasta     namespace mode ("-- COMMAND"), MTU 65520: to the peer,
+#                     and local flows (-T) to the pod's loopback, beside
+#                     the pod's own loopback
 #   netshim/passt     a real Linux guest under QEMU on -netdev stream
 #   libslirp          the same guest on QEMU's -netdev user, run in the pod
 # For the relay guests at MTU 65520 (and the kernel path) also: the
@@ -211,6 +214,14 @@ case_kernel() {
 	connrate "$NS_POD"
 }
 
+# case_kernel_lo() - the ceiling of local flows: the pod's own loopback
+case_kernel_lo() {
+	case_begin kernel-lo "label=kernel (pod loopback)" backend=kernel \
+		guest=pod mtu=65536
+	SERVER=127.0.0.1 iperf_runs "$NS_POD" ""
+	SERVER=127.0.0.1 connrate "$NS_POD"
+}
+
 # case_relay() - a backend with the relay guest
 # $1: netshim or passt
 # $2: MTU of the guest
@@ -233,6 +244,64 @@ case_relay() {
 	[ "$mtu" = "$BIG_MTU" ] && connrate "$NS_GUEST"
 	peak_rss "$BPID"
 	backend_stop
+}
+
+# case_ns() - a backend serving a namespace it makes for a command
+# $1: netshim or pasta
+# $2: "local" for local flows: the namespace's loopback forwarded (-T) to
+#     servers on the pod's loopback; else traffic to the peer
+#
+# "netshim -- CMD" and "pasta -- CMD" side by side, MTU 65520 (pasta's
+# default), the "guest" being the namespace; pasta runs unprivileged, as
+# it is meant to (as root it cannot map its user namespace here).
+case_ns() {
+	local b=$1 pid child _ cmd server=$SERVER id=$1-ns label="$1 netns"
+
+	if [ "${2:-}" = local ]; then
+		server=127.0.0.1
+		id=$b-ns-local
+		label="$b netns local"
+	fi
+	case_begin "$id" "label=$label MTU $BIG_MTU" \
+		backend="$b" guest=netns mtu="$BIG_MTU"
+	chmod 1777 "$WORK"
+	if [ "$b" = netshim ]; then
+		cmd=("$NETSHIM" -f -q -m "$BIG_MTU" -D "$SERVER")
+	else
+		cmd=(setpriv --reuid=65534 --regid=65534 --clear-groups
+			pasta -f -q --config-net -I pod0 -D "$SERVER"
+			--no-map-gw)
+	fi
+	[ "$server" = 127.0.0.1 ] && cmd+=(-T "5201,$CONN_PORT")
+	ip netns exec "$NS_POD" "${cmd[@]}" -- sleep 3600 \
+		>"$WORK/backend.log" 2>&1 &
+	pid=$!
+	topo_pid_add "$pid"
+	child=
+	for _ in $(seq 50); do
+		for child in $(cat "/proc/$pid/task/$pid/children" \
+			2>/dev/null); do
+			[ "$(readlink "/proc/$child/exe")" = \
+			  "$(command -v sleep)" ] && break 2
+		done
+		child=
+		sleep 0.1
+	done
+	if [ -z "$child" ]; then
+		log "  $b did not start its command: $(tail -3 "$WORK/backend.log")"
+		echo "skip=did not start" >>"$RAW/$CASE/meta"
+		stop_pid "$pid"
+		return
+	fi
+	touch "/run/netns/$NS_GUEST" &&
+		mount --bind "/proc/$child/ns/net" "/run/netns/$NS_GUEST" ||
+		fail "cannot name the namespace of $b's command"
+	SERVER=$server iperf_runs "$NS_GUEST" "$pid"
+	SERVER=$server connrate "$NS_GUEST"
+	peak_rss "$pid"
+	stop_pid "$child"
+	stop_pid "$pid"
+	ip netns del "$NS_GUEST" 2>/dev/null
 }
 
 # vm_extract() - cut the iperf3 reports of one VM run out of its console
@@ -375,6 +444,17 @@ case_relay netshim "$BIG_MTU"
 case_relay passt "$BIG_MTU"
 case_relay netshim 1500
 case_relay passt 1500
+case_ns netshim
+case_ns pasta
+# Local flows: servers on the pod's loopback, reached from the namespace's
+ip netns exec "$NS_POD" iperf3 -s -B 127.0.0.1 >"$WORK/pod-iperf3.log" 2>&1 &
+topo_pid_add $!
+ip netns exec "$NS_POD" python3 "$BENCH_DIR/connrate.py" server "$CONN_PORT" \
+	>"$WORK/pod-connrate.log" 2>&1 &
+topo_pid_add $!
+case_kernel_lo
+case_ns netshim local
+case_ns pasta local
 case_vm netshim
 case_vm passt
 case_vm slirp

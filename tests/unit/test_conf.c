@@ -29,6 +29,11 @@
 		"-a", "203.0.113.2", "-n", "24", "-g", "203.0.113.1",	\
 		"-D", "203.0.113.1", "-S", "example.com"
 
+/* The same for namespace mode, which takes no socket */
+#define NSBASE4	"netshim", "-4",					\
+		"-a", "203.0.113.2", "-n", "24", "-g", "203.0.113.1",	\
+		"-D", "203.0.113.1", "-S", "example.com"
+
 static struct conf conf;
 
 /**
@@ -494,7 +499,10 @@ static void test_resolv_missing(void **state)
  */
 static int parse(int argc, const char *const *argv)
 {
-	char *args[64];
+	/* Static: the configuration keeps pointers into it (the command
+	 * after "--"), as it does into main()'s argv
+	 */
+	static char *args[64];
 	int i;
 
 	assert_true(argc < 64);
@@ -807,15 +815,10 @@ static void test_parse_passt_refused(void **state)
 		{ "--dns-forward", "203.0.113.5", "does not redirect DNS" },
 		{ "--dns-host", "203.0.113.1", "does not redirect DNS" },
 		{ "--map-guest-addr", "203.0.113.5", "not supported" },
-		{ "-I", "eth0", "namespace mode" },
-		{ "--ns-ifname", "eth0", "namespace mode" },
-		{ "-T", "80", "namespace mode" },
-		{ "--tcp-ns", "80", "namespace mode" },
-		{ "-U", "53", "namespace mode" },
-		{ "--udp-ns", "53", "namespace mode" },
+		{ "-U", "53", "UDP forwarding from the namespace" },
+		{ "--udp-ns", "53", "UDP forwarding from the namespace" },
 		{ "--host-lo-to-ns-lo", NULL, "namespace mode" },
 		{ "--userns", "/proc/1/ns/user", "namespace mode" },
-		{ "--netns", "/proc/1/ns/net", "namespace mode" },
 		{ "--netns-only", NULL, "namespace mode" },
 		{ "--no-netns-quit", NULL, "namespace mode" },
 		{ "--config-net", NULL, "namespace mode" },
@@ -834,7 +837,7 @@ static void test_parse_passt_refused(void **state)
 
 		if (parse_stderr(argc, argv, err, sizeof(err)) != -1)
 			fail_msg("%s accepted", refused[i][0]);
-		/* "-T" is named as "-T/--tcp-ns" */
+		/* "-U" is named as "-U/--udp-ns" */
 		snprintf(name, sizeof(name), "%s%s", refused[i][0],
 			 refused[i][0][1] == '-' ? ":" : "/");
 		if (!strstr(err, name) || !strstr(err, refused[i][2]))
@@ -1065,6 +1068,100 @@ static void test_parse_refused(void **state)
 	assert_refused("-s", longpath);
 }
 
+static void test_parse_ns_command(void **state)
+{
+	const char *const argv[] = { NSBASE4, "-T", "6001:7001", "--", "sh",
+				     "-c", "exit 7" };
+
+	(void)state;
+	assert_int_equal(parse(ARGC(argv), argv), 0);
+	assert_non_null(conf.ns_cmd);
+	assert_string_equal(conf.ns_cmd[0], "sh");
+	assert_string_equal(conf.ns_cmd[1], "-c");
+	assert_string_equal(conf.ns_cmd[2], "exit 7");
+	assert_null(conf.ns_cmd[3]);
+	/* pasta's behaviour: the command's status is ours, so no daemon */
+	assert_true(conf.foreground);
+	/* no VMM socket is made, so none is picked */
+	assert_string_equal(conf.sock_path, "");
+	assert_int_equal(fwd_to(&conf.tcp_ns_fwd, 6001), 7001);
+}
+
+static void test_parse_ns_join(void **state)
+{
+	const char *const argv[] = { NSBASE4, "--netns", "/run/netns/x",
+				     "--ns-ifname", "eth7", "-t", "auto" };
+
+	(void)state;
+	assert_int_equal(parse(ARGC(argv), argv), 0);
+	assert_null(conf.ns_cmd);
+	assert_string_equal(conf.netns, "/run/netns/x");
+	assert_string_equal(conf.ns_ifname, "eth7");
+	assert_true(conf.tcp_fwd.follow);
+	assert_false(conf.foreground);
+}
+
+/* pasta's short -I for --ns-ifname, and a VMM's --fd has no place here */
+static void test_parse_ns_short_and_fd(void **state)
+{
+	const char *const argv[] = { NSBASE4, "--netns", "/run/netns/x",
+				     "-I", "eth8" };
+	char num[16], err[1024];
+	int sv[2];
+
+	(void)state;
+	assert_int_equal(parse(ARGC(argv), argv), 0);
+	assert_string_equal(conf.ns_ifname, "eth8");
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	snprintf(num, sizeof(num), "%d", sv[0]);
+	{
+		const char *const fd[] = { NSBASE4, "--fd", num, "--", "true" };
+
+		assert_int_equal(parse_stderr(ARGC(fd), fd, err, sizeof(err)),
+				 -1);
+	}
+	close(sv[0]);
+	close(sv[1]);
+	if (!strstr(err, "--fd is for a VMM, not namespace mode"))
+		fail_msg("--fd with a command: '%s'", err);
+}
+
+static void test_parse_ns_refused(void **state)
+{
+	static const char *const bad[][5] = {
+		{ "-s", "/tmp/x.socket", "--", "true" },
+		{ "-1", "--", "true" },
+		{ "--vhost-user", "--", "true" },
+		{ "--netns", "1", "--", "true" },
+		{ "--" },
+		{ "-t", "auto" },
+		{ "--ns-ifname", "eth7" },
+		{ "-u", "auto" },
+		{ "-U", "5", "--", "true" },
+		{ "-T", "all", "--", "true" },
+		{ "-T", "auto", "--", "true" },
+		{ "-T", "~5", "--", "true" },
+		{ "-T", "5" },
+	};
+	const char *const base[] = { NSBASE4 };
+	const char *argv[ARGC(base) + 5];
+	unsigned int i, j;
+	int n;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		for (n = 0; n < ARGC(base); n++)
+			argv[n] = base[n];
+		for (j = 0; j < 5 && bad[i][j]; j++)
+			argv[n++] = bad[i][j];
+		if (!parse(n, argv))
+			fail_msg("accepted: %s %s %s", bad[i][0],
+				 bad[i][1] ? bad[i][1] : "",
+				 bad[i][2] ? bad[i][2] : "");
+	}
+}
+
 static void test_parse_refused_dns_count(void **state)
 {
 	const char *v4[] = { BASE4, "-D", "198.51.100.2", "-D",
@@ -1289,6 +1386,10 @@ int main(void)
 		cmocka_unit_test(test_parse_sock_default),
 		cmocka_unit_test(test_parse_refused),
 		cmocka_unit_test(test_parse_refused_dns_count),
+		cmocka_unit_test(test_parse_ns_command),
+		cmocka_unit_test(test_parse_ns_join),
+		cmocka_unit_test(test_parse_ns_short_and_fd),
+		cmocka_unit_test(test_parse_ns_refused),
 		cmocka_unit_test(test_parse_help_version),
 		cmocka_unit_test(test_help_man_in_sync),
 		cmocka_unit_test(test_log_summary),

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - -t auto, -u auto: forward the ports the namespace listens on
+ *
+ * Once a second, the listening TCP sockets and the bound, unconnected UDP
+ * sockets of the namespace are listed (portwatch.c) and the pod's ports
+ * follow: a port that gets a listener there gets one of ours in the pod,
+ * on both families, forwarding to the same port of the namespace; when
+ * the namespace's listener goes, ours is closed.  A port some process of
+ * the pod already holds is left to it: our bind() fails and we try again
+ * at the next scan, quietly.
+ *
+ * Sockets bound to the namespace's loopback only are not followed:
+ * forwarded traffic arrives over the tap, at its address.
+ *
+ * The tables are sized at start-up; a listener appearing when one is full
+ * is reported once and not followed.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include "fwd.h"
+#include "fwd_auto.h"
+#include "log.h"
+#include "netns.h"
+#include "portwatch.h"
+#include "udp.h"
+#include "tcp/tcp.h"
+
+/* Ports followed at once, per protocol */
+#define FWD_AUTO_MAX		1024
+
+/**
+ * struct fwd_auto_port - one followed port, its listeners in the pod
+ * @port:	the port, 0 for a free slot
+ * @l:		IPv4 and IPv6 listeners, fd -1 if none
+ */
+struct fwd_auto_port {
+	uint16_t port;
+	struct fwd_listener l[2];
+};
+
+/**
+ * struct fwd_auto_proto - what "auto" follows for one protocol
+ * @on:		"auto" was given for it
+ * @proto:	IPPROTO_TCP or IPPROTO_UDP
+ * @name:	"TCP" or "UDP", for the logs
+ * @ref:	epoll reference type of its listeners
+ * @cur:	ports we forward now
+ * @seen:	ports the last scan found bound in the namespace
+ * @skip:	ports never to take: those -t or -u names explicitly
+ * @held:	ports a pod process held at our last try, reported once
+ * @full_logged: the table filled up, reported once
+ * @p:		slots
+ */
+struct fwd_auto_proto {
+	bool on;
+	int proto;
+	const char *name;
+	enum epref_type ref;
+	struct portset cur, seen, skip, held;
+	bool full_logged;
+	struct fwd_auto_port p[FWD_AUTO_MAX];
+};
+
+/**
+ * struct fwd_auto - the sock_diag socket inside the namespace, and both
+ *		     protocols' state
+ * @pw:		sock_diag socket
+ * @tcp:	-t auto
+ * @udp:	-u auto
+ */
+struct fwd_auto {
+	struct portwatch pw;
+	struct fwd_auto_proto tcp, udp;
+};
+
+/**
+ * fwd_auto_open_in() - inside the namespace: open the sock_diag socket
+ * @c:		execution context
+ *
+ * Return: 0 on success, -1 on failure (reported)
+ */
+static int fwd_auto_open_in(struct ctx *c)
+{
+	if (portwatch_open(&c->fwd_auto->pw)) {
+		err("auto forwarding: cannot open a sock_diag socket: %m");
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * fwd_auto_proto_init() - set one protocol's state up
+ * @c:		execution context
+ * @ap:		the state
+ * @spec:	its -t or -u spec
+ * @proto:	IPPROTO_TCP or IPPROTO_UDP
+ * @ref:	epoll reference type of its listeners
+ */
+static void fwd_auto_proto_init(struct ctx *c, struct fwd_auto_proto *ap,
+				const struct fwd_spec *spec, int proto,
+				enum epref_type ref)
+{
+	unsigned int i;
+
+	ap->on = spec->follow;
+	ap->proto = proto;
+	ap->name = proto == IPPROTO_TCP ? "TCP" : "UDP";
+	ap->ref = ref;
+	for (i = 0; i < FWD_AUTO_MAX; i++)
+		ap->p[i].l[0].fd = ap->p[i].l[1].fd = -1;
+	/* Ports the spec names explicitly have our listeners already */
+	for (i = 1; spec->n && i <= 65535; i++)
+		if (conf_fwd_lookup(spec, (uint16_t)i, NULL))
+			portset_add(&ap->skip, (uint16_t)i);
+	if (ap->on)
+		info("%s ports forwarded: those the namespace listens on "
+		     "(auto)", ap->name);
+	(void)c;
+}
+
+/**
+ * fwd_auto_init() - size the tables, open the watch in the namespace
+ * @c:		execution context, in namespace mode after netns_tap()
+ *
+ * Return: 0 on success or without "auto", -1 on failure (reported)
+ */
+int fwd_auto_init(struct ctx *c)
+{
+	struct fwd_auto *fa;
+
+	if (!c->conf.tcp_fwd.follow && !c->conf.udp_fwd.follow)
+		return 0;
+	fa = calloc(1, sizeof(*fa));
+	if (!fa) {
+		err("out of memory for auto forwarding");
+		return -1;
+	}
+	fa->pw.fd = -1;
+	fwd_auto_proto_init(c, &fa->tcp, &c->conf.tcp_fwd, IPPROTO_TCP,
+			    EPREF_TCP_AUTO);
+	fwd_auto_proto_init(c, &fa->udp, &c->conf.udp_fwd, IPPROTO_UDP,
+			    EPREF_UDP_AUTO);
+	c->fwd_auto = fa;
+	return netns_call(c, fwd_auto_open_in);
+}
+
+/**
+ * fwd_auto_bind() - start forwarding a port
+ * @c:		execution context
+ * @ap:		the protocol's state
+ * @port:	the port
+ *
+ * Return: true if at least one family is bound
+ */
+static bool fwd_auto_bind(struct ctx *c, struct fwd_auto_proto *ap,
+			  uint16_t port)
+{
+	int type = ap->proto == IPPROTO_TCP ? SOCK_STREAM : SOCK_DGRAM;
+	struct fwd_auto_port *p = NULL;
+	bool ok = false;
+	int i, v6;
+
+	for (i = 0; i < FWD_AUTO_MAX && !p; i++)
+		if (!ap->p[i].port)
+			p = &ap->p[i];
+	if (!p) {
+		if (!ap->full_logged)
+			warn("%s auto: %d ports followed already, not port %u",
+			     ap->name, FWD_AUTO_MAX, port);
+		ap->full_logged = true;
+		return false;
+	}
+	for (v6 = 0; v6 <= 1; v6++) {
+		struct in6_addr a;
+
+		if (!(v6 ? c->conf.v6 : c->conf.v4))
+			continue;
+		fwd_bind_addr("", v6, &a);
+		if (fwd_open_one(c, type, ap->ref, &a, "", port, &p->l[v6],
+				 (uint32_t)(p - ap->p) * 2 + v6))
+			continue;
+		p->l[v6].guest_port = port;
+		ok = true;
+	}
+	if (!ok) {
+		/* A pod process has it: its port, not ours */
+		if (!portset_has(&ap->held, port))
+			info("%s auto: port %u is in use in the pod: not "
+			     "forwarded", ap->name, port);
+		portset_add(&ap->held, port);
+		return false;
+	}
+	p->port = port;
+	portset_del(&ap->held, port);
+	debug("%s auto: forwarding port %u", ap->name, port);
+	return true;
+}
+
+/**
+ * fwd_auto_release() - stop forwarding a port
+ * @ap:		the protocol's state
+ * @port:	the port
+ */
+static void fwd_auto_release(struct fwd_auto_proto *ap, uint16_t port)
+{
+	int i, v6;
+
+	for (i = 0; i < FWD_AUTO_MAX; i++) {
+		if (ap->p[i].port != port)
+			continue;
+		for (v6 = 0; v6 <= 1; v6++) {
+			if (ap->p[i].l[v6].fd < 0)
+				continue;
+			close(ap->p[i].l[v6].fd);
+			ap->p[i].l[v6].fd = -1;
+		}
+		ap->p[i].port = 0;
+	}
+	debug("%s auto: port %u released", ap->name, port);
+}
+
+/**
+ * fwd_auto_follow() - make one protocol's pod ports follow a scan
+ * @c:		execution context
+ * @fa:		watch state
+ * @ap:		the protocol's state
+ */
+static void fwd_auto_follow(struct ctx *c, struct fwd_auto *fa,
+			    struct fwd_auto_proto *ap)
+{
+	unsigned int from = 0;
+	bool bind;
+	int port;
+
+	if (!ap->on)
+		return;
+	if (portwatch_scan(&fa->pw, ap->proto, true, &ap->seen)) {
+		debug("%s auto: listing the namespace's sockets: %m",
+		      ap->name);
+		return;
+	}
+	while ((port = portwatch_next_change(&ap->cur, &ap->seen, &ap->skip,
+					     from, &bind)) >= 0) {
+		if (!bind) {
+			fwd_auto_release(ap, (uint16_t)port);
+			portset_del(&ap->cur, (uint16_t)port);
+		} else if (fwd_auto_bind(c, ap, (uint16_t)port)) {
+			portset_add(&ap->cur, (uint16_t)port);
+		}
+		from = (unsigned int)port + 1;
+	}
+}
+
+/**
+ * fwd_auto_timer() - once a second: make the pod's ports follow
+ * @c:		execution context
+ */
+void fwd_auto_timer(struct ctx *c)
+{
+	struct fwd_auto *fa = c->fwd_auto;
+
+	if (!fa)
+		return;
+	fwd_auto_follow(c, fa, &fa->tcp);
+	fwd_auto_follow(c, fa, &fa->udp);
+}
+
+/**
+ * fwd_auto_listener() - the listener of an epoll reference
+ * @ap:		the protocol's state
+ * @idx:	slot times two, plus one for IPv6
+ *
+ * Return: the listener, NULL if it is gone
+ */
+static const struct fwd_listener *
+fwd_auto_listener(const struct fwd_auto_proto *ap, uint32_t idx)
+{
+	if (idx / 2 >= FWD_AUTO_MAX || ap->p[idx / 2].l[idx % 2].fd < 0)
+		return NULL;
+	return &ap->p[idx / 2].l[idx % 2];
+}
+
+/**
+ * fwd_auto_ready() - a connection or datagrams to a followed port
+ * @c:		execution context
+ * @udp:	a UDP listener, else TCP
+ * @idx:	slot times two, plus one for IPv6
+ */
+void fwd_auto_ready(struct ctx *c, bool udp, uint32_t idx)
+{
+	const struct fwd_listener *l;
+
+	if (!c->fwd_auto)
+		return;
+	l = fwd_auto_listener(udp ? &c->fwd_auto->udp : &c->fwd_auto->tcp,
+			      idx);
+	if (!l)
+		return;
+	if (udp)
+		udp_listener_input(c, l);
+	else
+		tcp_accept_fwd(c, l);
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * netshim - -t auto, -u auto: forward the ports the namespace listens on
+ */
+#ifndef NETSHIM_FWD_AUTO_H
+#define NETSHIM_FWD_AUTO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ctx.h"
+
+int fwd_auto_init(struct ctx *c);
+void fwd_auto_timer(struct ctx *c);
+void fwd_auto_ready(struct ctx *c, bool udp, uint32_t idx);
+
+#endif /* NETSHIM_FWD_AUTO_H */

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - -T: ports of the namespace's loopback to the pod's loopback
+ *
+ * pasta's -T: a process in the namespace connecting to its own
+ * 127.0.0.1:PORT or [::1]:PORT reaches a server on the pod's loopback.
+ * The listeners are made inside the namespace at start-up (by the clone
+ * of netns.c, sharing our descriptors); each connection accepted there is
+ * joined to a new connection to the pod's loopback with splice(): no
+ * frames, no copy through netshim.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "fwd.h"
+#include "fwd_ns.h"
+#include "inany.h"
+#include "log.h"
+#include "netns.h"
+#include "tcp/splice.h"
+
+static struct fwd_listener *fwd_ns_lst;
+static uint32_t fwd_ns_n;
+
+/**
+ * fwd_ns_open_in() - inside the namespace: listen on its loopback
+ * @c:		execution context
+ *
+ * Return: 0 on success, -1 if a port cannot be bound (reported)
+ */
+static int fwd_ns_open_in(struct ctx *c)
+{
+	const struct fwd_spec *spec = &c->conf.tcp_ns_fwd;
+	uint32_t port, max = 0;
+	uint16_t to;
+	int v6;
+
+	for (port = 1; port <= 65535; port++)
+		if (conf_fwd_lookup(spec, (uint16_t)port, &to))
+			max += 2;
+	fwd_ns_lst = calloc(max, sizeof(*fwd_ns_lst));
+	if (!fwd_ns_lst) {
+		err("out of memory for -T");
+		return -1;
+	}
+	for (port = 1; port <= 65535; port++) {
+		if (!conf_fwd_lookup(spec, (uint16_t)port, &to))
+			continue;
+		for (v6 = 0; v6 <= 1; v6++) {
+			struct in_addr lo4 = { htonl(INADDR_LOOPBACK) };
+			struct in6_addr a = v6 ? in6addr_loopback :
+						 inany_from4(lo4);
+			struct fwd_listener *l = &fwd_ns_lst[fwd_ns_n];
+
+			if (fwd_open_one(c, SOCK_STREAM, EPREF_TCP_NS, &a, "",
+					 (uint16_t)port, l, fwd_ns_n)) {
+				err("-T: cannot listen on %s port %u in the "
+				    "namespace: %m", v6 ? "[::1]" : "127.0.0.1",
+				    port);
+				return -1;
+			}
+			l->guest_port = to;
+			fwd_ns_n++;
+		}
+	}
+	return 0;
+}
+
+/**
+ * fwd_ns_init() - make the -T listeners in the namespace
+ * @c:		execution context, in namespace mode after netns_tap()
+ *
+ * Return: 0 on success or without -T, -1 on failure (reported)
+ */
+int fwd_ns_init(struct ctx *c)
+{
+	if (!c->conf.tcp_ns_fwd.n)
+		return 0;
+	if (netns_call(c, fwd_ns_open_in))
+		return -1;
+	info("forwarding %u TCP sockets of the namespace's loopback to the "
+	     "pod's", fwd_ns_n);
+	return 0;
+}
+
+/**
+ * fwd_ns_ready() - a connection on the namespace's loopback: join it to
+ *		    the pod's loopback
+ * @c:		execution context
+ * @idx:	listener index
+ */
+void fwd_ns_ready(struct ctx *c, uint32_t idx)
+{
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
+				   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct sockaddr_in a4 = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	const struct fwd_listener *l;
+	int a, b;
+
+	if (idx >= fwd_ns_n)
+		return;
+	l = &fwd_ns_lst[idx];
+	a = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (a < 0)
+		return;
+	a6.sin6_port = a4.sin_port = htons(l->guest_port);
+	b = socket(l->v6 ? AF_INET6 : AF_INET,
+		   SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (b < 0 ||
+	    (connect(b, l->v6 ? (struct sockaddr *)&a6 :
+				(struct sockaddr *)&a4,
+		     l->v6 ? sizeof(a6) : sizeof(a4)) &&
+	     errno != EINPROGRESS)) {
+		struct linger lg = { 1, 0 };
+
+		debug("-T: to the pod's port %u: %m", l->guest_port);
+		setsockopt(a, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		close(a);
+		if (b >= 0)
+			close(b);
+		return;
+	}
+	c->cnt.tcp_spliced++;
+	splice_join(c, a, b, true);
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * netshim - -T: ports of the namespace's loopback to the pod's loopback
+ */
+#ifndef NETSHIM_FWD_NS_H
+#define NETSHIM_FWD_NS_H
+
+#include <stdint.h>
+
+#include "ctx.h"
+
+int fwd_ns_init(struct ctx *c);
+void fwd_ns_ready(struct ctx *c, uint32_t idx);
+
+#endif /* NETSHIM_FWD_NS_H */

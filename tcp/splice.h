@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * netshim - local flows: two TCP sockets joined with splice()
+ */
+#ifndef NETSHIM_SPLICE_H
+#define NETSHIM_SPLICE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ctx.h"
+
+int splice_init(struct ctx *c, unsigned int max);
+int splice_join(struct ctx *c, int a, int b, bool b_connecting);
+void splice_ready(struct ctx *c, uint32_t idx, uint32_t events);
+unsigned int splice_count(const struct ctx *c);
+
+#endif /* NETSHIM_SPLICE_H */

@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Namespace mode, "netshim -- COMMAND": what a command run under netshim
+# sees, as pasta users expect it:
+# - netshim exits with the command's status;
+# - the namespace has a tap named like the pod's interface, up, with the
+#   pod's addresses of both families, its default routes and MTU, and
+#   loopback up;
+# - it pings the peer, resolves through the peer's DNS server, moves TCP
+#   data both ways (checksummed) and UDP datagrams both ways (byte for
+#   byte), on both families;
+# - -t and -u forward the pod's ports to servers in the namespace.
+
+set -u
+# shellcheck source=tests/lib/topo.sh
+. "$(dirname "$0")/../lib/topo.sh"
+# shellcheck source=tests/lib/netns.sh
+. "$(dirname "$0")/../lib/netns.sh"
+# shellcheck source=tests/tcp/lib.sh
+. "$(dirname "$0")/../tcp/lib.sh"
+# shellcheck source=tests/lib/udp.sh
+. "$(dirname "$0")/../lib/udp.sh"
+
+topo_init
+topo_peer_pod
+topo_dns
+
+# The exit status is the command's, and a signal's as a shell reports it
+ip netns exec "$NS_POD" timeout 20 "$NETSHIM" -f -q -D 203.0.113.1 \
+	-- sh -c 'exit 7' >"$WORK/status.log" 2>&1
+rc=$?
+[ "$rc" = 7 ] || fail "netshim -- sh -c 'exit 7' exited $rc: $(cat "$WORK/status.log")"
+ip netns exec "$NS_POD" timeout 20 "$NETSHIM" -f -q -D 203.0.113.1 \
+	-- sh -c 'kill -KILL $$' >"$WORK/status.log" 2>&1
+rc=$?
+[ "$rc" = 137 ] || fail "a command killed by SIGKILL: netshim exited $rc"
+ip netns exec "$NS_POD" timeout 20 "$NETSHIM" -f -q -D 203.0.113.1 \
+	-- /nonexistent >"$WORK/status.log" 2>&1
+rc=$?
+[ "$rc" = 127 ] || fail "a command that cannot run: netshim exited $rc"
+log "ok: exit status of the command (7, 137 after SIGKILL, 127 not found)"
+
+ns_start -t 5001 -u 5001:5000
+
+# Addresses, routes, MTU, loopback: what "ip" shows inside
+out=$(in_guest ip -o addr show dev "$NS_IF")
+echo "$out" | grep -q 'inet 203\.0\.113\.2/24 ' ||
+	fail "no 203.0.113.2/24 on $NS_IF: $out"
+echo "$out" | grep -q 'inet6 2001:db8:1::2/64 ' ||
+	fail "no 2001:db8:1::2/64 on $NS_IF: $out"
+in_guest ip -o link show dev "$NS_IF" | grep -q '[<,]UP[,>].* mtu 1500 ' ||
+	fail "$NS_IF not up with MTU 1500: $(in_guest ip -o link show)"
+in_guest ip -o link show dev lo | grep -q '[<,]UP[,>]' || fail "lo is down"
+in_guest ip route show default | grep -q "via 203.0.113.1 dev $NS_IF" ||
+	fail "no IPv4 default route: $(in_guest ip route)"
+in_guest ip -6 route show default | grep -q "via fe80::1 dev $NS_IF" ||
+	fail "no IPv6 default route: $(in_guest ip -6 route)"
+in_guest ip -d link show dev "$NS_IF" | grep -q 'tun type tap ' ||
+	fail "$NS_IF is not a tap: $(in_guest ip -d link show dev "$NS_IF")"
+log "ok: tap $NS_IF up, MTU 1500, 203.0.113.2/24, 2001:db8:1::2/64, default routes"
+
+for dst in 203.0.113.1 2001:db8:1::1; do
+	out=$(in_guest timeout 20 busybox ping -c 3 -W 2 "$dst" 2>&1) ||
+		fail "ping $dst: $out"
+	echo "$out" | grep -q '3 packets received' || fail "ping $dst: $out"
+done
+log "ok: ping to the peer, both families"
+
+for server in 203.0.113.1 2001:db8:1::1; do
+	out=$(in_guest timeout 10 busybox nslookup peer.netshim.test \
+		"$server" 2>&1) || fail "nslookup via $server: $out"
+	echo "$out" | grep -q '^Address: 203.0.113.1$' &&
+		echo "$out" | grep -q '^Address: 2001:db8:1::1$' ||
+		fail "nslookup via $server: $out"
+done
+log "ok: DNS through the peer's server, both families"
+
+tcp_upload "$NS_GUEST" "$NS_PEER" 4 203.0.113.1 5201 1 "$(tcp_size 256M)" 90
+tcp_download "$NS_GUEST" "$NS_PEER" 4 203.0.113.1 5202 2 "$(tcp_size 256M)" 90
+tcp_upload "$NS_GUEST" "$NS_PEER" 6 2001:db8:1::1 5203 3 "$(tcp_size 64M)" 60
+tcp_download "$NS_GUEST" "$NS_PEER" 6 2001:db8:1::1 5204 4 "$(tcp_size 64M)" 60
+# Inbound: the peer reaches a server in the namespace through -t
+tcp_upload "$NS_PEER" "$NS_GUEST" 4 203.0.113.2 5001 5 "$(tcp_size 64M)" 60
+tcp_upload "$NS_PEER" "$NS_GUEST" 6 2001:db8:1::2 5001 6 "$(tcp_size 64M)" 60
+
+make_payloads "$WORK/p4"
+make_payloads "$WORK/p6"
+make_payloads "$WORK/i4"
+make_payloads "$WORK/i6"
+echo_server "$NS_PEER" UDP4-LISTEN:7000,bind=203.0.113.1 203.0.113.1
+echo_server "$NS_PEER" "UDP6-LISTEN:7000,bind=[2001:db8:1::1]" 2001:db8:1::1
+run_client "$NS_GUEST" 203.0.113.1 7000 "$WORK/p4"
+run_client "$NS_GUEST" 2001:db8:1::1 7000 "$WORK/p6"
+echo_server "$NS_GUEST" UDP4-LISTEN:5000 0.0.0.0
+echo_server "$NS_GUEST" UDP6-LISTEN:5000,ipv6only=1 '\[::\]'
+run_client "$NS_PEER" 203.0.113.2 5001 "$WORK/i4"
+run_client "$NS_PEER" 2001:db8:1::2 5001 "$WORK/i6"
+
+kill -0 "$BACKEND_PID" 2>/dev/null || fail "netshim died"

@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Namespace mode, the other ways in:
+# - "netshim --netns PATH" serves a namespace made by "ip netns add";
+# - "netshim --netns PID" serves the namespace of a process that lives in
+#   a user namespace of its own (netshim joins it to set the tap up);
+# - "netshim -- COMMAND" started by an unprivileged user works: it needs
+#   no capability outside the namespace it makes.
+# Each time the namespace gets the pod's addresses and reaches the peer.
+
+set -u
+# shellcheck source=tests/lib/topo.sh
+. "$(dirname "$0")/../lib/topo.sh"
+# shellcheck source=tests/tcp/lib.sh
+. "$(dirname "$0")/../tcp/lib.sh"
+
+# reaches_peer() - the namespace has the pod's address and talks to the peer
+# $1: namespace name, $2: what it is, for messages
+reaches_peer() {
+	local out
+
+	out=$(ip -n "$1" -o addr show)
+	echo "$out" | grep -q 'inet 203\.0\.113\.2/24 ' ||
+		fail "$2: no 203.0.113.2/24: $out"
+	echo "$out" | grep -q 'inet6 2001:db8:1::2/64 ' ||
+		fail "$2: no 2001:db8:1::2/64: $out"
+	out=$(ip netns exec "$1" timeout 20 busybox ping -c 2 -W 2 \
+		203.0.113.1 2>&1) || fail "$2: ping: $out"
+	tcp_upload "$1" "$NS_PEER" 4 203.0.113.1 5201 1 "$(tcp_size 16M)" 30
+	tcp_download "$1" "$NS_PEER" 6 2001:db8:1::1 5202 2 "$(tcp_size 16M)" 30
+	log "ok: $2"
+}
+
+# start_netshim() - netshim in the pod, in the foreground, in the background
+# $@: its arguments
+start_netshim() {
+	log "backend: $NETSHIM $*"
+	ip netns exec "$NS_POD" "$NETSHIM" -f -D 203.0.113.1 "$@" \
+		>>"$WORK/backend.log" 2>&1 &
+	BACKEND_PID=$!
+	topo_pid_add "$BACKEND_PID"
+}
+
+# wait_addr() - wait until the namespace has the pod's IPv4 address
+# $1: namespace name
+wait_addr() {
+	for _ in $(seq 50); do
+		ip -n "$1" -o addr show | grep -q 'inet 203\.0\.113\.2/' &&
+			return 0
+		kill -0 "$BACKEND_PID" 2>/dev/null ||
+			fail "netshim exited: $(tail -5 "$WORK/backend.log")"
+		sleep 0.1
+	done
+	fail "no address in $1 after 5 s"
+}
+
+topo_init
+topo_peer_pod
+chmod 1777 "$WORK"
+
+# --netns PATH
+topo_ns_add "$NS_GUEST"
+start_netshim --netns "/run/netns/$NS_GUEST" --ns-ifname eth7
+wait_addr "$NS_GUEST"
+ip -n "$NS_GUEST" -o link show eth7 | grep -q '[<,]UP[,>]' ||
+	fail "--ns-ifname eth7: $(ip -n "$NS_GUEST" -o link show)"
+reaches_peer "$NS_GUEST" "--netns /run/netns/$NS_GUEST, --ns-ifname eth7"
+kill "$BACKEND_PID"
+wait "$BACKEND_PID"
+ip netns del "$NS_GUEST"
+
+# --netns PID, in a user namespace of its own
+ip netns exec "$NS_POD" unshare --user --map-root-user --net sleep 600 &
+holder=$!
+topo_pid_add "$holder"
+for _ in $(seq 50); do
+	[ "$(readlink "/proc/$holder/ns/user")" != "$(readlink /proc/self/ns/user)" ] &&
+		[ "$(readlink "/proc/$holder/exe")" = "$(command -v sleep)" ] &&
+		break
+	sleep 0.1
+done
+touch "/run/netns/$NS_GUEST" &&
+	mount --bind "/proc/$holder/ns/net" "/run/netns/$NS_GUEST" ||
+	fail "cannot name the namespace of process $holder"
+start_netshim --netns "$holder"
+wait_addr "$NS_GUEST"
+reaches_peer "$NS_GUEST" "--netns PID in its own user namespace"
+kill "$BACKEND_PID" "$holder"
+wait "$BACKEND_PID"
+ip netns del "$NS_GUEST"
+
+# An unprivileged user runs a command under netshim
+out=$(ip netns exec "$NS_POD" timeout 30 setpriv --reuid=65534 \
+	--regid=65534 --clear-groups "$NETSHIM" -f -q -D 203.0.113.1 -- \
+	sh -c 'ip -o addr show; busybox ping -c 2 -W 2 203.0.113.1' 2>&1) ||
+	fail "netshim as uid 65534: $out"
+echo "$out" | grep -q 'inet 203\.0\.113\.2/24 ' &&
+	echo "$out" | grep -q '2 packets received' ||
+	fail "netshim as uid 65534: $out"
+log "ok: started by an unprivileged user"
