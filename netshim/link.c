@@ -8,6 +8,7 @@
  */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
@@ -19,6 +20,7 @@
 #include "eth.h"
 #include "flow.h"
 #include "gaddr.h"
+#include "link_queue.h"
 #include "log.h"
 #include "pcap.h"
 #include "tcp/tcp.h"
@@ -81,10 +83,18 @@ int link_init(struct ctx *c)
 						   &link_stream_ops;
 	c->link.listen_fd = c->link.fd = -1;
 	c->link.up = c->link.blocked = false;
-	if (c->link.ops->setup(c))
+	c->link.rx.size = c->link.ops->rx_size;
+	c->link.tx.size = c->link.ops->tx_size;
+	c->link.rx.buf = malloc(c->link.rx.size);
+	c->link.tx.buf = malloc(c->link.tx.size);
+	if (!c->link.rx.buf || !c->link.tx.buf) {
+		err("out of memory for link buffers");
 		return -1;
+	}
 	link_prefault(c->link.rx.buf, c->link.rx.size);
 	link_prefault(c->link.tx.buf, c->link.tx.size);
+	if (c->link.ops->setup && c->link.ops->setup(c))
+		return -1;
 	if (c->conf.vmm_fd >= 0)
 		return link_init_fd(c, c->conf.vmm_fd);
 	return c->link.ops->listen(c);
@@ -169,7 +179,7 @@ void link_event(struct ctx *c, uint32_t idx, uint32_t events)
  */
 bool link_pending(const struct ctx *c)
 {
-	return c->link.up && c->link.ops->pending(c);
+	return c->link.up && lq_pending(&c->link.tx);
 }
 
 /**
@@ -208,9 +218,15 @@ void link_close(struct ctx *c, const char *why)
  */
 uint8_t *tx_reserve(struct ctx *c, size_t maxlen)
 {
+	uint8_t *frame;
+
 	if (!c->link.up || maxlen > FRAME_MAX)
 		return NULL;
-	return c->link.ops->reserve(c, maxlen);
+	frame = lq_reserve(&c->link.tx, maxlen);
+	/* A full queue is handed over first, if the VMM takes it */
+	if (!frame && c->link.ops->flush(c) >= 0 && c->link.up)
+		frame = lq_reserve(&c->link.tx, maxlen);
+	return frame;
 }
 
 /**
@@ -229,7 +245,7 @@ int tx_reserve_batch(struct ctx *c, size_t len, int n, uint8_t **frames)
 {
 	if (!c->link.up || len > FRAME_MAX || n <= 0)
 		return 0;
-	return c->link.ops->reserve_batch(c, len, n, frames);
+	return lq_reserve_batch(&c->link.tx, len, n, frames);
 }
 
 /**
@@ -246,7 +262,7 @@ void tx_commit(struct ctx *c, uint8_t *frame, size_t len)
 	c->cnt.bytes_out += len;
 	if (c->pcap_fd >= 0)
 		pcap_frame(c, frame, len);
-	c->link.ops->commit(c, frame, len);
+	lq_commit(&c->link.tx, frame, len);
 }
 
 /**

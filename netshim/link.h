@@ -21,31 +21,26 @@
 /**
  * struct link_ops - a back-end of the link
  * @name:	what the logs call it
- * @setup:	size its buffers, before the loop runs
+ * @rx_size:	bytes of its input buffer, allocated by link_init()
+ * @tx_size:	bytes of the queue of frames to the guest (link_queue.c),
+ *		which every back-end hands over its own way
+ * @setup:	anything else to prepare before the loop runs, or NULL
  * @listen:	open the socket the VMM or front-end connects to
  * @adopt:	take a connection that is already open (a launcher's fd)
  * @accept:	the listening socket is readable
  * @event:	an epoll event of the back-end (EPREF_LINK, its own index)
- * @pending:	frames are queued and not yet handed to the VMM
  * @flush:	hand queued frames over: 0 all done, 1 some wait, -1 closed
- * @reserve:	room for one frame of at most @maxlen bytes, or NULL
- * @reserve_batch: room for up to @n frames of @len bytes, in commit order
- * @commit:	queue a frame built in reserved room
  * @close:	drop the connection, if any
  */
 struct link_ops {
 	const char *name;
+	size_t rx_size, tx_size;
 	int (*setup)(struct ctx *c);
 	int (*listen)(struct ctx *c);
 	int (*adopt)(struct ctx *c, int fd);
 	void (*accept)(struct ctx *c);
 	void (*event)(struct ctx *c, uint32_t idx, uint32_t events);
-	bool (*pending)(const struct ctx *c);
 	int (*flush)(struct ctx *c);
-	uint8_t *(*reserve)(struct ctx *c, size_t maxlen);
-	int (*reserve_batch)(struct ctx *c, size_t len, int n,
-			     uint8_t **frames);
-	void (*commit)(struct ctx *c, uint8_t *frame, size_t len);
 	void (*close)(struct ctx *c, const char *why);
 };
 

@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
@@ -27,25 +26,6 @@
 /* Sized for a burst of 64 KiB frames either way */
 #define STREAM_RX_BUF_SIZE	(8 << 20)
 #define STREAM_TX_BUF_SIZE	(8 << 20)
-
-/**
- * stream_setup() - size the input and output buffers
- * @c:		execution context
- *
- * Return: 0 on success, -1 with a message on failure
- */
-static int stream_setup(struct ctx *c)
-{
-	c->link.rx.size = STREAM_RX_BUF_SIZE;
-	c->link.tx.size = STREAM_TX_BUF_SIZE;
-	c->link.rx.buf = malloc(c->link.rx.size);
-	c->link.tx.buf = malloc(c->link.tx.size);
-	if (!c->link.rx.buf || !c->link.tx.buf) {
-		err("out of memory for link buffers");
-		return -1;
-	}
-	return 0;
-}
 
 /**
  * stream_close() - drop the VMM connection and everything of its guest
@@ -178,17 +158,6 @@ static void stream_set_blocked(struct ctx *c, bool blocked)
 }
 
 /**
- * stream_pending() - are frames queued for the VMM
- * @c:		execution context
- *
- * Return: true if some bytes wait in the output buffer
- */
-static bool stream_pending(const struct ctx *c)
-{
-	return lq_pending(&c->link.tx);
-}
-
-/**
  * stream_flush() - write queued frames to the VMM
  * @c:		execution context
  *
@@ -239,63 +208,14 @@ static void stream_event(struct ctx *c, uint32_t idx, uint32_t events)
 		stream_input(c);
 }
 
-/**
- * stream_reserve() - room for one frame in the output buffer
- * @c:		execution context
- * @maxlen:	largest length the frame may have, at most FRAME_MAX
- *
- * A full buffer is flushed first.
- *
- * Return: where the Ethernet frame starts, or NULL if there is no room
- */
-static uint8_t *stream_reserve(struct ctx *c, size_t maxlen)
-{
-	uint8_t *frame = lq_reserve(&c->link.tx, maxlen);
-
-	if (!frame && stream_flush(c) >= 0)
-		frame = lq_reserve(&c->link.tx, maxlen);
-	return frame;
-}
-
-/**
- * stream_reserve_batch() - room for frames laid out back to back
- * @c:		execution context
- * @len:	length of each frame, at most FRAME_MAX
- * @n:		frames wanted
- * @frames:	filled with where each frame starts
- *
- * No flush here: a sender that finds no room waits for link_writable().
- *
- * Return: number of frames reserved
- */
-static int stream_reserve_batch(struct ctx *c, size_t len, int n,
-				uint8_t **frames)
-{
-	return lq_reserve_batch(&c->link.tx, len, n, frames);
-}
-
-/**
- * stream_commit() - queue a frame built in reserved room
- * @c:		execution context
- * @frame:	frame start, the next reserved one
- * @len:	frame length, at most what was reserved
- */
-static void stream_commit(struct ctx *c, uint8_t *frame, size_t len)
-{
-	lq_commit(&c->link.tx, frame, len);
-}
-
 const struct link_ops link_stream_ops = {
 	.name		= "stream",
-	.setup		= stream_setup,
+	.rx_size	= STREAM_RX_BUF_SIZE,
+	.tx_size	= STREAM_TX_BUF_SIZE,
 	.listen		= link_listen,
 	.adopt		= stream_adopt,
 	.accept		= stream_accept,
 	.event		= stream_event,
-	.pending	= stream_pending,
 	.flush		= stream_flush,
-	.reserve	= stream_reserve,
-	.reserve_batch	= stream_reserve_batch,
-	.commit		= stream_commit,
 	.close		= stream_close,
 };

@@ -16,39 +16,19 @@
  * 65520 bytes anyway.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 
 #include "link.h"
+#include "link_queue.h"
 #include "log.h"
-#include "stream.h"
 
 /* Input: a batch of up to TAP_RX_BATCH frames of the largest size */
 #define TAP_RX_BATCH		64
 #define TAP_RX_BUF_SIZE		(TAP_RX_BATCH * (FRAME_MAX + 1))
 /* Output: as the stream's, a burst of 64 KiB frames */
 #define TAP_TX_BUF_SIZE		(8 << 20)
-
-/**
- * tap_setup() - size the input and output buffers
- * @c:		execution context
- *
- * Return: 0 on success, -1 with a message on failure
- */
-static int tap_setup(struct ctx *c)
-{
-	c->link.rx.size = TAP_RX_BUF_SIZE;
-	c->link.tx.size = TAP_TX_BUF_SIZE;
-	c->link.rx.buf = malloc(c->link.rx.size);
-	c->link.tx.buf = malloc(c->link.tx.size);
-	if (!c->link.rx.buf || !c->link.tx.buf) {
-		err("out of memory for link buffers");
-		return -1;
-	}
-	return 0;
-}
 
 /**
  * tap_adopt() - take the tap device: the namespace is connected
@@ -162,17 +142,6 @@ static void tap_set_blocked(struct ctx *c, bool blocked)
 }
 
 /**
- * tap_pending() - are frames queued for the namespace
- * @c:		execution context
- *
- * Return: true if some wait in the output buffer
- */
-static bool tap_pending(const struct ctx *c)
-{
-	return c->link.tx.tail > c->link.tx.head;
-}
-
-/**
  * tap_flush() - write queued frames to the tap, one write() each
  * @c:		execution context
  *
@@ -180,12 +149,11 @@ static bool tap_pending(const struct ctx *c)
  */
 static int tap_flush(struct ctx *c)
 {
-	struct tx *tx = &c->link.tx;
+	uint8_t *frame;
+	size_t len;
 
-	while (tx->head < tx->tail) {
-		uint32_t len = rd32(tx->buf + tx->head);
-		ssize_t n = write(c->link.fd,
-				  tx->buf + tx->head + STREAM_HDR_LEN, len);
+	while (lq_peek(&c->link.tx, &frame, &len)) {
+		ssize_t n = write(c->link.fd, frame, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -195,9 +163,8 @@ static int tap_flush(struct ctx *c)
 		}
 		if (n < 0)
 			c->cnt.drop_tx_full++;
-		tx->head += STREAM_HDR_LEN + len;
+		lq_drop_head(&c->link.tx);
 	}
-	tx->head = tx->tail = 0;
 	tap_set_blocked(c, false);
 	return 0;
 }
@@ -218,78 +185,6 @@ static void tap_event(struct ctx *c, uint32_t idx, uint32_t events)
 }
 
 /**
- * tap_space() - bytes free in the output buffer, for frames in a row
- * @c:		execution context
- *
- * Return: free bytes, length fields included
- */
-static size_t tap_space(struct ctx *c)
-{
-	struct tx *tx = &c->link.tx;
-
-	if (tx->head && tx->size - tx->tail < STREAM_HDR_LEN + FRAME_MAX) {
-		memmove(tx->buf, tx->buf + tx->head, tx->tail - tx->head);
-		tx->tail -= tx->head;
-		tx->head = 0;
-	}
-	return tx->size - tx->tail;
-}
-
-/**
- * tap_reserve() - room for one frame in the output buffer
- * @c:		execution context
- * @maxlen:	largest length the frame may have, at most FRAME_MAX
- *
- * A full buffer is flushed first.
- *
- * Return: where the Ethernet frame starts, or NULL if there is no room
- */
-static uint8_t *tap_reserve(struct ctx *c, size_t maxlen)
-{
-	if (tap_space(c) < STREAM_HDR_LEN + maxlen) {
-		tap_flush(c);
-		if (tap_space(c) < STREAM_HDR_LEN + maxlen)
-			return NULL;
-	}
-	return c->link.tx.buf + c->link.tx.tail + STREAM_HDR_LEN;
-}
-
-/**
- * tap_reserve_batch() - room for frames laid out back to back
- * @c:		execution context
- * @len:	length of each frame, at most FRAME_MAX
- * @n:		frames wanted
- * @frames:	filled with where each frame starts
- *
- * Return: number of frames reserved
- */
-static int tap_reserve_batch(struct ctx *c, size_t len, int n,
-			     uint8_t **frames)
-{
-	size_t slot = STREAM_HDR_LEN + len, space = tap_space(c);
-	uint8_t *base = c->link.tx.buf + c->link.tx.tail + STREAM_HDR_LEN;
-	int i;
-
-	if ((size_t)n * slot > space)
-		n = (int)(space / slot);
-	for (i = 0; i < n; i++)
-		frames[i] = base + i * slot;
-	return n;
-}
-
-/**
- * tap_commit() - queue a frame built in reserved room
- * @c:		execution context
- * @frame:	frame start, the next reserved one
- * @len:	frame length, at most what was reserved
- */
-static void tap_commit(struct ctx *c, uint8_t *frame, size_t len)
-{
-	wr32(frame - STREAM_HDR_LEN, (uint32_t)len);
-	c->link.tx.tail += STREAM_HDR_LEN + len;
-}
-
-/**
  * tap_adopt_unused() - a launcher's descriptor has no meaning here
  * @c:		execution context
  * @fd:		descriptor, closed
@@ -306,15 +201,12 @@ static int tap_adopt_unused(struct ctx *c, int fd)
 
 const struct link_ops link_tap_ops = {
 	.name		= "tap",
-	.setup		= tap_setup,
+	.rx_size	= TAP_RX_BUF_SIZE,
+	.tx_size	= TAP_TX_BUF_SIZE,
 	.listen		= tap_listen,
 	.adopt		= tap_adopt_unused,
 	.accept		= tap_accept,
 	.event		= tap_event,
-	.pending	= tap_pending,
 	.flush		= tap_flush,
-	.reserve	= tap_reserve,
-	.reserve_batch	= tap_reserve_batch,
-	.commit		= tap_commit,
 	.close		= tap_close,
 };

@@ -12,7 +12,6 @@
  * counted and logged, and the next one is served.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
@@ -61,7 +60,7 @@ static struct vu_link vu_link;
 static void vu_close(struct ctx *c, const char *why);
 
 /**
- * vu_setup() - size the buffers, start with no front-end
+ * vu_setup() - start with no front-end
  * @c:		execution context
  *
  * Return: 0 on success, -1 with a message on failure
@@ -75,14 +74,6 @@ static int vu_setup(struct ctx *c)
 	vu_dev_init(&v->dev);
 	for (i = 0; i < VU_QUEUES; i++)
 		v->kick_reg[i] = -1;
-	c->link.rx.size = VU_RX_BUF_SIZE;
-	c->link.tx.size = VU_TX_BUF_SIZE;
-	c->link.rx.buf = malloc(c->link.rx.size);
-	c->link.tx.buf = malloc(c->link.tx.size);
-	if (!c->link.rx.buf || !c->link.tx.buf) {
-		err("out of memory for link buffers");
-		return -1;
-	}
 	return 0;
 }
 
@@ -622,70 +613,15 @@ static void vu_accept(struct ctx *c)
 		vu_adopt(c, fd);
 }
 
-/**
- * vu_pending() - are frames queued for the guest
- * @c:		execution context
- *
- * Return: true if some wait
- */
-static bool vu_pending(const struct ctx *c)
-{
-	return lq_pending(&c->link.tx);
-}
-
-/**
- * vu_reserve() - room for one frame in the queue to the guest
- * @c:		execution context
- * @maxlen:	largest length the frame may have
- *
- * Return: where the frame starts, or NULL if there is no room
- */
-static uint8_t *vu_reserve(struct ctx *c, size_t maxlen)
-{
-	uint8_t *frame = lq_reserve(&c->link.tx, maxlen);
-
-	if (!frame && vu_flush(c) >= 0)
-		frame = lq_reserve(&c->link.tx, maxlen);
-	return frame;
-}
-
-/**
- * vu_reserve_batch() - room for frames of one size in the queue
- * @c:		execution context
- * @len:	length of each
- * @n:		frames wanted
- * @frames:	filled with where each starts
- *
- * Return: number of frames reserved
- */
-static int vu_reserve_batch(struct ctx *c, size_t len, int n,
-			    uint8_t **frames)
-{
-	return lq_reserve_batch(&c->link.tx, len, n, frames);
-}
-
-/**
- * vu_commit() - queue a frame built in reserved room
- * @c:		execution context
- * @frame:	frame start
- * @len:	its length
- */
-static void vu_commit(struct ctx *c, uint8_t *frame, size_t len)
-{
-	lq_commit(&c->link.tx, frame, len);
-}
-
 const struct link_ops link_vu_ops = {
 	.name		= "vhost-user",
+	.rx_size	= VU_RX_BUF_SIZE,
+	.tx_size	= VU_TX_BUF_SIZE,
 	.setup		= vu_setup,
 	.listen		= link_listen,
 	.adopt		= vu_adopt,
 	.accept		= vu_accept,
 	.event		= vu_event,
-	.pending	= vu_pending,
 	.flush		= vu_flush,
-	.reserve	= vu_reserve,
-	.reserve_batch	= vu_reserve_batch,
-	.commit		= vu_commit,
 	.close		= vu_close,
 };
