@@ -246,6 +246,29 @@ lv_backend_pid() {
 	cat "$LV"/run/libvirt/qemu/passt/*-passt.pid 2>/dev/null | head -n 1
 }
 
+# lv_qemu_vhost() - check that QEMU's NIC is a vhost-user netdev on the
+# socket libvirt gave the backend, so that the guest's frames go through
+# the backend's vhost-user rings
+# $1: pid of the backend
+lv_qemu_vhost() {
+	local qpid sock
+
+	qpid=$(cat "$LV/run/libvirt/qemu/$DOM.pid" 2>/dev/null)
+	[ -n "$qpid" ] && [ -r "/proc/$qpid/cmdline" ] ||
+		lv_fail "no QEMU process for $DOM"
+	tr '\0' '\n' <"/proc/$qpid/cmdline" >"$LV/out/qemu.argv"
+	sock=$(tr '\0' '\n' <"/proc/$1/cmdline" | sed -n '/^--socket$/{n;p;q}')
+	[ -n "$sock" ] || lv_fail "no --socket in the backend's argv"
+	grep -q '"type":"vhost-user"' "$LV/out/qemu.argv" ||
+		lv_fail "QEMU has no vhost-user netdev"
+	grep -q "path=$sock" "$LV/out/qemu.argv" ||
+		lv_fail "QEMU has no chardev on the backend's socket $sock"
+	log "ok: QEMU: $(grep -o -e '{"type":"vhost-user"[^}]*}' \
+		-e '[^ ]*path='"$sock"'[^ ]*' \
+		-e '{"qom-type":"memory-backend-memfd"[^}]*}' \
+		"$LV/out/qemu.argv" | tr '\n' ' ')"
+}
+
 # lv_inspect() - while the guest runs: the interface's backend in the live
 # XML, and the back-end process: its argv, its user, that it is netshim
 lv_inspect() {
@@ -276,6 +299,7 @@ lv_inspect() {
 		tr '\0' '\n' <"/proc/$pid/cmdline" | grep -qx -- --vhost-user ||
 			lv_fail "no --vhost-user in the backend's argv"
 		log "ok: the backend runs with --vhost-user"
+		lv_qemu_vhost "$pid"
 	fi
 	exe=$(readlink "/proc/$pid/exe")
 	# Debian's passt re-executes itself as passt.avx2 where it can
