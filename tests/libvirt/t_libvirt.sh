@@ -254,8 +254,9 @@ lv_qemu_vhost() {
 	local qpid sock
 
 	qpid=$(cat "$LV/run/libvirt/qemu/$DOM.pid" 2>/dev/null)
-	[ -n "$qpid" ] && [ -r "/proc/$qpid/cmdline" ] ||
+	if [ -z "$qpid" ] || [ ! -r "/proc/$qpid/cmdline" ]; then
 		lv_fail "no QEMU process for $DOM"
+	fi
 	tr '\0' '\n' <"/proc/$qpid/cmdline" >"$LV/out/qemu.argv"
 	sock=$(tr '\0' '\n' <"/proc/$1/cmdline" | sed -n '/^--socket$/{n;p;q}')
 	[ -n "$sock" ] || lv_fail "no --socket in the backend's argv"
@@ -395,8 +396,12 @@ log "libvirtd $(lv_virsh version | sed -n 's/.*libvirt \([0-9.]*\)$/\1/p' | head
 
 lv_domain_xml "$DOMTYPE" >"$LV/domain.xml"
 start=$SECONDS
-lv_virsh create "$LV/domain.xml" >"$LV/out/create.log" 2>&1 ||
-	lv_fail "virsh create: $(cat "$LV/out/create.log")"
+# Bounded: when the back-end does not answer as a vhost-user back-end,
+# QEMU's start waits for it and virsh create with it (libvirt's QEMU log,
+# printed by lv_fail, has the back-end's argv and QEMU's error)
+timeout 60 virsh -q -c "qemu:///system?socket=$LV/sock/libvirt-sock" \
+	create "$LV/domain.xml" >"$LV/out/create.log" 2>&1 ||
+	lv_fail "virsh create failed or took over 60 s: $(cat "$LV/out/create.log")"
 lv_inspect
 lv_wait_guest "${VM_TIMEOUT:-200}"
 log "guest ran $((SECONDS - start)) s"
