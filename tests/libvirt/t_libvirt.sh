@@ -26,7 +26,8 @@
 # <interface type='vhostuser'> with the same passt backend, and the
 # domain's RAM a shared memfd (libvirt 11.1+ then runs the backend with
 # --vhost-user, QEMU is its vhost-user front-end): the live XML must show
-# that interface and the backend's command line --vhost-user.
+# that interface, the backend's command line --vhost-user, and QEMU's a
+# vhost-user netdev on the backend's --socket.
 #
 # BACKEND=passt runs Debian's passt (or PASST=path) through the same
 # harness; VM_ACCEL=kvm|tcg forces the accelerator, VM_TIMEOUT (default
