@@ -4,8 +4,8 @@
 #   make            build build/netshim (netshim/ is the daemon's source)
 #   make check      install test dependencies (Debian), unit tests (also
 #                   under ASan/UBSan), integration tests in namespaces
-#   make check-libvirt  only the guest booted through libvirt (netshim as
-#                   libvirt's passt)
+#   make check-libvirt  only the guests booted through libvirt (netshim as
+#                   libvirt's passt, over the stream socket and vhost-user)
 #   make demo       boot a real guest behind netshim and show it working
 #   make bench      iperf3 side by side with passt and libslirp
 #   make fuzz       libFuzzer targets, a bounded run each (tests/fuzz/)
@@ -101,7 +101,8 @@ check: deps
 	BENCH_QUICK=1 $(MAKE) bench
 
 # The test guest booted by libvirt 11.3 with netshim as the passt it
-# starts (tests/libvirt/t_libvirt.sh, about a minute; also in integration)
+# starts, over the stream socket and over vhost-user
+# (tests/libvirt/t_libvirt.sh, about a minute each; also in integration)
 check-libvirt: deps $(BIN) $(GUARD_BIN) tests/relay
 	NETSHIM=$(CURDIR)/$(GUARD_BIN) tests/integration/run.sh t_libvirt
 

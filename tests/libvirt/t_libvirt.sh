@@ -22,6 +22,13 @@
 # the backend is logged; on failure, the backend's log (libvirt's
 # --log-file), libvirt's logs and the guest's console are printed.
 #
+# LV_IFACE=vhostuser (tests/integration/t_libvirt_vhost.sh) makes the NIC
+# <interface type='vhostuser'> with the same passt backend, and the
+# domain's RAM a shared memfd (libvirt 11.1+ then runs the backend with
+# --vhost-user, QEMU is its vhost-user front-end): the live XML must show
+# that interface, the backend's command line --vhost-user, and QEMU's a
+# vhost-user netdev on the backend's --socket.
+#
 # BACKEND=passt runs Debian's passt (or PASST=path) through the same
 # harness; VM_ACCEL=kvm|tcg forces the accelerator, VM_TIMEOUT (default
 # 200) bounds the guest's run in seconds, VM_TCP_MIB its TCP payloads.
@@ -45,6 +52,17 @@ FWD_UDP=5353
 # The guest's payloads: the link is what is tested here, tests/vm moves
 # the big ones.
 export VM_TCP_MIB=${VM_TCP_MIB:-4}
+# The domain's NIC: user (passt over a stream socket) or vhostuser
+LV_IFACE=${LV_IFACE:-user}
+case "$LV_IFACE" in
+user) MEMBACKING= ;;
+vhostuser)
+	# vhost-user maps the guest's RAM in the back-end: it must be
+	# shared memory libvirt can pass as a file descriptor
+	MEMBACKING="<memoryBacking><source type='memfd'/><access mode='shared'/></memoryBacking>" ;;
+*) echo "t_libvirt: unknown LV_IFACE=$LV_IFACE (user or vhostuser)" >&2
+	exit 1 ;;
+esac
 
 # lv_virsh() - virsh connected to this test's libvirt daemon
 # $@: virsh arguments
@@ -187,6 +205,7 @@ lv_domain_xml() {
 	  <name>$DOM</name>
 	  <memory unit='MiB'>512</memory>
 	  <vcpu>1</vcpu>
+	  $MEMBACKING
 	  <os>
 	    <type arch='x86_64'>hvm</type>
 	    <kernel>$LV/boot/vmlinuz</kernel>
@@ -198,7 +217,7 @@ lv_domain_xml() {
 	  <on_reboot>destroy</on_reboot>
 	  <on_crash>destroy</on_crash>
 	  <devices>
-	    <interface type='user'>
+	    <interface type='$LV_IFACE'>
 	      <mac address='52:54:00:12:34:56'/>
 	      <source dev='pod0'/>
 	      <ip family='ipv4' address='203.0.113.2' prefix='24'/>
@@ -228,6 +247,30 @@ lv_backend_pid() {
 	cat "$LV"/run/libvirt/qemu/passt/*-passt.pid 2>/dev/null | head -n 1
 }
 
+# lv_qemu_vhost() - check that QEMU's NIC is a vhost-user netdev on the
+# socket libvirt gave the backend, so that the guest's frames go through
+# the backend's vhost-user rings
+# $1: pid of the backend
+lv_qemu_vhost() {
+	local qpid sock
+
+	qpid=$(cat "$LV/run/libvirt/qemu/$DOM.pid" 2>/dev/null)
+	if [ -z "$qpid" ] || [ ! -r "/proc/$qpid/cmdline" ]; then
+		lv_fail "no QEMU process for $DOM"
+	fi
+	tr '\0' '\n' <"/proc/$qpid/cmdline" >"$LV/out/qemu.argv"
+	sock=$(tr '\0' '\n' <"/proc/$1/cmdline" | sed -n '/^--socket$/{n;p;q}')
+	[ -n "$sock" ] || lv_fail "no --socket in the backend's argv"
+	grep -q '"type":"vhost-user"' "$LV/out/qemu.argv" ||
+		lv_fail "QEMU has no vhost-user netdev"
+	grep -q "path=$sock" "$LV/out/qemu.argv" ||
+		lv_fail "QEMU has no chardev on the backend's socket $sock"
+	log "ok: QEMU: $(grep -o -e '{"type":"vhost-user"[^}]*}' \
+		-e '[^ ]*path='"$sock"'[^ ]*' \
+		-e '{"qom-type":"memory-backend-memfd"[^}]*}' \
+		"$LV/out/qemu.argv" | tr '\n' ' ')"
+}
+
 # lv_inspect() - while the guest runs: the interface's backend in the live
 # XML, and the back-end process: its argv, its user, that it is netshim
 lv_inspect() {
@@ -237,7 +280,11 @@ lv_inspect() {
 		lv_fail "virsh dumpxml $DOM failed"
 	grep -q "<backend type='passt'" "$LV/out/live.xml" ||
 		lv_fail "the live domain has no passt backend"
-	log "ok: live domain: $(grep -o "<backend [^>]*>" "$LV/out/live.xml")"
+	grep -q "<interface type='$LV_IFACE'" "$LV/out/live.xml" ||
+		lv_fail "the live domain has no $LV_IFACE interface"
+	log "ok: live domain: $(grep -o -e "<interface [^>]*>" \
+		-e "<backend [^>]*>" -e "<source type='memfd'/>" \
+		-e "<access mode='shared'/>" "$LV/out/live.xml" | tr '\n' ' ')"
 	lv_virsh domiflist "$DOM" | sed 's/^/domiflist: /' >&2
 
 	for _ in $(seq 50); do
@@ -248,6 +295,14 @@ lv_inspect() {
 	[ -n "$pid" ] || lv_fail "no pid file of the backend"
 	tr '\0' ' ' <"/proc/$pid/cmdline" >"$LV/out/backend.argv"
 	log "backend argv from libvirt: $(cat "$LV/out/backend.argv")"
+	# libvirt tells the backend to be a vhost-user back-end with
+	# --vhost-user: without it QEMU could not connect
+	if [ "$LV_IFACE" = vhostuser ]; then
+		tr '\0' '\n' <"/proc/$pid/cmdline" | grep -qx -- --vhost-user ||
+			lv_fail "no --vhost-user in the backend's argv"
+		log "ok: the backend runs with --vhost-user"
+		lv_qemu_vhost "$pid"
+	fi
 	exe=$(readlink "/proc/$pid/exe")
 	# Debian's passt re-executes itself as passt.avx2 where it can
 	case "$exe" in
@@ -338,12 +393,16 @@ topo_dns "$PEER4" "$PEER6"
 vm_peer_servers
 lv_setup
 lv_daemon
-log "libvirtd $(lv_virsh version | sed -n 's/.*libvirt \([0-9.]*\)$/\1/p' | head -1), domain type $DOMTYPE, backend $BACKEND"
+log "libvirtd $(lv_virsh version | sed -n 's/.*libvirt \([0-9.]*\)$/\1/p' | head -1), domain type $DOMTYPE, backend $BACKEND, interface $LV_IFACE"
 
 lv_domain_xml "$DOMTYPE" >"$LV/domain.xml"
 start=$SECONDS
-lv_virsh create "$LV/domain.xml" >"$LV/out/create.log" 2>&1 ||
-	lv_fail "virsh create: $(cat "$LV/out/create.log")"
+# Bounded: when the back-end does not answer as a vhost-user back-end,
+# QEMU's start waits for it and virsh create with it (libvirt's QEMU log,
+# printed by lv_fail, has the back-end's argv and QEMU's error)
+timeout 60 virsh -q -c "qemu:///system?socket=$LV/sock/libvirt-sock" \
+	create "$LV/domain.xml" >"$LV/out/create.log" 2>&1 ||
+	lv_fail "virsh create failed or took over 60 s: $(cat "$LV/out/create.log")"
 lv_inspect
 lv_wait_guest "${VM_TIMEOUT:-200}"
 log "guest ran $((SECONDS - start)) s"
@@ -373,4 +432,4 @@ for k in tcp4_halfclose tcp6_halfclose; do
 	expect "$k"
 done
 [ -s "$LV/out/backend.log" ] && log "backend log: $(wc -l <"$LV/out/backend.log") lines"
-log "guest check passed through libvirt with $BACKEND as passt"
+log "guest check passed through libvirt with $BACKEND as passt, interface $LV_IFACE"

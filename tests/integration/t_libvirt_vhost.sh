@@ -1,0 +1,8 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The libvirt test of t_libvirt.sh with <interface type='vhostuser'> and
+# the passt backend: libvirt starts netshim with --vhost-user and QEMU is
+# its vhost-user front-end on the guest's shared memfd RAM.
+export LV_IFACE=vhostuser
+exec "$(dirname "$(readlink -f "$0")")/t_libvirt.sh"
