@@ -266,11 +266,23 @@ void tx_commit(struct ctx *c, uint8_t *frame, size_t len)
 }
 
 /**
+ * link_buffers_reset() - forget a connection's partial input and queued
+ *			  output: they belong to the VMM that came or went
+ * @c:		execution context
+ */
+static void link_buffers_reset(struct ctx *c)
+{
+	c->link.rx.len = 0;
+	c->link.tx.head = c->link.tx.tail = 0;
+}
+
+/**
  * link_connected() - a back-end has a VMM: frames may flow
  * @c:		execution context
  */
 void link_connected(struct ctx *c)
 {
+	link_buffers_reset(c);
 	c->link.up = true;
 	c->link.blocked = false;
 	/* A new VMM may bring a new guest, with a new MAC address */
@@ -322,6 +334,7 @@ void link_writable(struct ctx *c)
  */
 void link_gone(struct ctx *c, const char *why)
 {
+	link_buffers_reset(c);
 	if (!c->link.up)
 		return;
 	info("VMM connection closed: %s", why);

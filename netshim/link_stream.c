@@ -39,8 +39,6 @@ static void stream_close(struct ctx *c, const char *why)
 	epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->link.fd, NULL);
 	close(c->link.fd);
 	c->link.fd = -1;
-	c->link.rx.len = 0;
-	c->link.tx.head = c->link.tx.tail = 0;
 	link_gone(c, why);
 }
 
@@ -71,8 +69,6 @@ static int stream_adopt(struct ctx *c, int fd)
 		return -1;
 	}
 	c->link.fd = fd;
-	c->link.rx.len = 0;
-	c->link.tx.head = c->link.tx.tail = 0;
 	link_connected(c);
 	return 0;
 }

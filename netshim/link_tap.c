@@ -48,8 +48,6 @@ static int tap_adopt(struct ctx *c, int fd)
 		return -1;
 	}
 	c->link.fd = fd;
-	c->link.rx.len = 0;
-	c->link.tx.head = c->link.tx.tail = 0;
 	link_connected(c);
 	return 0;
 }
@@ -82,7 +80,6 @@ static void tap_accept(struct ctx *c)
  */
 static void tap_close(struct ctx *c, const char *why)
 {
-	c->link.tx.head = c->link.tx.tail = 0;
 	link_gone(c, why);
 }
 

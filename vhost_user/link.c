@@ -566,8 +566,6 @@ static void vu_close(struct ctx *c, const char *why)
 	vu_forget_fds(v);
 	v->in_len = 0;
 	vu_dev_reset(&v->dev);
-	c->link.rx.len = 0;
-	c->link.tx.head = c->link.tx.tail = 0;
 	link_gone(c, why);
 }
 

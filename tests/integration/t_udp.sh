@@ -18,17 +18,4 @@ topo_peer_pod
 topo_backend -u 5001:5000
 topo_relay_guest
 guest_dhcp
-make_payloads "$WORK/p4"
-make_payloads "$WORK/p6"
-make_payloads "$WORK/i4"
-make_payloads "$WORK/i6"
-
-echo_server "$NS_PEER" UDP4-LISTEN:7000,bind=203.0.113.1 203.0.113.1
-echo_server "$NS_PEER" "UDP6-LISTEN:7000,bind=[2001:db8:1::1]" 2001:db8:1::1
-run_client "$NS_GUEST" 203.0.113.1 7000 "$WORK/p4"
-run_client "$NS_GUEST" 2001:db8:1::1 7000 "$WORK/p6"
-
-echo_server "$NS_GUEST" UDP4-LISTEN:5000 0.0.0.0
-echo_server "$NS_GUEST" UDP6-LISTEN:5000,ipv6only=1 '\[::\]'
-run_client "$NS_PEER" 203.0.113.2 5001 "$WORK/i4"
-run_client "$NS_PEER" 2001:db8:1::2 5001 "$WORK/i6"
+udp_both_ways 203.0.113.1 2001:db8:1::1

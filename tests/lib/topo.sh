@@ -260,22 +260,24 @@ topo_backend() {
 	fail "$BACKEND socket not there after 5 s"
 }
 
-# topo_relay_guest() - guest namespace whose tap0 is joined to the backend
-# $1: MTU of tap0 (default 1500)
+# topo_relay_start() - guest namespace whose tap0 is joined to the backend
+# by a relay of the tests'
+# $1: relay (tests/relay for the stream socket, tests/vu_relay for
+#     vhost-user), $2: MTU of tap0
 #
 # GUEST_SYSCTLS: "key=value ..." set in the guest namespace before tap0
 # exists (net.ipv6.conf.default.* then applies to tap0), the way a system
 # configures itself at boot.
-topo_relay_guest() {
-	local mtu=${1:-1500} _ kv
+topo_relay_start() {
+	local relay=$1 mtu=$2 _ kv
 
-	[ -x "$REPO/tests/relay" ] ||
-		fail "$REPO/tests/relay not built (make tests/relay)"
+	[ -x "$REPO/tests/$relay" ] ||
+		fail "$REPO/tests/$relay not built (make tests/$relay)"
 	topo_ns_add "$NS_GUEST"
 	for kv in ${GUEST_SYSCTLS:-}; do
 		in_guest sysctl -qw "$kv" || fail "guest sysctl $kv"
 	done
-	ip netns exec "$NS_GUEST" "$REPO/tests/relay" --mtu "$mtu" \
+	ip netns exec "$NS_GUEST" "$REPO/tests/$relay" --mtu "$mtu" \
 		tap0 "$WORK/backend.sock" >"$WORK/relay.log" 2>&1 &
 	RELAY_PID=$!
 	topo_pid_add "$RELAY_PID"
@@ -285,10 +287,16 @@ topo_relay_guest() {
 		ip -n "$NS_GUEST" -o link show tap0 2>/dev/null |
 			grep -q '[<,]UP[,>]' && return 0
 		kill -0 "$RELAY_PID" 2>/dev/null ||
-			fail "relay exited: $(tail -5 "$WORK/relay.log")"
+			fail "$relay exited: $(tail -5 "$WORK/relay.log")"
 		sleep 0.1
 	done
 	fail "tap0 not up after 10 s"
+}
+
+# topo_relay_guest() - a guest joined to the backend's stream socket
+# $1: MTU of tap0 (default 1500)
+topo_relay_guest() {
+	topo_relay_start relay "${1:-1500}"
 }
 
 # topo_counters() - make netshim log its counters (SIGUSR1) and print
@@ -322,28 +330,11 @@ topo_counter() {
 	topo_counters | sed -n "s/.*netshim: *$1  *\([0-9]*\) .*/\1/p"
 }
 
-# topo_vu_relay_guest() - guest namespace whose tap0 is joined to the
-# backend's vhost-user socket by tests/vu_relay, a front-end of our own
+# topo_vu_relay_guest() - a guest joined to the backend's vhost-user
+# socket by tests/vu_relay, a front-end of our own
 # $1: MTU of tap0 (default 1500)
 topo_vu_relay_guest() {
-	local mtu=${1:-1500} _
-
-	[ -x "$REPO/tests/vu_relay" ] ||
-		fail "$REPO/tests/vu_relay not built (make tests/vu_relay)"
-	topo_ns_add "$NS_GUEST"
-	ip netns exec "$NS_GUEST" "$REPO/tests/vu_relay" --mtu "$mtu" \
-		tap0 "$WORK/backend.sock" >"$WORK/relay.log" 2>&1 &
-	RELAY_PID=$!
-	topo_pid_add "$RELAY_PID"
-	export RELAY_PID
-	for _ in $(seq 100); do
-		ip -n "$NS_GUEST" -o link show tap0 2>/dev/null |
-			grep -q '[<,]UP[,>]' && return 0
-		kill -0 "$RELAY_PID" 2>/dev/null ||
-			fail "vu_relay exited: $(tail -5 "$WORK/relay.log")"
-		sleep 0.1
-	done
-	fail "tap0 not up after 10 s"
+	topo_relay_start vu_relay "${1:-1500}"
 }
 
 # topo_write_dhcp_scripts() - the guest's DHCP client hooks, under $WORK

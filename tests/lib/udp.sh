@@ -79,3 +79,22 @@ echo_server() {
 	done
 	fail "echo server $2 in $1 not listening"
 }
+
+# udp_both_ways() - datagrams echoed both ways over both families: from
+# the guest to the peer's echo on port 7000, and from the peer to the
+# guest's echo on its port 5000 through the backend's -u 5001:5000
+# $1: the peer's IPv4 address, $2: its IPv6 address
+udp_both_ways() {
+	make_payloads "$WORK/p4"
+	make_payloads "$WORK/p6"
+	make_payloads "$WORK/i4"
+	make_payloads "$WORK/i6"
+	echo_server "$NS_PEER" "UDP4-LISTEN:7000,bind=$1" "$1"
+	echo_server "$NS_PEER" "UDP6-LISTEN:7000,bind=[$2]" "$2"
+	run_client "$NS_GUEST" "$1" 7000 "$WORK/p4"
+	run_client "$NS_GUEST" "$2" 7000 "$WORK/p6"
+	echo_server "$NS_GUEST" UDP4-LISTEN:5000 0.0.0.0
+	echo_server "$NS_GUEST" UDP6-LISTEN:5000,ipv6only=1 '\[::\]'
+	run_client "$NS_PEER" 203.0.113.2 5001 "$WORK/i4"
+	run_client "$NS_PEER" 2001:db8:1::2 5001 "$WORK/i6"
+}

@@ -352,22 +352,12 @@ lv_wait_guest() {
 		lv_fail "the guest did not finish"
 }
 
-# expect() - fail unless a result of the guest starts with "ok" and, when a
-# pattern is given, matches it
+# expect() - fail unless a result of the guest is ok (vm_check)
 # $1: key, $2: extended regular expression the value must match (optional)
 expect() {
-	local v
+	local e
 
-	v=$(vm_result "$LV/out/console.log" "$1")
-	[ -n "$v" ] || lv_fail "guest reported no $1"
-	case "$v" in
-	ok*) ;;
-	*) lv_fail "$1: $v" ;;
-	esac
-	if [ -n "${2:-}" ] && ! echo "$v" | grep -Eq "$2"; then
-		lv_fail "$1: '$v' does not match '$2'"
-	fi
-	log "ok: $1 ${v#ok }"
+	e=$(vm_check "$LV/out/console.log" "$@") || lv_fail "$e"
 }
 
 for c in libvirtd virsh unshare setpriv; do

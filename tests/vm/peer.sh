@@ -82,3 +82,28 @@ vm_peer_servers() {
 vm_result() {
 	sed -n "s/^NETSHIM-RESULT $2 //p" "$1" | head -n 1
 }
+
+# vm_check - whether one result of a guest is ok and, when a pattern is
+# given, matches it; logged when it is, else what is wrong is printed
+# @1: log file
+# @2: key
+# @3: extended regular expression the value must match (optional)
+# Return: 0 if ok, 1 if not
+vm_check() {
+	local v
+
+	v=$(vm_result "$1" "$2")
+	if [ -z "$v" ]; then
+		echo "guest reported no $2"
+		return 1
+	fi
+	case "$v" in
+	ok*) ;;
+	*) echo "$2: $v"; return 1 ;;
+	esac
+	if [ -n "${3:-}" ] && ! echo "$v" | grep -Eq "$3"; then
+		echo "$2: '$v' does not match '$3'"
+		return 1
+	fi
+	log "ok: $2 ${v#ok }"
+}

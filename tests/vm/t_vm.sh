@@ -17,23 +17,13 @@ VM=$(cd "$(dirname "$(readlink -f "$0")")/../vm" && pwd)
 . "$VM/../lib/topo.sh"
 . "$VM/peer.sh"
 
-# expect - fail unless a result of the guest starts with "ok" and, when a
-# pattern is given, matches it.
+# expect - fail unless a result of the guest is ok (vm_check)
 # $1: key
 # $2: extended regular expression the value must match (optional)
 expect() {
-	local v
+	local e
 
-	v=$(vm_result "$LOG" "$1")
-	[ -n "$v" ] || fail "guest reported no $1"
-	case "$v" in
-	ok*) ;;
-	*) fail "$1: $v" ;;
-	esac
-	if [ -n "${2:-}" ] && ! echo "$v" | grep -Eq "$2"; then
-		fail "$1: '$v' does not match '$2'"
-	fi
-	log "ok: $1 ${v#ok }"
+	e=$(vm_check "$LOG" "$@") || fail "$e"
 }
 
 topo_init
