@@ -75,6 +75,7 @@ enum {
 	OPT_PRINT_CAPS,
 	OPT_REFUSED,		/* a long option of conf_refused[] */
 	OPT_NETNS,
+	OPT_BPF,
 };
 
 #define NOT_YET_NS	"not supported yet in netshim's namespace mode"
@@ -183,6 +184,7 @@ static const struct option conf_long_opts[] = {
 	{ "max-flows", required_argument, NULL, OPT_MAX_FLOWS },
 	{ "udp-timeout", required_argument, NULL, OPT_UDP_TIMEOUT },
 	{ "ra-interval", required_argument, NULL, OPT_RA_INTERVAL },
+	{ "bpf", required_argument, NULL, OPT_BPF },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 #define CONF_REFUSED_OPT(name, arg, shortopt, why)			\
@@ -296,6 +298,9 @@ static void conf_usage(FILE *f)
 "      --udp-timeout SECONDS idle UDP flow timeout, 1-86400 (default 180)\n"
 "      --ra-interval SECONDS router advertisement interval, 4-1800\n"
 "                            (default 60)\n"
+"      --bpf MODE            eBPF programs: auto (load them where the\n"
+"                            kernel and privileges allow, the default),\n"
+"                            off, or require (exit if they cannot load)\n"
 "      --netns PATH|PID      serve this network namespace (a process's,\n"
 "                            or a file such as /run/netns/NAME)\n"
 "      --ns-ifname NAME      tap device in the namespace (default: the\n"
@@ -1013,6 +1018,26 @@ static int conf_opt_netmask(struct conf *c, const char *arg)
 }
 
 /**
+ * conf_opt_bpf() - --bpf: whether to load the eBPF programs of bpf/
+ * @c:		configuration
+ * @arg:	auto, off or require
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_opt_bpf(struct conf *c, const char *arg)
+{
+	if (!strcmp(arg, "auto"))
+		c->bpf = CONF_BPF_AUTO;
+	else if (!strcmp(arg, "off"))
+		c->bpf = CONF_BPF_OFF;
+	else if (!strcmp(arg, "require"))
+		c->bpf = CONF_BPF_REQUIRE;
+	else
+		return conf_bad(OPT_BPF, arg, "expected auto, off or require");
+	return 0;
+}
+
+/**
  * conf_opt_flag() - options without an argument
  * @c:		configuration
  * @st:		command line state
@@ -1137,6 +1162,8 @@ static int conf_opt(struct conf *c, struct conf_state *st, int opt,
 		return conf_fwd_parse(&c->tcp_fwd, arg);
 	case 'u':
 		return conf_fwd_parse(&c->udp_fwd, arg);
+	case OPT_BPF:
+		return conf_opt_bpf(c, arg);
 	case OPT_MAP_HOST_LO:
 		return conf_opt_map_lo(c, arg);
 	case 'F':

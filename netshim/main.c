@@ -27,6 +27,7 @@
 #include "fwd_ns.h"
 #include "icmp.h"
 #include "isolate.h"
+#include "bpf/bpf.h"
 #include "link.h"
 #include "log.h"
 #include "netns.h"
@@ -435,6 +436,7 @@ int main(int argc, char **argv)
 		 c->conf.quiet, c->conf.debug);
 	log_set_trace(c->conf.trace);
 	log_set_size(c->conf.log_size);
+	bpf_log_init();
 	raise_nofile();
 
 	if (setup(c))

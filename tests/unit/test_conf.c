@@ -846,6 +846,27 @@ static void test_parse_passt_refused(void **state)
 }
 
 /* Bad values of the new options: refused, the option named */
+/* --bpf takes exactly its three modes, auto by default */
+static void test_parse_bpf(void **state)
+{
+	static const char *const modes[] = { "off", "require", "auto" };
+	static const enum conf_bpf want[] = {
+		CONF_BPF_OFF, CONF_BPF_REQUIRE, CONF_BPF_AUTO
+	};
+	const char *plain[] = { BASE4 };
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(parse(ARGC(plain), plain), 0);
+	assert_int_equal(conf.bpf, CONF_BPF_AUTO);
+	for (i = 0; i < 3; i++) {
+		const char *argv[] = { BASE4, "--bpf", modes[i] };
+
+		assert_int_equal(parse(ARGC(argv), argv), 0);
+		assert_int_equal(conf.bpf, want[i]);
+	}
+}
+
 static void test_parse_passt_bad_values(void **state)
 {
 	static const char *const bad[][3] = {
@@ -869,6 +890,8 @@ static void test_parse_passt_bad_values(void **state)
 		{ "-t", "bogus%lo/80", "port spec" },
 		{ "--no-map-gw=1", NULL, "no-map-gw" },
 		{ "--map-host-loopback", "nonex", "map-host-loopback" },
+		{ "--bpf", "yes", "--bpf" },
+		{ "--bpf", "", "--bpf" },
 	};
 	char err[1024];
 	unsigned int i;
@@ -1379,6 +1402,7 @@ int main(void)
 		cmocka_unit_test(test_parse_fd),
 		cmocka_unit_test(test_parse_passt_refused),
 		cmocka_unit_test(test_parse_passt_bad_values),
+		cmocka_unit_test(test_parse_bpf),
 		cmocka_unit_test(test_parse_no_proto),
 		cmocka_unit_test(test_parse_later_wins),
 		cmocka_unit_test(test_parse_limits),
