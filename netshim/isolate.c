@@ -56,6 +56,7 @@ static const long isolate_syscalls[] = {
 	__NR_listen,		/* -t auto binds ports as listeners come */
 	__NR_splice,		/* local flows (tcp/splice.c) */
 	__NR_setsockopt, __NR_getsockopt,
+	__NR_getsockname,	/* sk_lookup: a connection's forwarded port */
 	__NR_clock_gettime, __NR_gettimeofday, __NR_getpid,
 	__NR_unlinkat, __NR_rt_sigreturn, __NR_restart_syscall,
 	__NR_wait4,		/* namespace mode: the command's exit status */
