@@ -272,8 +272,10 @@ static void conf_usage(FILE *f)
 "  -u, --udp-ports SPEC      forward inbound UDP ports to the guest\n"
 "                            SPEC: none | all | list of PORT[-PORT][:PORT\n"
 "                            [-PORT]], ~PORT[-PORT], [ADDR][%IF]/PORT...;\n"
-"                            or auto (namespace mode): the ports the\n"
-"                            namespace listens on\n"
+"                            or auto: in namespace mode, the ports the\n"
+"                            namespace listens on; for a VM (-t only,\n"
+"                            with eBPF sk_lookup), every port no pod\n"
+"                            process listens on\n"
 "      --freebind            forwarded ports may bind addresses the pod\n"
 "                            does not have (yet)\n"
 "  -4, --ipv4-only           IPv4 only\n"
@@ -1346,10 +1348,12 @@ static int conf_ns_mode(struct conf *c, int argc, char **argv)
 		return -1;
 	}
 	if (!c->ns_cmd && !*c->netns) {
-		if (*c->ns_ifname || c->tcp_fwd.follow || c->udp_fwd.follow) {
-			fprintf(stderr, "netshim: %s needs --netns or a command after --\n",
-				*c->ns_ifname ? "--ns-ifname" :
-				c->tcp_fwd.follow ? "-t auto" : "-u auto");
+		/* -t auto for a VM is the sk_lookup program's (fwd.c) */
+		if (*c->ns_ifname || c->udp_fwd.follow) {
+			fprintf(stderr, "netshim: %s needs --netns or a command after --%s\n",
+				*c->ns_ifname ? "--ns-ifname" : "-u auto",
+				*c->ns_ifname ? "" :
+				" (for a VM, only -t auto is implemented)");
 			return -1;
 		}
 		return 0;

@@ -109,6 +109,7 @@ struct rx {
 struct flow_table;
 struct tcp_table;
 struct fwd_auto;
+struct sk_lookup_fwd;
 struct splice_table;
 struct link_ops;
 struct vu_link;
@@ -165,6 +166,7 @@ struct ctx {
 	struct netns ns;	/* namespace mode: the namespace served */
 
 	struct fwd_auto *fwd_auto;	/* -t auto, NULL without */
+	struct sk_lookup_fwd *sk_lookup; /* bpf/sk_lookup.c, NULL without */
 	struct splice_table *splice;	/* local flows, NULL without */
 	struct flow_table *flows;
 	struct tcp_table *tcp;

@@ -28,6 +28,7 @@
 #include "icmp.h"
 #include "isolate.h"
 #include "bpf/bpf.h"
+#include "bpf/sk_lookup.h"
 #include "link.h"
 #include "log.h"
 #include "netns.h"
@@ -54,6 +55,10 @@ static void counters_log(struct ctx *c)
 	     (unsigned long long)c->cnt.name, desc);
 	COUNTERS(COUNTER_LOG)
 #undef COUNTER_LOG
+	if (c->sk_lookup)
+		info("  %-16s %12llu  %s", "sk_lookup",
+		     (unsigned long long)sk_lookup_assigned(c),
+		     "TCP connections handed over by eBPF sk_lookup");
 }
 
 /**
@@ -145,6 +150,7 @@ static void timer_input(struct ctx *c)
 		flow_timer(c);
 		icmp_ra_timer(c);
 		fwd_auto_timer(c);
+		sk_lookup_timer(c);
 	}
 }
 

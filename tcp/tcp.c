@@ -1458,7 +1458,7 @@ void tcp_accept_fwd(struct ctx *c, const struct fwd_listener *l)
 	struct in6_addr raddr, gaddr;
 	struct tcp_conn *conn;
 	socklen_t sl = sizeof(sa);
-	uint16_t rport;
+	uint16_t rport, gport;
 	int fd;
 
 	fd = accept4(l->fd, (struct sockaddr *)&sa, &sl,
@@ -1466,11 +1466,13 @@ void tcp_accept_fwd(struct ctx *c, const struct fwd_listener *l)
 	if (fd < 0)
 		return;
 	inany_from_sockaddr(&sa, &raddr, &rport);
+	if (fwd_guest_port(c, l, fd, &gport))
+		goto refuse;
 
 	if (c->splice && (IN6_IS_ADDR_LOOPBACK(&raddr) ||
 			  (inany_is4(&raddr) &&
 			   (ntohl(inany_to4(&raddr).s_addr) >> 24) == 127))) {
-		tcp_splice_local(c, fd, &raddr, l->guest_port);
+		tcp_splice_local(c, fd, &raddr, gport);
 		return;
 	}
 
@@ -1504,7 +1506,7 @@ void tcp_accept_fwd(struct ctx *c, const struct fwd_listener *l)
 			raddr = c->conf.our_ll6;
 	}
 
-	conn = conn_new(c, &gaddr, l->guest_port, &raddr, rport);
+	conn = conn_new(c, &gaddr, gport, &raddr, rport);
 	if (!conn)
 		goto refuse;
 	conn->fd = fd;

@@ -1158,7 +1158,6 @@ static void test_parse_ns_refused(void **state)
 		{ "--vhost-user", "--", "true" },
 		{ "--netns", "1", "--", "true" },
 		{ "--" },
-		{ "-t", "auto" },
 		{ "--ns-ifname", "eth7" },
 		{ "-u", "auto" },
 		{ "-U", "5", "--", "true" },
@@ -1183,6 +1182,21 @@ static void test_parse_ns_refused(void **state)
 				 bad[i][1] ? bad[i][1] : "",
 				 bad[i][2] ? bad[i][2] : "");
 	}
+}
+
+/* -t auto for a VM: every port no pod process listens on (sk_lookup);
+ * -u auto has no such meaning for a VM
+ */
+static void test_parse_t_auto_vm(void **state)
+{
+	const char *t[] = { BASE4, "-t", "auto", "-t", "~22" };
+	const char *u[] = { BASE4, "-u", "auto" };
+
+	(void)state;
+	assert_int_equal(parse(ARGC(t), t), 0);
+	assert_true(conf.tcp_fwd.follow);
+	assert_false(conf_fwd_lookup(&conf.tcp_fwd, 22, NULL));
+	assert_int_equal(parse(ARGC(u), u), -1);
 }
 
 static void test_parse_refused_dns_count(void **state)
@@ -1416,6 +1430,7 @@ int main(void)
 		cmocka_unit_test(test_parse_ns_refused),
 		cmocka_unit_test(test_parse_help_version),
 		cmocka_unit_test(test_help_man_in_sync),
+		cmocka_unit_test(test_parse_t_auto_vm),
 		cmocka_unit_test(test_log_summary),
 	};
 
