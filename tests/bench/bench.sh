@@ -16,6 +16,8 @@
 # For the relay guests at MTU 65520 (and the kernel path) also: the
 # backend's CPU time per GiB moved, its peak RSS, and TCP connections per
 # second (short connect/send/recv/close loops, tests/bench/connrate.py).
+# Then -t all with one socket per port against eBPF sk_lookup: start-up
+# time, descriptors, RSS, kernel memory (tests/bench/fwdall.sh).
 #
 # Environment:
 #   BENCH_TIME=SEC    seconds per iperf3 run (default 10)
@@ -465,6 +467,8 @@ case_vm slirp
 } >>"$RAW/info"
 python3 "$BENCH_DIR/report.py" "$OUT"
 rc=$?
+# -t all: per-port sockets against sk_lookup (fwdall.sh, its own topology)
+NETSHIM=$NETSHIM "$BENCH_DIR/fwdall.sh" "$OUT" || rc=1
 plot
 log "results: $OUT/results.json, chart: $OUT/throughput.png"
 log "total $(($(date +%s) - START)) s"
