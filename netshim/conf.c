@@ -2130,13 +2130,14 @@ str_add(char *buf, size_t size, size_t *len, const char *fmt, ...)
  */
 static void fwd_format(const struct fwd_spec *spec, char *buf, size_t size)
 {
-	bool all = fwd_all(spec);
+	bool all = fwd_all(spec) || spec->follow;
 	const struct fwd_rule *r;
 	size_t len = 0;
 	int i;
 
 	*buf = '\0';
-	str_add(buf, size, &len, "%s", all ? "all" : spec->n ? "" : "none");
+	str_add(buf, size, &len, "%s", spec->follow ? "auto" :
+		all ? "all" : spec->n ? "" : "none");
 	for (i = 0; i < spec->n; i++) {
 		r = &spec->rule[i];
 		str_add(buf, size, &len, "%s%s%s%s%s%s%u", i || all ? ", " : "",
