@@ -301,8 +301,10 @@ static int fwd_listen_lookup(struct ctx *c, const struct fwd_spec *spec,
 		}
 	}
 	*lst = calloc(2, sizeof(**lst));
-	if (!*lst)
+	if (!*lst) {
+		err("out of memory for the forwarded TCP ports");
 		return -1;
+	}
 
 	for (v6 = 0; v6 <= 1; v6++) {
 		struct fwd_listener *l = &(*lst)[*n];
@@ -389,8 +391,10 @@ int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
 		if (conf_fwd_lookup(spec, (uint16_t)port, &to))
 			max += 2;
 	*lst = calloc(max ? max : 1, sizeof(**lst));
-	if (!*lst)
+	if (!*lst) {
+		err("out of memory for the forwarded %s ports", proto);
 		return -1;
+	}
 
 	for (port = 1; port <= 65535; port++) {
 		const struct fwd_rule *r = fwd_rule_of(spec, (uint16_t)port);

@@ -404,10 +404,12 @@ static int setup(struct ctx *c)
 		err("event loop set-up: %m");
 		return -1;
 	}
-	if (flow_init(c) || tcp_init(c)) {
+	if (flow_init(c)) {
 		err("cannot size the flow and connection tables: %m");
 		return -1;
 	}
+	if (tcp_init(c))		/* says why itself */
+		return -1;
 	if (udp_init(c))
 		return -1;
 	if (*c->conf.pcap_file && pcap_open(c, c->conf.pcap_file))

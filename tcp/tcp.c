@@ -1550,7 +1550,7 @@ static bool tcp_probe_peek_off(void)
  * tcp_init() - size the connection table, probe the kernel, listen for -t
  * @c:		execution context
  *
- * Return: 0 on success, -1 on failure
+ * Return: 0 on success, -1 on failure (logged)
  */
 int tcp_init(struct ctx *c)
 {
@@ -1558,7 +1558,7 @@ int tcp_init(struct ctx *c)
 	uint32_t i;
 
 	if (!t)
-		return -1;
+		goto nomem;
 	c->tcp = t;
 	t->n = c->conf.max_tcp;
 	for (t->nbuckets = 1; t->nbuckets < t->n * 2; t->nbuckets <<= 1)
@@ -1566,7 +1566,7 @@ int tcp_init(struct ctx *c)
 	t->c = calloc(t->n, sizeof(*t->c));
 	t->bucket = malloc(sizeof(*t->bucket) * t->nbuckets);
 	if (!t->c || !t->bucket)
-		return -1;
+		goto nomem;
 	for (i = 0; i < t->nbuckets; i++)
 		t->bucket[i] = -1;
 	for (i = 0; i < t->n; i++) {
@@ -1582,12 +1582,16 @@ int tcp_init(struct ctx *c)
 	if (!t->peek_off) {
 		t->discard = malloc(TCP_DISCARD_SIZE);
 		if (!t->discard)
-			return -1;
+			goto nomem;
 		info("kernel without SO_PEEK_OFF for TCP: peeking from the "
 		     "acknowledged byte");
 	}
+	/* fwd_listen() says why it fails */
 	return fwd_listen(c, &c->conf.tcp_fwd, SOCK_STREAM, EPREF_TCP_LISTEN,
 			  &t->lst, &t->nlst);
+nomem:
+	err("cannot size the TCP connection table: %m");
+	return -1;
 }
 
 /**
