@@ -25,6 +25,9 @@
 #include "bpf/bpf.h"
 #include "bpf/sk_lookup.h"
 
+/* Backlog of a listener taking every forwarded port (sk_lookup) */
+#define FWD_LOOKUP_BACKLOG	4096
+
 /**
  * fwd_bind_addr() - address to bind for a rule, in one family
  * @bind:	the rule's address, "" for any
@@ -321,6 +324,13 @@ static int fwd_listen_lookup(struct ctx *c, const struct fwd_spec *spec,
 		l->any_port = true;
 		fds[v6] = l->fd;
 		(*n)++;
+		/* One queue for every port: as deep as the kernel allows
+		 * (net.core.somaxconn caps it), not a single port's
+		 */
+		if (listen(l->fd, FWD_LOOKUP_BACKLOG)) {
+			ret = -errno;
+			goto fail;
+		}
 	}
 	ret = sk_lookup_start(c, &fwd, fds[0], fds[1]);
 	if (ret)
