@@ -37,6 +37,7 @@ SAMPLE="1 22 80 443 1023 1024 3001 8080 12345 20000 32768 33333 45678
 LATE=33333
 # Prefix of netshim's command: setpriv to start it without CAP_BPF
 PRIV=()
+# shellcheck disable=SC2054 # one argument: setpriv's list of capabilities
 NOBPF=(setpriv --bounding-set=-bpf,-sys_admin)
 
 # start_backend() - start netshim in the pod, wait for its socket
@@ -93,28 +94,41 @@ who() {
 	ip netns exec "$ns" timeout 60 python3 "$WHOAMI" client "$addr" 2 "$@"
 }
 
-# expect() - check that each port is answered as wanted
-# $1: client namespace, $2: address, $3: "guest", "pod" or "refused",
-# $@: ports, as PORT or PORT:GUESTPORT
+# expect() - check who answers each port, with one client process
+# $1: client namespace, $2: address,
+# $@: PORT=WHO, WHO being guest (on the same port), guest:GUESTPORT, pod
+#     or refused (a reset counts as refused)
 expect() {
-	local ns=$1 addr=$2 want=$3 p port got line
+	local ns=$1 addr=$2 item port want got line
 	local -a ports=()
 
-	shift 3
-	for p in "$@"; do
-		ports+=("${p%%:*}")
+	shift 2
+	for item in "$@"; do
+		ports+=("${item%%=*}")
 	done
 	got=$(who "$ns" "$addr" "${ports[@]}")
-	for p in "$@"; do
-		port=${p%%:*}
+	for item in "$@"; do
+		port=${item%%=*}
+		want=${item#*=}
 		line=$(echo "$got" | grep -m1 "^$port ")
-		case "$want:$line" in
-		"refused:$port refused" | "refused:$port reset") ;;
-		"$want:$port $want ${p#*:}") ;;
-		*) fail "$ns -> $addr port $port: '$line', wanted $want" ;;
-		esac
+		case "$want" in
+		refused) [[ "$line" = "$port refused" ||
+			    "$line" = "$port reset" ]] ;;
+		*:*) [ "$line" = "$port ${want%%:*} ${want#*:}" ] ;;
+		*) [ "$line" = "$port $want $port" ] ;;
+		esac ||
+			fail "$ns -> $addr port $port: '$line', wanted $want"
 	done
-	log "ok: $ns -> $addr: ports $* answered by: $want"
+	log "ok: $ns -> $addr: $*"
+}
+
+# each() - PORT=WHO for each port
+# $1: WHO, $@: ports
+each() {
+	local who=$1
+
+	shift
+	printf "%s=$who " "$@"
 }
 
 # within() - wait until a port is answered as wanted, at most 2 s from
@@ -146,7 +160,7 @@ within() {
 
 # fds() - descriptors netshim holds
 fds() {
-	ls "/proc/$BACKEND_PID/fd" | wc -l
+	find "/proc/$BACKEND_PID/fd" -mindepth 1 | wc -l
 }
 
 topo_init
@@ -170,7 +184,7 @@ if ! start_backend "${ALL[@]}" --bpf require; then
 fi
 grep -q 'through one listening socket per family (eBPF sk_lookup)' \
 	"$WORK/backend.log" || fail "netshim does not say it uses sk_lookup"
-topo_relay_guest
+topo_relay_guest 1500
 guest_dhcp4
 guest_slaac
 
@@ -188,20 +202,20 @@ done
 
 # 1. -t all through sk_lookup
 for a in 203.0.113.2 2001:db8:1::2; do
-	# shellcheck disable=SC2086
-	expect "$NS_PEER" "$a" guest $SAMPLE
-	expect "$NS_PEER" "$a" guest 40000:6000 40005:6005 40009:6009
-	expect "$NS_PEER" "$a" pod 3000:3000
-	expect "$NS_PEER" "$a" refused 5000 5005
+	# shellcheck disable=SC2046,SC2086
+	expect "$NS_PEER" "$a" $(each guest $SAMPLE) 40000=guest:6000 \
+		40005=guest:6005 40009=guest:6009 3000=pod 5000=refused \
+		5005=refused
 done
-expect "$NS_POD" 127.0.0.1 guest 8080:8080 45678:45678
+expect "$NS_POD" 127.0.0.1 8080=guest 45678=guest
 
 n=$(fds)
 [ "$n" -lt 100 ] || fail "netshim holds $n descriptors with sk_lookup"
 log "ok: netshim holds $n descriptors for 65525 forwarded ports"
 n=$(topo_counter sk_lookup)
-[ -n "$n" ] && [ "$n" -ge 37 ] ||
+if [ -z "$n" ] || [ "$n" -lt 37 ]; then
 	fail "sk_lookup counter '$n', wanted at least 37 connections"
+fi
 log "ok: $n connections handed over by sk_lookup"
 
 # A pod process binding a forwarded port later gets it, and gives it back
@@ -229,9 +243,8 @@ grep -q 'sk_lookup' "$WORK/backend.log" &&
 	fail "--bpf off, and netshim speaks of sk_lookup"
 guest_up
 for a in 203.0.113.2 2001:db8:1::2; do
-	expect "$NS_PEER" "$a" guest 1000:1000 2222:2222 2999:2999 \
-		40000:6000 40009:6009
-	expect "$NS_PEER" "$a" refused 2500 3001
+	expect "$NS_PEER" "$a" 1000=guest 2222=guest 2999=guest \
+		40000=guest:6000 40009=guest:6009 2500=refused 3001=refused
 done
 n=$(fds)
 [ "$n" -gt 3500 ] || fail "--bpf off: only $n descriptors, per-port wanted"
@@ -246,7 +259,7 @@ PRIV=()
 grep -q 'sk_lookup program not loaded, one socket per forwarded TCP port instead: .*lacks CAP_BPF' "$WORK/backend.log" ||
 	fail "without CAP_BPF, no fallback message naming it"
 guest_up
-expect "$NS_PEER" 203.0.113.2 guest 1000:1000 2999:2999 40005:6005
+expect "$NS_PEER" 203.0.113.2 1000=guest 2999=guest 40005=guest:6005
 n=$(fds)
 [ "$n" -gt 3500 ] || fail "without CAP_BPF: only $n descriptors"
 log "ok: without CAP_BPF: said so, $n descriptors, one per port and family"
@@ -257,9 +270,8 @@ start_backend -t auto --bpf require ||
 	fail "netshim exited: $(tail -5 "$WORK/backend.log")"
 guest_up
 for a in 203.0.113.2 2001:db8:1::2; do
-	# shellcheck disable=SC2086
-	expect "$NS_PEER" "$a" guest 5000:5000 $SAMPLE
-	expect "$NS_PEER" "$a" pod 3000:3000
+	# shellcheck disable=SC2046,SC2086
+	expect "$NS_PEER" "$a" $(each guest $SAMPLE 5000) 3000=pod
 done
 stop_backend
 
