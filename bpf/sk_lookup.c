@@ -23,7 +23,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <netinet/in.h>
-#include <sys/socket.h>
 
 #include <bpf/libbpf.h>
 
@@ -40,7 +39,6 @@
  * @pw:		sock_diag socket in the pod's namespace
  * @fwd:	ports forwarded (the program's read-only copy is the one used)
  * @seen:	ports pod processes listened on at the last scan
- * @own:	ports of netshim's own listening sockets, never a pod's
  * @scan_err:	the last scan failed, reported once
  */
 struct sk_lookup_fwd {
@@ -49,13 +47,12 @@ struct sk_lookup_fwd {
 	struct portwatch pw;
 	struct portset fwd;
 	struct portset seen;
-	uint16_t own[2];
 	bool scan_err;
 };
 
 /**
  * sk_lookup_scan() - list the pod's listeners, less netshim's own
- * @s:		state
+ * @s:		state; its watch leaves netshim's listeners out
  * @out:	filled in
  *
  * Every listener counts, loopback ones too: the program also sees
@@ -65,14 +62,7 @@ struct sk_lookup_fwd {
  */
 static int sk_lookup_scan(struct sk_lookup_fwd *s, struct portset *out)
 {
-	int i;
-
-	if (portwatch_scan(&s->pw, IPPROTO_TCP, false, out))
-		return -1;
-	for (i = 0; i < 2; i++)
-		if (s->own[i])
-			portset_del(out, s->own[i]);
-	return 0;
+	return portwatch_scan(&s->pw, IPPROTO_TCP, false, out);
 }
 
 /**
@@ -107,24 +97,6 @@ static void sk_lookup_publish(struct sk_lookup_fwd *s,
 				     "more, forwarded to the guest", port);
 		}
 	}
-}
-
-/**
- * sk_lookup_own_port() - the port a socket of ours is bound to
- * @fd:		socket, or -1
- *
- * Return: the port, 0 for none
- */
-static uint16_t sk_lookup_own_port(int fd)
-{
-	struct sockaddr_storage sa;
-	socklen_t sl = sizeof(sa);
-
-	if (fd < 0 || getsockname(fd, (struct sockaddr *)&sa, &sl))
-		return 0;
-	if (sa.ss_family == AF_INET)
-		return ntohs(((struct sockaddr_in *)&sa)->sin_port);
-	return ntohs(((struct sockaddr_in6 *)&sa)->sin6_port);
 }
 
 /**
@@ -188,10 +160,12 @@ int sk_lookup_start(struct ctx *c, const struct portset *fwd, int fd4,
 					   BPF_ANY);
 		if (err)
 			goto fail;
-		s->own[key] = sk_lookup_own_port(fds[key]);
 	}
 
-	if (portwatch_open(&s->pw) || sk_lookup_scan(s, &pod)) {
+	if (portwatch_open(&s->pw) ||
+	    (fd4 >= 0 && portwatch_skip(&s->pw, 0, fd4)) ||
+	    (fd6 >= 0 && portwatch_skip(&s->pw, 1, fd6)) ||
+	    sk_lookup_scan(s, &pod)) {
 		err = -errno;
 		warn("sk_lookup: cannot list the pod's listening sockets: %m");
 		goto fail;
