@@ -176,7 +176,8 @@ if ! start_backend "${ALL[@]}" --bpf require; then
 	if grep -q 'cannot load the eBPF sk_lookup program' \
 		"$WORK/backend.log"; then
 		echo "SKIP: this kernel or these privileges cannot load the" \
-		     "sk_lookup program: $(grep -o 'program: .*' \
+		     "sk_lookup program: $(sed -n \
+		     's/.*cannot load the eBPF sk_lookup program: //p' \
 		     "$WORK/backend.log")"
 		exit 0
 	fi
