@@ -127,5 +127,7 @@ for r in rows:
           f" {r['slab_growth_kb'] / 1024:>10.1f} {r['exit_ms']:>8}")
 if len(rows) < 2:
     print("(a case is missing: netshim did not start, see above)")
-    sys.exit(1)
+# Only a netshim that cannot start with one socket per port is a failure:
+# where the kernel cannot load the program, there is nothing to compare
+sys.exit(0 if any(r["bpf"] == "off" for r in rows) else 1)
 EOF
