@@ -2,7 +2,7 @@
 /*
  * vu_relay - join a tap device to a vhost-user back-end, as a front-end
  *
- * Usage: vu_relay [--mtu N] TAPNAME SOCKETPATH
+ * Usage: vu_relay [--mtu N] [--features LIST] TAPNAME SOCKETPATH
  *
  * The vhost-user counterpart of tests/relay.c: it runs in the test's guest
  * namespace, whose kernel stack plays the guest, and is the virtio driver
@@ -14,6 +14,15 @@
  * Linux's virtio-net driver does (DATA_VALID, num_buffers), and its frames
  * go out with the header the kernel writes.  Native speed, unlike a VM
  * under TCG.
+ *
+ * --features (or VU_RELAY_FEATURES in the environment) asks for offloads,
+ * comma separated: csum, host_tso4, host_tso6 (the guest's checksums and
+ * TSO frames left to the back-end), guest_csum, guest_tso4, guest_tso6
+ * (the back-end's), "all", or "none" (the default: plain frames).  Each is
+ * negotiated only if the back-end offers it, as Linux's driver does, and
+ * the tap is told the same (TUNSETOFFLOAD), so the guest kernel hands over
+ * and takes what a virtio-net guest with those features would.  On exit
+ * the relay prints what it moved and what it negotiated.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +66,12 @@
 #define SET_VRING_ENABLE	18
 #define F_VERSION_1		(1ULL << 32)
 #define F_MRG_RXBUF		(1ULL << 15)
+#define F_CSUM			(1ULL << 0)
+#define F_GUEST_CSUM		(1ULL << 1)
+#define F_GUEST_TSO4		(1ULL << 7)
+#define F_GUEST_TSO6		(1ULL << 8)
+#define F_HOST_TSO4		(1ULL << 11)
+#define F_HOST_TSO6		(1ULL << 12)
 #define F_PROTOCOL_FEATURES	(1ULL << 30)
 #define PF_REPLY_ACK		(1ULL << 3)
 #define FLAG_VERSION		1
@@ -89,6 +104,11 @@ struct queue {
  * @q:		receive (0) and transmit (1) queues
  * @free:	transmit slots not in flight
  * @nfree:	how many
+ * @want:	offload features asked for (--features)
+ * @features:	features negotiated
+ * @frames:	frames moved: to the tap (0), from it (1)
+ * @bytes:	their bytes, virtio-net headers included
+ * @dropped:	received frames not written to the tap (bad length, tap full)
  */
 struct vr {
 	uint8_t *mem;
@@ -98,6 +118,28 @@ struct vr {
 	struct queue q[2];
 	uint16_t free[NUM];
 	int nfree;
+	uint64_t want;
+	uint64_t features;
+	uint64_t frames[2];
+	uint64_t bytes[2];
+	uint64_t dropped;
+};
+
+/**
+ * struct offload - a feature --features can ask for
+ * @name:	its name on the command line
+ * @bit:	virtio-net feature bit
+ */
+static const struct offload {
+	const char *name;
+	uint64_t bit;
+} offloads[] = {
+	{ "csum", F_CSUM },
+	{ "guest_csum", F_GUEST_CSUM },
+	{ "guest_tso4", F_GUEST_TSO4 },
+	{ "guest_tso6", F_GUEST_TSO6 },
+	{ "host_tso4", F_HOST_TSO4 },
+	{ "host_tso6", F_HOST_TSO6 },
 };
 
 static volatile sig_atomic_t stop;
@@ -313,9 +355,13 @@ static void setup(struct vr *r)
 	f = PF_REPLY_ACK;
 	send_msg(r, SET_PROTOCOL_FEATURES, 0, &f, 8, NULL, 0);
 	send_msg(r, SET_OWNER, 0, NULL, 0, NULL, 0);
-	/* As Linux's driver: mergeable receive buffers when offered */
-	f = (feat & F_MRG_RXBUF) | F_VERSION_1 | F_PROTOCOL_FEATURES;
+	/* As Linux's driver: mergeable receive buffers when offered, and
+	 * the offloads asked for where offered
+	 */
+	f = (feat & (F_MRG_RXBUF | r->want)) | F_VERSION_1 |
+	    F_PROTOCOL_FEATURES;
 	acked(r, SET_FEATURES, &f, 8, NULL, 0);
+	r->features = f;
 	memcpy(mem + 8, region, 32);
 	acked(r, SET_MEM_TABLE, mem, sizeof(mem), &r->memfd, 1);
 
@@ -452,8 +498,16 @@ static void rx_to_tap(struct vr *r)
 		if (!--left && flen > HDR) {
 			if (frame[0] & HDR_F_DATA_VALID)
 				fix_l4_csum(frame + HDR, flen - HDR);
-			if (write(r->tap, frame, flen) < 0 && errno != EAGAIN)
-				die("tap write");
+			if (write(r->tap, frame, flen) < 0) {
+				if (errno != EAGAIN)
+					die("tap write");
+				r->dropped++;
+			} else {
+				r->frames[0]++;
+				r->bytes[0] += flen;
+			}
+		} else if (!left) {
+			r->dropped++;
 		}
 		avail_add(r, q, id);
 		reposted++;
@@ -483,6 +537,8 @@ static void tap_to_tx(struct vr *r)
 		if (n <= HDR)
 			break;
 		r->nfree--;
+		r->frames[1]++;
+		r->bytes[1] += (uint64_t)n;
 		desc_put(r, q, slot, TX_BUFS + (uint64_t)slot * SLOT,
 			 (uint32_t)n, 0);
 		avail_add(r, q, slot);
@@ -493,6 +549,96 @@ static void tap_to_tx(struct vr *r)
 	}
 	if (sent)
 		publish(r, q);
+}
+
+/**
+ * feature_known() - whether a name is one --features takes
+ * @name:	the name
+ *
+ * Return: 1 if it is, 0 if not
+ */
+static int feature_known(const char *name)
+{
+	size_t i;
+
+	if (!strcmp(name, "all") || !strcmp(name, "none"))
+		return 1;
+	for (i = 0; i < sizeof(offloads) / sizeof(offloads[0]); i++)
+		if (!strcmp(name, offloads[i].name))
+			return 1;
+	return 0;
+}
+
+/**
+ * parse_features() - the offloads named in a comma-separated list
+ * @list:	csum, guest_tso4, ..., "all" or "none"
+ *
+ * Return: their feature bits; exits on a name it does not know
+ */
+static uint64_t parse_features(const char *list)
+{
+	char buf[256], *name, *save;
+	uint64_t f = 0;
+	size_t i;
+
+	if (strlen(list) >= sizeof(buf)) {
+		fprintf(stderr, "vu_relay: --features list too long\n");
+		exit(2);
+	}
+	strcpy(buf, list);
+	for (name = strtok_r(buf, ",", &save); name;
+	     name = strtok_r(NULL, ",", &save)) {
+		if (!feature_known(name)) {
+			fprintf(stderr, "vu_relay: unknown feature %s\n",
+				name);
+			exit(2);
+		}
+		for (i = 0; i < sizeof(offloads) / sizeof(offloads[0]); i++)
+			if (!strcmp(name, "all") ||
+			    !strcmp(name, offloads[i].name))
+				f |= offloads[i].bit;
+	}
+	return f;
+}
+
+/**
+ * tap_offload() - let the tap hand over what the back-end accepted
+ * @r:		relay, features negotiated
+ *
+ * The tap gives the relay partial checksums and TSO frames only if told
+ * so, as a virtio-net device with CSUM and HOST_TSO gets them from the
+ * guest's driver.
+ */
+static void tap_offload(struct vr *r)
+{
+	unsigned long off = 0;
+
+	if (r->features & F_CSUM) {
+		off |= TUN_F_CSUM;
+		if (r->features & F_HOST_TSO4)
+			off |= TUN_F_TSO4;
+		if (r->features & F_HOST_TSO6)
+			off |= TUN_F_TSO6;
+	}
+	if (ioctl(r->tap, TUNSETOFFLOAD, off) < 0)
+		die("TUNSETOFFLOAD");
+}
+
+/**
+ * print_stats() - what the relay moved, on stderr
+ * @r:		relay
+ */
+static void print_stats(const struct vr *r)
+{
+	fprintf(stderr,
+		"vu_relay: features %#llx; to tap %llu frames %llu bytes, "
+		"from tap %llu frames %llu bytes, %llu dropped\n",
+		(unsigned long long)r->features,
+		(unsigned long long)r->frames[0],
+		(unsigned long long)r->bytes[0],
+		(unsigned long long)r->frames[1],
+		(unsigned long long)r->bytes[1],
+		(unsigned long long)r->dropped);
 }
 
 /**
@@ -569,7 +715,7 @@ static int sock_connect(const char *path)
  * main() - set up memory, rings and tap, then relay until the back-end
  *	    closes or a signal
  * @argc:	argument count
- * @argv:	[--mtu N] TAPNAME SOCKETPATH
+ * @argv:	[--mtu N] [--features LIST] TAPNAME SOCKETPATH
  *
  * Return: 0 on a signal, 1 if the back-end went away
  */
@@ -580,12 +726,23 @@ int main(int argc, char **argv)
 	int i, mtu = 1500, a = 1;
 	struct pollfd p[4];
 
-	if (argc > 2 && !strcmp(argv[1], "--mtu")) {
-		mtu = atoi(argv[2]);
-		a = 3;
+	if (getenv("VU_RELAY_FEATURES"))
+		r.want = parse_features(getenv("VU_RELAY_FEATURES"));
+	while (argc - a > 2 && argv[a][0] == '-') {
+		if (!strcmp(argv[a], "--mtu")) {
+			mtu = atoi(argv[a + 1]);
+		} else if (!strcmp(argv[a], "--features")) {
+			r.want = parse_features(argv[a + 1]);
+		} else {
+			fprintf(stderr, "vu_relay: unknown option %s\n",
+				argv[a]);
+			return 2;
+		}
+		a += 2;
 	}
 	if (argc - a != 2 || mtu < 68 || mtu > MTU_MAX) {
-		fprintf(stderr, "usage: %s [--mtu N] TAPNAME SOCKETPATH\n",
+		fprintf(stderr,
+			"usage: %s [--mtu N] [--features LIST] TAPNAME SOCKETPATH\n",
 			argv[0]);
 		return 2;
 	}
@@ -609,6 +766,7 @@ int main(int argc, char **argv)
 	r.tap = tap_up(argv[a], mtu);
 	r.sock = sock_connect(argv[a + 1]);
 	setup(&r);
+	tap_offload(&r);
 
 	for (i = 0; i < NUM; i++) {
 		desc_put(&r, &r.q[0], i, RX_BUFS + (uint64_t)i * SLOT, SLOT,
@@ -635,6 +793,7 @@ int main(int argc, char **argv)
 
 			if (recv(r.sock, &c, 1, MSG_DONTWAIT) <= 0) {
 				fprintf(stderr, "vu_relay: back-end gone\n");
+				print_stats(&r);
 				return 1;
 			}
 		}
@@ -646,5 +805,6 @@ int main(int argc, char **argv)
 		rx_to_tap(&r);
 		tap_to_tx(&r);
 	}
+	print_stats(&r);
 	return 0;
 }
