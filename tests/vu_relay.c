@@ -2,7 +2,7 @@
 /*
  * vu_relay - join a tap device to a vhost-user back-end, as a front-end
  *
- * Usage: vu_relay [--mtu N] [--features LIST] TAPNAME SOCKETPATH
+ * Usage: vu_relay [--mtu N] [--features LIST] TAPNAME SOCKETPATH|fd:N
  *
  * The vhost-user counterpart of tests/relay.c: it runs in the test's guest
  * namespace, whose kernel stack plays the guest, and is the virtio driver
@@ -681,7 +681,8 @@ static int tap_up(const char *name, int mtu)
 
 /**
  * sock_connect() - connect to the back-end, waiting up to 5 s for it
- * @path:	its socket
+ * @path:	its socket, or "fd:N" for a socket already connected as N (a
+ *		socketpair whose other end a launcher gave the back-end, -F)
  *
  * Return: the connected socket
  */
@@ -689,6 +690,19 @@ static int sock_connect(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int s, waited;
+
+	if (!strncmp(path, "fd:", 3)) {
+		char *end;
+		long fd = strtol(path + 3, &end, 10);
+
+		if (*end || end == path + 3 || fd <= 2 || fd > 1024 ||
+		    fcntl((int)fd, F_GETFD) < 0) {
+			fprintf(stderr, "vu_relay: %s: not an open descriptor\n",
+				path);
+			exit(2);
+		}
+		return (int)fd;
+	}
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		fprintf(stderr, "vu_relay: socket path too long\n");
@@ -742,7 +756,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - a != 2 || mtu < 68 || mtu > MTU_MAX) {
 		fprintf(stderr,
-			"usage: %s [--mtu N] [--features LIST] TAPNAME SOCKETPATH\n",
+			"usage: %s [--mtu N] [--features LIST] TAPNAME SOCKETPATH|fd:N\n",
 			argv[0]);
 		return 2;
 	}
