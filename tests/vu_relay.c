@@ -2,7 +2,8 @@
 /*
  * vu_relay - join a tap device to a vhost-user back-end, as a front-end
  *
- * Usage: vu_relay [--mtu N] [--features LIST] TAPNAME SOCKETPATH|fd:N
+ * Usage: vu_relay [--mtu N] [--features LIST] [--offload]
+ *		  TAPNAME SOCKETPATH|fd:N
  *
  * The vhost-user counterpart of tests/relay.c: it runs in the test's guest
  * namespace, whose kernel stack plays the guest, and is the virtio driver
@@ -21,7 +22,9 @@
  * (the back-end's), "all", or "none" (the default: plain frames).  Each is
  * negotiated only if the back-end offers it, as Linux's driver does, and
  * the tap is told the same (TUNSETOFFLOAD), so the guest kernel hands over
- * and takes what a virtio-net guest with those features would.  On exit
+ * and takes what a virtio-net guest with those features would.  --offload
+ * is "all", and the relay exits if the back-end does not offer every one
+ * of them.  On exit
  * the relay prints what it moved and what it negotiated.
  */
 #include <errno.h>
@@ -105,6 +108,7 @@ struct queue {
  * @free:	transmit slots not in flight
  * @nfree:	how many
  * @want:	offload features asked for (--features)
+ * @need_all:	--offload: exit unless every offload is offered
  * @features:	features negotiated
  * @frames:	frames moved: to the tap (0), from it (1)
  * @bytes:	their bytes, virtio-net headers included
@@ -119,6 +123,7 @@ struct vr {
 	uint16_t free[NUM];
 	int nfree;
 	uint64_t want;
+	int need_all;
 	uint64_t features;
 	uint64_t frames[2];
 	uint64_t bytes[2];
@@ -355,6 +360,10 @@ static void setup(struct vr *r)
 	f = PF_REPLY_ACK;
 	send_msg(r, SET_PROTOCOL_FEATURES, 0, &f, 8, NULL, 0);
 	send_msg(r, SET_OWNER, 0, NULL, 0, NULL, 0);
+	if (r->need_all && (feat & r->want) != r->want) {
+		fprintf(stderr, "vu_relay: offloads not offered\n");
+		exit(1);
+	}
 	/* As Linux's driver: mergeable receive buffers when offered, and
 	 * the offloads asked for where offered
 	 */
@@ -743,6 +752,12 @@ int main(int argc, char **argv)
 	if (getenv("VU_RELAY_FEATURES"))
 		r.want = parse_features(getenv("VU_RELAY_FEATURES"));
 	while (argc - a > 2 && argv[a][0] == '-') {
+		if (!strcmp(argv[a], "--offload")) {
+			r.want = parse_features("all");
+			r.need_all = 1;
+			a++;
+			continue;
+		}
 		if (!strcmp(argv[a], "--mtu")) {
 			mtu = atoi(argv[a + 1]);
 		} else if (!strcmp(argv[a], "--features")) {
@@ -756,7 +771,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - a != 2 || mtu < 68 || mtu > MTU_MAX) {
 		fprintf(stderr,
-			"usage: %s [--mtu N] [--features LIST] TAPNAME SOCKETPATH|fd:N\n",
+			"usage: %s [--mtu N] [--features LIST] [--offload] TAPNAME SOCKETPATH|fd:N\n",
 			argv[0]);
 		return 2;
 	}
