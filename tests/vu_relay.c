@@ -19,7 +19,9 @@
  * --features (or VU_RELAY_FEATURES in the environment) asks for offloads,
  * comma separated: csum, host_tso4, host_tso6 (the guest's checksums and
  * TSO frames left to the back-end), guest_csum, guest_tso4, guest_tso6
- * (the back-end's), "all", or "none" (the default: plain frames).  Each is
+ * (the back-end's), "all" (every offload), or "none" (the default: plain
+ * frames); and event_idx, notifications suppressed by ring indices as
+ * Linux's driver negotiates them (virtio 1.2 2.7.7, 2.7.10).  Each is
  * negotiated only if the back-end offers it, as Linux's driver does, and
  * the tap is told the same (TUNSETOFFLOAD), so the guest kernel hands over
  * and takes what a virtio-net guest with those features would.  --offload
@@ -75,6 +77,9 @@
 #define F_GUEST_TSO6		(1ULL << 8)
 #define F_HOST_TSO4		(1ULL << 11)
 #define F_HOST_TSO6		(1ULL << 12)
+#define F_OFFLOADS		(F_CSUM | F_GUEST_CSUM | F_GUEST_TSO4 | \
+				 F_GUEST_TSO6 | F_HOST_TSO4 | F_HOST_TSO6)
+#define F_EVENT_IDX		(1ULL << 29)
 #define F_PROTOCOL_FEATURES	(1ULL << 30)
 #define PF_REPLY_ACK		(1ULL << 3)
 #define FLAG_VERSION		1
@@ -88,6 +93,7 @@
  * @base:	offset of its descriptor table in guest memory
  * @avail_idx:	next available entry we publish
  * @used_seen:	used entries already handled
+ * @kicked:	avail index the back-end was last kicked for (EVENT_IDX)
  * @kick:	eventfd we signal after publishing
  * @call:	eventfd the back-end signals
  */
@@ -95,6 +101,7 @@ struct queue {
 	size_t base;
 	uint16_t avail_idx;
 	uint16_t used_seen;
+	uint16_t kicked;
 	int kick, call;
 };
 
@@ -133,18 +140,21 @@ struct vr {
 /**
  * struct offload - a feature --features can ask for
  * @name:	its name on the command line
- * @bit:	virtio-net feature bit
+ * @bit:	virtio feature bit
+ * @offload:	part of "all" and --offload
  */
 static const struct offload {
 	const char *name;
 	uint64_t bit;
+	int offload;
 } offloads[] = {
-	{ "csum", F_CSUM },
-	{ "guest_csum", F_GUEST_CSUM },
-	{ "guest_tso4", F_GUEST_TSO4 },
-	{ "guest_tso6", F_GUEST_TSO6 },
-	{ "host_tso4", F_HOST_TSO4 },
-	{ "host_tso6", F_HOST_TSO6 },
+	{ "csum", F_CSUM, 1 },
+	{ "guest_csum", F_GUEST_CSUM, 1 },
+	{ "guest_tso4", F_GUEST_TSO4, 1 },
+	{ "guest_tso6", F_GUEST_TSO6, 1 },
+	{ "host_tso4", F_HOST_TSO4, 1 },
+	{ "host_tso6", F_HOST_TSO6, 1 },
+	{ "event_idx", F_EVENT_IDX, 0 },
 };
 
 static volatile sig_atomic_t stop;
@@ -301,8 +311,51 @@ static void publish(struct vr *r, struct queue *q)
 
 	__atomic_store_n(idx, q->avail_idx, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (r->features & F_EVENT_IDX) {
+		/* avail_event, after the used ring's entries */
+		uint16_t *ev = (uint16_t *)(r->mem + q->base + 0x2000 + 4 +
+					    8 * NUM);
+		uint16_t e = __atomic_load_n(ev, __ATOMIC_ACQUIRE);
+		uint16_t old = q->kicked;
+
+		q->kicked = q->avail_idx;
+		/* vring_need_event(): did we pass the index it asked for */
+		if ((uint16_t)(q->avail_idx - e - 1) >=
+		    (uint16_t)(q->avail_idx - old))
+			return;
+	}
 	if (write(q->kick, &one, sizeof(one)) < 0)
 		die("kick");
+}
+
+/**
+ * ask_calls() - with EVENT_IDX, ask for a call at the next used entry
+ * @r:		relay
+ *
+ * used_event (after the avail ring's entries) set to what we have seen,
+ * then the used rings looked at again: an entry the back-end added before
+ * it could see the request would otherwise wait for the poll timeout.
+ *
+ * Return: 1 if there are used entries to handle now, 0 if not
+ */
+static int ask_calls(struct vr *r)
+{
+	int i, more = 0;
+
+	if (!(r->features & F_EVENT_IDX))
+		return 0;
+	for (i = 0; i < 2; i++) {
+		struct queue *q = &r->q[i];
+		uint16_t *ue = (uint16_t *)(r->mem + q->base + 0x1000 + 4 +
+					    2 * NUM);
+		uint16_t *used = (uint16_t *)(r->mem + q->base + 0x2000 + 2);
+
+		__atomic_store_n(ue, q->used_seen, __ATOMIC_RELEASE);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (__atomic_load_n(used, __ATOMIC_ACQUIRE) != q->used_seen)
+			more = 1;
+	}
+	return more;
 }
 
 /**
@@ -360,7 +413,7 @@ static void setup(struct vr *r)
 	f = PF_REPLY_ACK;
 	send_msg(r, SET_PROTOCOL_FEATURES, 0, &f, 8, NULL, 0);
 	send_msg(r, SET_OWNER, 0, NULL, 0, NULL, 0);
-	if (r->need_all && (feat & r->want) != r->want) {
+	if (r->need_all && (feat & F_OFFLOADS) != F_OFFLOADS) {
 		fprintf(stderr, "vu_relay: offloads not offered\n");
 		exit(1);
 	}
@@ -603,7 +656,7 @@ static uint64_t parse_features(const char *list)
 			exit(2);
 		}
 		for (i = 0; i < sizeof(offloads) / sizeof(offloads[0]); i++)
-			if (!strcmp(name, "all") ||
+			if ((!strcmp(name, "all") && offloads[i].offload) ||
 			    !strcmp(name, offloads[i].name))
 				f |= offloads[i].bit;
 	}
@@ -746,14 +799,14 @@ int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct vr r = { 0 };
-	int i, mtu = 1500, a = 1;
+	int i, mtu = 1500, a = 1, more = 0;
 	struct pollfd p[4];
 
 	if (getenv("VU_RELAY_FEATURES"))
 		r.want = parse_features(getenv("VU_RELAY_FEATURES"));
 	while (argc - a > 2 && argv[a][0] == '-') {
 		if (!strcmp(argv[a], "--offload")) {
-			r.want = parse_features("all");
+			r.want |= F_OFFLOADS;
 			r.need_all = 1;
 			a++;
 			continue;
@@ -806,13 +859,14 @@ int main(int argc, char **argv)
 	publish(&r, &r.q[0]);
 
 	while (!stop) {
+		int wait = more ? 0 : 100;
 		uint64_t v;
 
 		p[0] = (struct pollfd){ r.tap, r.nfree ? POLLIN : 0, 0 };
 		p[1] = (struct pollfd){ r.q[0].call, POLLIN, 0 };
 		p[2] = (struct pollfd){ r.q[1].call, POLLIN, 0 };
 		p[3] = (struct pollfd){ r.sock, POLLIN, 0 };
-		if (poll(p, 4, 100) < 0) {
+		if (poll(p, 4, wait) < 0) {
 			if (errno == EINTR)
 				continue;
 			die("poll");
@@ -833,6 +887,7 @@ int main(int argc, char **argv)
 		/* Look at both rings every time: a call may be suppressed */
 		rx_to_tap(&r);
 		tap_to_tx(&r);
+		more = ask_calls(&r);
 	}
 	print_stats(&r);
 	return 0;
