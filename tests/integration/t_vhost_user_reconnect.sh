@@ -6,7 +6,9 @@
 # bounded number of times, as a VM restarted by its launcher would be:
 # each time the guest must get its address by DHCP and move data both
 # ways, and netshim's open descriptors and resident memory must stay where
-# they were after the first front-end.  Then -F/--fd: the launcher hands
+# they were after the first front-end.  Every other front-end negotiates
+# EVENT_IDX, as Linux's driver does, so netshim meets both kinds of
+# notification on one device, one after the other.  Then -F/--fd: the launcher hands
 # netshim one end of a connected socketpair (QEMU's -netdev passt and
 # libvirt do that) and the front-end the other; it must work the same,
 # and netshim must exit, as passt does, once that front-end is gone.
@@ -33,11 +35,12 @@ rss_kb() {
 # relay_start() - start a vu_relay front-end for tap0 and wait for tap0
 # $1: where it connects (socket path, or fd:N)
 # $2: its log
+# $3: its --features (default none)
 relay_start() {
 	local _
 
-	ip netns exec "$NS_GUEST" "$REPO/tests/vu_relay" tap0 "$1" \
-		>"$2" 2>&1 &
+	ip netns exec "$NS_GUEST" "$REPO/tests/vu_relay" \
+		--features "${3:-none}" tap0 "$1" >"$2" 2>&1 &
 	RELAY_PID=$!
 	topo_pid_add "$RELAY_PID"
 	for _ in $(seq 100); do
@@ -69,7 +72,7 @@ relay_kill_mid_transfer() {
 
 # restart_pass() - ROUNDS front-ends, one after the other
 restart_pass() {
-	local fds0 rss0 i n
+	local fds0 rss0 i n feat
 
 	n=$(tcp_size 8M)
 	topo_init
@@ -77,7 +80,9 @@ restart_pass() {
 	topo_backend --vhost-user
 	topo_ns_add "$NS_GUEST"
 	for i in $(seq 0 "$ROUNDS"); do
-		relay_start "$WORK/backend.sock" "$WORK/relay$i.log"
+		feat=none
+		[ $((i % 2)) = 1 ] && feat=event_idx
+		relay_start "$WORK/backend.sock" "$WORK/relay$i.log" "$feat"
 		guest_dhcp4
 		tcp_upload "$NS_GUEST" "$NS_PEER" 4 203.0.113.1 $((5100 + i)) \
 			"$i" "$n" 30
@@ -88,7 +93,7 @@ restart_pass() {
 			rss0=$(rss_kb)
 			log "first front-end: $fds0 fds, RSS $rss0 kB"
 		else
-			log "front-end $i: $(fd_count) fds, RSS $(rss_kb) kB"
+			log "front-end $i ($feat): $(fd_count) fds, RSS $(rss_kb) kB"
 			[ "$(fd_count)" -le "$fds0" ] ||
 				fail "descriptors grew from $fds0 to $(fd_count)"
 			[ "$(rss_kb)" -le $((rss0 + RSS_SLACK_KB)) ] ||
