@@ -863,14 +863,17 @@ static int conf_opt_dnsname(char *dst, int opt, const char *arg)
  * @arg:	file descriptor number
  *
  * QEMU's -netdev passt hands its back-end one end of a socketpair: it
- * must be there, and a stream socket, or every frame would be lost.
+ * must be there, and a stream socket, or every frame would be lost.  A
+ * listening socket is refused too: netshim would wait on it as if the VMM
+ * were there while front-ends queue up unaccepted (passt's --fd is a
+ * connected socket as well).
  *
  * Return: 0 on success, -1 on error (reported)
  */
 static int conf_opt_fd(struct conf *c, const char *arg)
 {
-	int type, fd;
-	socklen_t sl = sizeof(type);
+	int type, listening = 0, fd;
+	socklen_t sl = sizeof(type), ll = sizeof(listening);
 	unsigned long v;
 
 	if (conf_uint(arg, 0, INT_MAX, &v))
@@ -884,6 +887,10 @@ static int conf_opt_fd(struct conf *c, const char *arg)
 	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &sl) ||
 	    type != SOCK_STREAM)
 		return conf_bad('F', arg, "not a stream socket");
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &ll) ||
+	    listening)
+		return conf_bad('F', arg,
+				"a listening socket: give a connected one, or -s PATH to listen");
 	c->vmm_fd = fd;
 	return 0;
 }

@@ -750,7 +750,10 @@ static void test_parse_fd(void **state)
 				"203.0.113.1", "-F", dgram_num };
 	const char *file[] = { "netshim", "-4", "-a", "203.0.113.2/24", "-g",
 			       "203.0.113.1", "-F", file_num };
-	int sv[2], dv[2], fd;
+	char listen_num[16];
+	const char *listening[] = { "netshim", "-4", "-a", "203.0.113.2/24",
+				    "-g", "203.0.113.1", "-F", listen_num };
+	int sv[2], dv[2], fd, ls;
 
 	(void)state;
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
@@ -771,6 +774,17 @@ static void test_parse_fd(void **state)
 	assert_int_equal(parse(ARGC(file), file), -1);
 	close(fd);
 	assert_int_equal(parse(ARGC(file), file), -1);
+	/* Listening, not connected: bound to a name Linux picks (autobind:
+	 * an address of the family alone)
+	 */
+	ls = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(ls > 2);
+	assert_int_equal(bind(ls, (struct sockaddr *)&(sa_family_t){ AF_UNIX },
+			      sizeof(sa_family_t)), 0);
+	assert_int_equal(listen(ls, 1), 0);
+	snprintf(listen_num, sizeof(listen_num), "%d", ls);
+	assert_int_equal(parse(ARGC(listening), listening), -1);
+	close(ls);
 	close(sv[0]);
 	close(sv[1]);
 	close(dv[0]);
