@@ -47,6 +47,7 @@
  */
 static void counters_log(struct ctx *c)
 {
+	splice_counters(c);
 	info("counters: %u TCP connections, %u UDP/ICMP flows open",
 	     tcp_count(c), flow_count(c));
 #define COUNTER_LOG(name, desc)						\
@@ -140,6 +141,7 @@ static void timer_input(struct ctx *c)
 	if (read(c->timer_fd, &expirations, sizeof(expirations)) < 0)
 		return;
 	tcp_timer(c);
+	splice_timer(c);
 	if (c->now.tv_sec != last_second) {
 		last_second = c->now.tv_sec;
 		flow_timer(c);
