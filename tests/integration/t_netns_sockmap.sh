@@ -15,10 +15,13 @@
 # - a reset mid-transfer reaches the client;
 # - a server that stops reading with data queued, then is killed: the
 #   client gets an error;
-# - 1000 short connections, 200 at a time, each echoed intact;
+# - 1000 short connections, 200 at a time, each echoed intact (require
+#   only: t_netns_splice.sh has them, and half-close, with --bpf off);
 # - netshim keeps serving with as many descriptors as before, and its
 #   counters say which flows went through the sockmap: the four long ones
 #   with require (none of the 1000 short ones), none with off.
+# - without CAP_BPF, --bpf auto warns once naming it and splices, --bpf
+#   require exits naming it.
 # Where the kernel or the privileges do not allow the program, the
 # require half is skipped with netshim's own explanation, the off half
 # still runs.
@@ -123,8 +126,10 @@ run_mode() {
 	log "$mode: $(cat "$WORK/cli-early.out")"
 
 	# Half-close both ways, the other direction going on after a pause
-	# (whether these 4 MiB flows move depends on when the end comes)
+	# (whether these 4 MiB flows move depends on when the end comes);
+	# t_netns_splice.sh runs this and the 1000 connections with --bpf off
 	for hc in client-closes server-closes; do
+		[ "$mode" = off ] && break
 		ip netns exec "$NS_GUEST" timeout 40 python3 "$TCP_DIR/halfclose.py" \
 			server "$hc" 127.0.0.1 5003 $((4 << 20)) \
 			>"$WORK/hc-server.out" 2>&1 &
@@ -173,18 +178,21 @@ run_mode() {
 
 	# 1000 short connections: they stay on splice
 	m=$(moved)
-	ip netns exec "$NS_GUEST" timeout 120 python3 "$TCP_DIR/many.py" server \
-		127.0.0.1 5006 >"$WORK/many-server.log" 2>&1 &
-	topo_pid_add $!
-	tcp_wait_listen "$NS_GUEST" 5006
-	for round in 1 2 3 4 5; do
-		out=$(ip netns exec "$NS_POD" timeout 60 python3 "$TCP_DIR/many.py" \
-			client 127.0.0.1 5006 200 4096 30 2>&1) ||
-			fail "$mode: round $round of 200 local connections: $out"
-	done
-	[ "$(moved)" = "$m" ] ||
-		fail "$mode: short connections moved to the sockmap ($m -> $(moved))"
-	log "ok: $mode: 1000 short local connections, none moved: $out"
+	if [ "$mode" = require ]; then
+		ip netns exec "$NS_GUEST" timeout 120 python3 "$TCP_DIR/many.py" \
+			server 127.0.0.1 5006 >"$WORK/many-server.log" 2>&1 &
+		topo_pid_add $!
+		tcp_wait_listen "$NS_GUEST" 5006
+		for round in 1 2 3 4 5; do
+			out=$(ip netns exec "$NS_POD" timeout 60 python3 \
+				"$TCP_DIR/many.py" client 127.0.0.1 5006 200 4096 30 \
+				2>&1) ||
+				fail "$mode: round $round of 200 local connections: $out"
+		done
+		[ "$(moved)" = "$m" ] ||
+			fail "$mode: short connections moved to the sockmap ($m -> $(moved))"
+		log "ok: $mode: 1000 short local connections, none moved: $out"
+	fi
 
 	sleep 0.5
 	kill -0 "$BACKEND_PID" 2>/dev/null || fail "$mode: netshim died"
@@ -231,3 +239,22 @@ if ! out=$(ip netns exec "$NS_POD" timeout 10 "$NETSHIM" -f --bpf require \
 fi
 run_mode require
 run_mode off
+
+# Without CAP_BPF (nor CAP_SYS_ADMIN, which would stand for it): auto says
+# once what is missing and goes on splicing, require exits saying it
+for mode in auto require; do
+	out=$(ip netns exec "$NS_POD" timeout 10 setpriv \
+		--bounding-set -bpf,-sys_admin "$NETSHIM" -f --bpf "$mode" \
+		-D 203.0.113.1 -t 5009 -- true 2>&1)
+	rc=$?
+	n=$(echo "$out" | grep -c "lacks CAP_BPF")
+	if [ "$mode" = auto ]; then
+		[ "$rc" = 0 ] && [ "$n" = 1 ] &&
+			echo "$out" | grep -q "splicing local flows instead" ||
+			fail "auto without CAP_BPF (exit $rc): $out"
+	else
+		[ "$rc" = 1 ] && [ "$n" = 1 ] ||
+			fail "require without CAP_BPF (exit $rc): $out"
+	fi
+	log "ok: --bpf $mode without CAP_BPF: exit $rc, $(echo "$out" | grep "lacks CAP_BPF" | sed 's/^[0-9.]* netshim: //')"
+done
