@@ -19,7 +19,7 @@
  *   (SO_LINGER 0), and the pair is gone.
  * When both directions have ended, both sockets are closed.
  *
- * A pair that lasts (see SPLICE_MAP_BYTES) moves to
+ * A pair that lasts (see SPLICE_MAP_TURNS) moves to
  * the eBPF sockmap fast path when it is loaded (bpf/sockmap.c): the kernel
  * then redirects each socket's buffers to the other's send side and the
  * loop is not woken for the flow's data at all.  The move happens only
@@ -55,11 +55,17 @@
 #define SPLICE_PIPE_BIG		(1 << 20)
 /* Moves per event: fairness between pairs */
 #define SPLICE_ROUNDS		8
-/* A pair moves to the sockmap once it has moved SPLICE_MAP_BYTES, or lived
- * SPLICE_MAP_MS with SPLICE_MAP_SOME moved: short flows (connection-rate
- * tests, one request and its reply) never pay for the map updates, flows
- * that carry bulk data or keep exchanging do move
+/* Which pairs move to the sockmap (tests/bench/local.sh measured both
+ * paths side by side): request/response flows answer in about half the
+ * time there at every size, so with --bpf auto a pair moves after
+ * SPLICE_MAP_TURNS turns (data one way, then the other); bulk streams
+ * measured as fast or faster on splice with one stream, so auto leaves
+ * them there.  --bpf require moves bulk flows too: after SPLICE_MAP_BYTES,
+ * or SPLICE_MAP_MS of life with SPLICE_MAP_SOME moved.  Short flows
+ * (connection-rate tests, one request and its reply) never pay for the map
+ * updates either way.
  */
+#define SPLICE_MAP_TURNS	64
 #define SPLICE_MAP_BYTES	(1 << 20)
 #define SPLICE_MAP_MS		1000
 #define SPLICE_MAP_SOME		(64 << 10)
@@ -81,6 +87,11 @@
  * @polled:	fd[s] is still registered with epoll
  * @nomap:	the pair could not be put in the sockmap: keep splicing
  * @bytes:	bytes spliced, both directions
+ * @got:	data was read from fd[s] in this event
+ * @turns:	times the data changed direction: data one way only in an
+ *		event, after data the other way only (bulk both ways at once
+ *		makes few)
+ * @last:	direction of the last event with data one way only
  * @start_ms:	when the pair was joined, monotonic milliseconds
  * @moved_base:	sockmap: what the slot of fd[s] had redirected before
  * @written_base: sockmap: what fd[!s] had taken in before the move
@@ -96,6 +107,9 @@ struct splice_pair {
 	bool mapped, nomap;
 	bool polled[2];
 	uint64_t bytes;
+	bool got[2];
+	uint32_t turns;
+	int last;
 	uint64_t start_ms;
 	uint64_t moved_base[2];
 	uint64_t written_base[2];
@@ -236,6 +250,8 @@ static void splice_free(struct ctx *c, struct splice_pair *p, bool reset)
 	}
 	p->connecting = p->mapped = p->nomap = false;
 	p->bytes = 0;
+	p->turns = 0;
+	p->last = 0;
 	c->splice->count--;
 }
 
@@ -291,6 +307,7 @@ static int splice_move(struct splice_pair *p, int s)
 		if (n > 0) {
 			p->pending[s] += (size_t)n;
 			p->bytes += (uint64_t)n;
+			p->got[s] = true;
 			progress = 1;
 		} else if (!n) {
 			p->eof[s] = true;
@@ -434,6 +451,24 @@ static void splice_map_check(struct ctx *c, struct splice_pair *p)
 #define SPLICE_MAP_TRIES	4
 
 /**
+ * splice_map_worth() - tell if a pair has lasted enough to move
+ * @c:		execution context
+ * @p:		the pair
+ *
+ * Return: true if it should move (see SPLICE_MAP_TURNS)
+ */
+static bool splice_map_worth(const struct ctx *c, const struct splice_pair *p)
+{
+	if (p->turns >= SPLICE_MAP_TURNS)
+		return true;
+	if (c->conf.bpf != CONF_BPF_REQUIRE)
+		return false;
+	return p->bytes >= SPLICE_MAP_BYTES ||
+	       (p->bytes >= SPLICE_MAP_SOME &&
+		splice_ms(c) - p->start_ms >= SPLICE_MAP_MS);
+}
+
+/**
  * splice_map_try() - move a pair that lasts to the sockmap
  * @c:		execution context
  * @p:		the pair, spliced
@@ -459,11 +494,8 @@ static bool splice_map_try(struct ctx *c, struct splice_pair *p)
 	int s, i, one = 1, ret;
 	bool ready = false;
 
-	if (!t->sm || p->mapped || p->nomap || p->connecting)
-		return false;
-	if (p->bytes < SPLICE_MAP_BYTES &&
-	    (p->bytes < SPLICE_MAP_SOME ||
-	     splice_ms(c) - p->start_ms < SPLICE_MAP_MS))
+	if (!t->sm || p->mapped || p->nomap || p->connecting ||
+	    !splice_map_worth(c, p))
 		return false;
 	for (i = 0; i < SPLICE_MAP_TRIES && !ready; i++) {
 		ready = true;
@@ -490,8 +522,8 @@ static bool splice_map_try(struct ctx *c, struct splice_pair *p)
 		errno = -ret;
 		goto fail;
 	}
-	debug("local flow %u: moved to the sockmap after %llu bytes spliced",
-	      idx, (unsigned long long)p->bytes);
+	debug("local flow %u: moved to the sockmap after %llu bytes spliced, "
+	      "%u turns", idx, (unsigned long long)p->bytes, p->turns);
 	p->mapped = true;
 	t->mapped++;
 	c->cnt.tcp_sockmap++;
@@ -520,6 +552,7 @@ static void splice_run(struct ctx *c, struct splice_pair *p)
 {
 	int i, a, b;
 
+	p->got[0] = p->got[1] = false;
 	for (i = 0; i < SPLICE_ROUNDS; i++) {
 		a = splice_move(p, 0);
 		b = a < 0 ? -1 : splice_move(p, 1);
@@ -533,6 +566,10 @@ static void splice_run(struct ctx *c, struct splice_pair *p)
 	if (p->shut[0] && p->shut[1]) {
 		splice_free(c, p, false);
 		return;
+	}
+	if (p->got[0] != p->got[1] && p->last != p->got[1]) {
+		p->last = p->got[1];
+		p->turns++;
 	}
 	if (splice_map_try(c, p))
 		return;

@@ -20,6 +20,8 @@
 # - netshim keeps serving with as many descriptors as before, and its
 #   counters say which flows went through the sockmap: the four long ones
 #   with require (none of the 1000 short ones), none with off.
+# - --bpf auto (the default): the request/response flow moves, 64 MiB
+#   each way at once stays on splice;
 # - without CAP_BPF, --bpf auto warns once naming it and splices, --bpf
 #   require exits naming it.
 # Where the kernel or the privileges do not allow the program, the
@@ -237,8 +239,33 @@ if ! out=$(ip netns exec "$NS_POD" timeout 10 "$NETSHIM" -f --bpf require \
 	fi
 	fail "netshim --bpf require -- true: $out"
 fi
+# run_auto() - --bpf auto, the default: request/response flows move, bulk
+# ones stay on splice (where tests/bench/local.sh measured them as fast)
+run_auto() {
+	local m
+
+	MODE=auto
+	ns_start -t 5001-5006
+	m=$(moved)
+	server bulk 5001 $((64 << 20))
+	client bulk 5001 $((64 << 20)) || fail "auto: bulk client: $(cat "$WORK/cli-bulk.out")"
+	wait "$SRV" || fail "auto: bulk server: $(cat "$WORK/srv-bulk.out")"
+	[ "$(sed -n 's/^sent //p' "$WORK/cli-bulk.out")" = \
+	  "$(sed -n 's/^recv //p' "$WORK/srv-bulk.out")" ] ||
+		fail "auto: bulk data differs"
+	[ "$(moved)" = "$m" ] || fail "auto: a bulk flow moved to the sockmap"
+	server early 5002
+	client early 5002 || fail "auto: early, client: $(cat "$WORK/cli-early.out")"
+	wait "$SRV" || fail "auto: early, server: $(cat "$WORK/srv-early.out")"
+	[ "$(moved)" = $((m + 1)) ] ||
+		fail "auto: the request/response flow did not move to the sockmap"
+	log "ok: auto: 64 MiB each way stayed on splice, the request/response flow moved"
+	ns_stop
+}
+
 run_mode require
 run_mode off
+run_auto
 
 # Without CAP_BPF (nor CAP_SYS_ADMIN, which would stand for it): auto says
 # once what is missing and goes on splicing, require exits saying it
