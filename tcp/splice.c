@@ -58,9 +58,9 @@
 /* Which pairs move to the sockmap (tests/bench/local.sh measured both
  * paths side by side): request/response flows answer in about half the
  * time there at every size, so with --bpf auto a pair moves after
- * SPLICE_MAP_TURNS turns (data one way, then the other); bulk streams
- * measured as fast or faster on splice with one stream, so auto leaves
- * them there.  --bpf require moves bulk flows too: after SPLICE_MAP_BYTES,
+ * SPLICE_MAP_TURNS turns (data one way, then the other); one bulk stream
+ * measured faster on splice in every run (four at once were mixed), so
+ * auto leaves bulk flows there.  --bpf require moves bulk flows too: after SPLICE_MAP_BYTES,
  * or SPLICE_MAP_MS of life with SPLICE_MAP_SOME moved.  Short flows
  * (connection-rate tests, one request and its reply) never pay for the map
  * updates either way.
