@@ -82,8 +82,8 @@ static const long isolate_syscalls_vu[] = {
 static const unsigned int isolate_ioctls[] = { SIOCOUTQ, SIOCINQ };
 
 /* bpf() only on the maps of programs loaded before the sandbox (bpf/),
- * and only with --bpf auto or require: no loading, attaching or map
- * creation from the loop
+ * and only when one was loaded: no loading, attaching or map creation
+ * from the loop
  */
 static const unsigned int isolate_bpf_cmds[] = {
 	BPF_MAP_LOOKUP_ELEM, BPF_MAP_UPDATE_ELEM, BPF_MAP_DELETE_ELEM,
@@ -390,11 +390,12 @@ static int isolate_user(uid_t uid, gid_t gid)
  * @c:		configuration: --runas, socket and PID file paths
  * @sock:	filled in: how to remove the socket at exit
  * @pid:	filled in: how to remove the PID file at exit
+ * @bpf_maps:	an eBPF program of bpf/ is loaded: the loop uses its maps
  *
  * Return: 0 on success, -1 on failure (logged): netshim must not run
  */
 int isolate(const struct conf *c, struct isolate_path *sock,
-	    struct isolate_path *pid)
+	    struct isolate_path *pid, bool bpf_maps)
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
@@ -425,5 +426,5 @@ int isolate(const struct conf *c, struct isolate_path *sock,
 	/* Started unprivileged, we already are that user */
 	if ((root && isolate_user(uid, gid)) || isolate_caps())
 		return -1;
-	return isolate_seccomp(c->vhost_user, c->bpf != CONF_BPF_OFF);
+	return isolate_seccomp(c->vhost_user, bpf_maps);
 }

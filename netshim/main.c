@@ -465,7 +465,7 @@ int main(int argc, char **argv)
 	}
 
 	if (daemonize(c, &ready) || write_pid_file(c) ||
-	    isolate(&c->conf, &sock_k, &pid_k)) {
+	    isolate(&c->conf, &sock_k, &pid_k, splice_bpf_loaded(c))) {
 		if (*c->conf.sock_path)
 			unlink(c->conf.sock_path);
 		if (*c->conf.pid_file)

@@ -703,3 +703,15 @@ void splice_counters(struct ctx *c)
 	c->cnt.sockmap_bytes = tot.bytes;
 	c->cnt.sockmap_misses = tot.misses;
 }
+
+/**
+ * splice_bpf_loaded() - tell if the sockmap fast path is loaded, so that
+ *			 the sandbox lets the loop use its maps
+ * @c:		execution context
+ *
+ * Return: true if it is
+ */
+bool splice_bpf_loaded(const struct ctx *c)
+{
+	return c->splice && c->splice->sm;
+}

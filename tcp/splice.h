@@ -15,5 +15,6 @@ void splice_ready(struct ctx *c, uint32_t idx, uint32_t events);
 unsigned int splice_count(const struct ctx *c);
 void splice_timer(struct ctx *c);
 void splice_counters(struct ctx *c);
+bool splice_bpf_loaded(const struct ctx *c);
 
 #endif /* NETSHIM_SPLICE_H */
