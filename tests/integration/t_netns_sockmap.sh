@@ -8,6 +8,7 @@
 # reaches a server on the namespace's loopback (tests/tcp/duplex.py):
 # - 1 GiB each way at once (256 MiB with off), sha256 of each direction compared end to end,
 #   each side shutting its write side when done (half-close both ways);
+#   and 64 MiB each way the other way round, -T (require only);
 # - early: the client sends before the flow moves, the server waits, then
 #   speaks first; 200 request/response rounds (the flow moves during
 #   them); 8 MiB each way;
@@ -99,7 +100,7 @@ run_mode() {
 
 	MODE=$mode
 	[ "$mode" = off ] && big=$((BIG / 4))
-	ns_start -t 5001-5006 --bpf "$mode"
+	ns_start -t 5001-5006 -T 6001 --bpf "$mode"
 	sleep 0.2
 	fd0=$(fds)
 	m=$(moved)
@@ -118,6 +119,27 @@ run_mode() {
 		fail "$mode: namespace -> pod differs: $(cat "$WORK/cli-bulk.out" "$WORK/srv-bulk.out")"
 	expect_moved "1 GiB each way" "$m"
 	log "ok: $mode: $(numfmt --to=iec "$big")B each way at once, sha256 equal, in $ms ms"
+
+	# -T, the other way round: the namespace's loopback to the pod's
+	if [ "$mode" = require ]; then
+		m=$(moved)
+		ip netns exec "$NS_POD" timeout 90 python3 "$DUPLEX" server bulk \
+			127.0.0.1 6001 $((64 << 20)) >"$WORK/srv-T.out" 2>&1 &
+		SRV=$!
+		topo_pid_add "$SRV"
+		tcp_wait_listen "$NS_POD" 6001
+		ip netns exec "$NS_GUEST" timeout 90 python3 "$DUPLEX" client bulk \
+			127.0.0.1 6001 $((64 << 20)) >"$WORK/cli-T.out" 2>&1 ||
+			fail "require: -T bulk client: $(cat "$WORK/cli-T.out")"
+		wait "$SRV" || fail "require: -T bulk server: $(cat "$WORK/srv-T.out")"
+		[ "$(sed -n 's/^sent //p' "$WORK/cli-T.out")" = \
+		  "$(sed -n 's/^recv //p' "$WORK/srv-T.out")" ] &&
+		[ "$(sed -n 's/^sent //p' "$WORK/srv-T.out")" = \
+		  "$(sed -n 's/^recv //p' "$WORK/cli-T.out")" ] ||
+			fail "require: -T data differs: $(cat "$WORK/cli-T.out" "$WORK/srv-T.out")"
+		expect_moved "-T, 64 MiB each way" "$m"
+		log "ok: require: -T, namespace -> pod loopback, 64 MiB each way, sha256 equal"
+	fi
 
 	# The client's bytes before the move, the server speaking first
 	m=$(moved)
