@@ -40,6 +40,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "log.h"
 #include "splice.h"
@@ -121,12 +122,16 @@ struct splice_pair {
  * @count:	slots in use
  * @mapped:	pairs in the sockmap now
  * @sm:		the sockmap fast path, NULL if not loaded
+ * @test_delay_ms: tests only: wait this long between the last check of a
+ *		pair and its move (NETSHIM_TEST_SOCKMAP_DELAY_MS), so that
+ *		bytes arrive in between, as they may by chance
  * @p:		slots
  */
 struct splice_table {
 	unsigned int max, count;
 	unsigned int mapped;
 	struct sockmap_state *sm;
+	unsigned int test_delay_ms;
 	struct splice_pair p[];
 };
 
@@ -163,6 +168,7 @@ int splice_init(struct ctx *c, unsigned int max)
 	struct splice_table *t;
 	unsigned int i;
 	int s, sz, fds[2];
+	const char *env;
 
 	t = calloc(1, sizeof(*t) + max * sizeof(t->p[0]));
 	if (!t) {
@@ -187,6 +193,12 @@ int splice_init(struct ctx *c, unsigned int max)
 	}
 	splice_grow(t);
 	c->splice = t;
+	env = getenv("NETSHIM_TEST_SOCKMAP_DELAY_MS");
+	if (env) {
+		t->test_delay_ms = (unsigned int)strtoul(env, NULL, 10) % 1001;
+		warn("tests only: %u ms between the check of a local flow "
+		     "and its move to the sockmap", t->test_delay_ms);
+	}
 	return sockmap_load(&c->conf, max, &t->sm);
 }
 
@@ -451,6 +463,22 @@ static void splice_map_check(struct ctx *c, struct splice_pair *p)
 #define SPLICE_MAP_TRIES	4
 
 /**
+ * splice_test_delay() - tests only: spin for a while (sleeping calls are
+ *			 not in the seccomp allow-list, and need not be)
+ * @ms:		milliseconds
+ */
+static void splice_test_delay(unsigned int ms)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000 +
+	       (b.tv_nsec - a.tv_nsec) / 1000000 < (long)ms);
+}
+
+/**
  * splice_map_worth() - tell if a pair has lasted enough to move
  * @c:		execution context
  * @p:		the pair
@@ -517,6 +545,8 @@ static bool splice_map_try(struct ctx *c, struct splice_pair *p)
 	for (s = 0; s < 2; s++)
 		if (sockmap_written(p->fd[!s], &p->written_base[s]))
 			goto fail;
+	if (t->test_delay_ms)
+		splice_test_delay(t->test_delay_ms);
 	ret = sockmap_add(t->sm, idx, p->fd, p->moved_base);
 	if (ret) {
 		errno = -ret;

@@ -21,6 +21,9 @@
 # - netshim keeps serving with as many descriptors as before, and its
 #   counters say which flows went through the sockmap: the four long ones
 #   with require (none of the 1000 short ones), none with off.
+# - early again, with netshim waiting 100 ms between the last check of the
+#   pair and its move (NETSHIM_TEST_SOCKMAP_DELAY_MS), so that requests
+#   are queued at the move: they must be pushed through, not wait;
 # - --bpf auto (the default): the request/response flow moves, 64 MiB
 #   each way at once stays on splice;
 # - without CAP_BPF, --bpf auto warns once naming it and splices, --bpf
@@ -285,7 +288,29 @@ run_auto() {
 	ns_stop
 }
 
+# run_race() - bytes that arrive between the last check of a pair and its
+# move must not wait for a next segment (that may never come: the client
+# waits for the reply to the request that is stuck).  netshim is told to
+# wait 100 ms there, so that they do arrive in between.
+run_race() {
+	local m
+
+	MODE=require
+	export NETSHIM_TEST_SOCKMAP_DELAY_MS=100
+	ns_start -t 5001-5006 --bpf require
+	unset NETSHIM_TEST_SOCKMAP_DELAY_MS
+	m=$(moved)
+	server early 5002
+	client early 5002 ||
+		fail "race: bytes queued at the move: $(cat "$WORK/cli-early.out")"
+	wait "$SRV" || fail "race: early, server: $(cat "$WORK/srv-early.out")"
+	expect_moved "bytes queued at the move" "$m"
+	log "ok: require: bytes that arrive during the move are not left behind: $(cat "$WORK/cli-early.out")"
+	ns_stop
+}
+
 run_mode require
+run_race
 run_mode off
 run_auto
 
