@@ -75,7 +75,8 @@ int sockmap_load(const struct conf *conf, unsigned int pairs,
 	ncpu = libbpf_num_possible_cpus();
 	if (ncpu <= 0)
 		return bpf_fallback(conf, "sockmap fast path",
-				    "splicing local flows", ncpu ? ncpu : -EINVAL);
+				    "splicing local flows",
+				    ncpu ? ncpu : -EINVAL);
 	s = calloc(1, sizeof(*s) + slots * sizeof(s->cookie[0]));
 	if (s)
 		s->percpu = calloc((size_t)ncpu, sizeof(*s->percpu));
@@ -146,8 +147,8 @@ int sockmap_add(struct sockmap_state *sm, unsigned int pair, const int fd[2],
 	int s, err;
 
 	for (s = 0; s < 2; s++) {
-		if (getsockopt(fd[s], SOL_SOCKET, SO_COOKIE, &sm->cookie[slot[s]],
-			       &sl)) {
+		if (getsockopt(fd[s], SOL_SOCKET, SO_COOKIE,
+			       &sm->cookie[slot[s]], &sl)) {
 			err = -errno;
 			goto undo;
 		}
@@ -254,7 +255,7 @@ int sockmap_totals(const struct sockmap_state *sm, struct sockmap_totals *t)
 /**
  * sockmap_written() - bytes ever put in a TCP socket's send queue
  * @fd:		the socket
- * @n:		filled in: bytes acknowledged by the peer plus bytes queued
+ * @n:		filled in: bytes acknowledged by the peer, plus queued
  *
  * With the kernel's worker writing redirected buffers into the socket,
  * this is how netshim sees them arrive: compared with what the program

@@ -61,8 +61,9 @@
  * time there at every size, so with --bpf auto a pair moves after
  * SPLICE_MAP_TURNS turns (data one way, then the other); one bulk stream
  * measured faster on splice in every run (four at once were mixed), so
- * auto leaves bulk flows there.  --bpf require moves bulk flows too: after SPLICE_MAP_BYTES,
- * or SPLICE_MAP_MS of life with SPLICE_MAP_SOME moved.  Short flows
+ * auto leaves bulk flows there.  --bpf require moves bulk flows too:
+ * after SPLICE_MAP_BYTES, or SPLICE_MAP_MS of life with SPLICE_MAP_SOME
+ * moved.  Short flows
  * (connection-rate tests, one request and its reply) never pay for the map
  * updates either way.
  */
