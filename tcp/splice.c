@@ -63,9 +63,8 @@
  * measured faster on splice in every run (four at once were mixed), so
  * auto leaves bulk flows there.  --bpf require moves bulk flows too:
  * after SPLICE_MAP_BYTES, or SPLICE_MAP_MS of life with SPLICE_MAP_SOME
- * moved.  Short flows
- * (connection-rate tests, one request and its reply) never pay for the map
- * updates either way.
+ * moved.  Short flows (connection-rate tests, one request and its reply)
+ * never pay for the map updates either way.
  */
 #define SPLICE_MAP_TURNS	64
 #define SPLICE_MAP_BYTES	(1 << 20)
