@@ -70,7 +70,7 @@ build/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.bpf.h)
 	@mkdir -p $(dir $@)
 	$(BPF_CLANG) $(BPF_CFLAGS) -c -o $@ $<
 
-.SECONDARY: $(BPF_PROGS:bpf/%.bpf.c=build/bpf/%.bpf.o)
+.SECONDARY: $(BPF_PROGS:bpf/%.bpf.c=build/bpf/%.bpf.o) $(BPF_SKELS)
 
 build/bpf/%.skel.h: build/bpf/%.bpf.o
 	bpftool gen skeleton $< name $* > $@.tmp && mv $@.tmp $@

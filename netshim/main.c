@@ -48,6 +48,7 @@
  */
 static void counters_log(struct ctx *c)
 {
+	splice_counters(c);
 	info("counters: %u TCP connections, %u UDP/ICMP flows open",
 	     tcp_count(c), flow_count(c));
 #define COUNTER_LOG(name, desc)						\
@@ -145,6 +146,7 @@ static void timer_input(struct ctx *c)
 	if (read(c->timer_fd, &expirations, sizeof(expirations)) < 0)
 		return;
 	tcp_timer(c);
+	splice_timer(c);
 	if (c->now.tv_sec != last_second) {
 		last_second = c->now.tv_sec;
 		flow_timer(c);
@@ -471,7 +473,7 @@ int main(int argc, char **argv)
 	}
 
 	if (daemonize(c, &ready) || write_pid_file(c) ||
-	    isolate(&c->conf, &sock_k, &pid_k)) {
+	    isolate(&c->conf, &sock_k, &pid_k, splice_bpf_loaded(c))) {
 		if (*c->conf.sock_path)
 			unlink(c->conf.sock_path);
 		if (*c->conf.pid_file)

@@ -17,6 +17,9 @@
 #   netshim/passt     a real Linux guest under QEMU on -netdev stream, and
 #                     on -netdev vhost-user
 #   libslirp          the same guest on QEMU's -netdev user, run in the pod
+#   local flows       then tests/bench/local.sh (not with BENCH_QUICK):
+#                     kernel loopback, pasta, netshim splice, sockmap and
+#                     auto, -P 1 and -P 4, request/response latency
 # For the relay guests at MTU 65520 (and the kernel path) also: the
 # backend's CPU time per GiB moved, its peak RSS, and TCP connections per
 # second (short connect/send/recv/close loops, tests/bench/connrate.py).
@@ -552,6 +555,11 @@ case_vm passt
 case_vm netshim vhost-user
 case_vm passt vhost-user
 case_vm slirp
+# Local flows in detail: splice against the eBPF sockmap, -P 1 and -P 4,
+# request/response latency (not in quick mode: minutes, not seconds)
+[ -n "${BENCH_QUICK:-}" ] ||
+	BENCH_OUT=$OUT/local BENCH_TIME=5 "$BENCH_DIR/local.sh" ||
+	log "local-flow bench failed"
 
 {
 	echo "loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg)"
