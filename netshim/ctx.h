@@ -29,6 +29,8 @@ enum epref_type {
 	EPREF_UDP_AUTO,		/* -u auto listener, index: fwd_auto.c's */
 	EPREF_SPLICE,		/* local flow socket, index: pair * 2 + side */
 	EPREF_TCP_NS,		/* -T listener in the namespace, index: its */
+	EPREF_UDP_NS,		/* -U socket in the namespace, index: its */
+	EPREF_UDP_SPLICE,	/* UDP local flow socket, index: flow */
 };
 
 static inline uint64_t epref(enum epref_type t, uint32_t idx)
@@ -70,6 +72,7 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(icmp_flows,		"ICMP echo flows opened")		\
 	X(tcp_conns,		"TCP connections opened")		\
 	X(tcp_spliced,		"TCP local flows spliced")		\
+	X(udp_spliced,		"UDP local flows opened")		\
 	X(vmm_connects,		"VMM connections accepted")		\
 	X(vu_dropped,		"vhost-user front-ends dropped: protocol or rings broken") \
 	X(drop_vu_len,		"dropped: guest frame too short or too long") \
@@ -110,6 +113,7 @@ struct flow_table;
 struct tcp_table;
 struct fwd_auto;
 struct splice_table;
+struct udp_splice_table;
 struct link_ops;
 struct vu_link;
 
@@ -166,6 +170,7 @@ struct ctx {
 
 	struct fwd_auto *fwd_auto;	/* -t auto, NULL without */
 	struct splice_table *splice;	/* local flows, NULL without */
+	struct udp_splice_table *udp_splice;	/* UDP ones, NULL without */
 	struct flow_table *flows;
 	struct tcp_table *tcp;
 	bool quit;

@@ -28,6 +28,7 @@
 #include "netns.h"
 #include "portwatch.h"
 #include "udp.h"
+#include "udp_splice.h"
 #include "tcp/tcp.h"
 
 /* Ports followed at once, per protocol */
@@ -203,10 +204,12 @@ static bool fwd_auto_bind(struct ctx *c, struct fwd_auto_proto *ap,
 
 /**
  * fwd_auto_release() - stop forwarding a port
+ * @c:		execution context
  * @ap:		the protocol's state
  * @port:	the port
  */
-static void fwd_auto_release(struct fwd_auto_proto *ap, uint16_t port)
+static void fwd_auto_release(struct ctx *c, struct fwd_auto_proto *ap,
+			     uint16_t port)
 {
 	int i, v6;
 
@@ -216,6 +219,8 @@ static void fwd_auto_release(struct fwd_auto_proto *ap, uint16_t port)
 		for (v6 = 0; v6 <= 1; v6++) {
 			if (ap->p[i].l[v6].fd < 0)
 				continue;
+			/* UDP local flows reply through it */
+			udp_splice_forget(c, ap->p[i].l[v6].fd);
 			close(ap->p[i].l[v6].fd);
 			ap->p[i].l[v6].fd = -1;
 		}
@@ -247,7 +252,7 @@ static void fwd_auto_follow(struct ctx *c, struct fwd_auto *fa,
 	while ((port = portwatch_next_change(&ap->cur, &ap->seen, &ap->skip,
 					     from, &bind)) >= 0) {
 		if (!bind) {
-			fwd_auto_release(ap, (uint16_t)port);
+			fwd_auto_release(c, ap, (uint16_t)port);
 			portset_del(&ap->cur, (uint16_t)port);
 		} else if (fwd_auto_bind(c, ap, (uint16_t)port)) {
 			portset_add(&ap->cur, (uint16_t)port);

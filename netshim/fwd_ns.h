@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later
- * netshim - -T: ports of the namespace's loopback to the pod's loopback
+ * netshim - -T, -U: ports of the namespace's loopback to the pod's loopback
  */
 #ifndef NETSHIM_FWD_NS_H
 #define NETSHIM_FWD_NS_H
@@ -10,5 +10,6 @@
 
 int fwd_ns_init(struct ctx *c);
 void fwd_ns_ready(struct ctx *c, uint32_t idx);
+void fwd_ns_udp_ready(struct ctx *c, uint32_t idx);
 
 #endif /* NETSHIM_FWD_NS_H */

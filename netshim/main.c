@@ -25,6 +25,7 @@
 #include "flow.h"
 #include "fwd_auto.h"
 #include "fwd_ns.h"
+#include "udp_splice.h"
 #include "icmp.h"
 #include "isolate.h"
 #include "link.h"
@@ -39,6 +40,8 @@
 #define TICK_MS		50
 /* Local flows at once, in namespace mode: four descriptors each, pipes */
 #define SPLICE_MAX	256
+/* UDP local flows at once: each holds a socket */
+#define UDP_SPLICE_MAX	4096
 
 /**
  * counters_log() - log every counter, on SIGUSR1
@@ -144,6 +147,7 @@ static void timer_input(struct ctx *c)
 		flow_timer(c);
 		icmp_ra_timer(c);
 		fwd_auto_timer(c);
+		udp_splice_timer(c);
 	}
 }
 
@@ -199,6 +203,12 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 		break;
 	case EPREF_TCP_NS:
 		fwd_ns_ready(c, idx);
+		break;
+	case EPREF_UDP_NS:
+		fwd_ns_udp_ready(c, idx);
+		break;
+	case EPREF_UDP_SPLICE:
+		udp_splice_ready(c, idx);
 		break;
 	}
 }
@@ -373,7 +383,8 @@ static int setup_ns(struct ctx *c)
 		return 0;
 	}
 	return netns_tap(c) || fwd_auto_init(c) || fwd_ns_init(c) ||
-	       splice_init(c, SPLICE_MAX) || netns_helper_start(c);
+	       splice_init(c, SPLICE_MAX) ||
+	       udp_splice_init(c, UDP_SPLICE_MAX) || netns_helper_start(c);
 }
 
 /**
