@@ -25,12 +25,12 @@ FLOWS=$(cd "$(dirname "$0")/../udp" && pwd)/flows.py
 # udp_server() - an echo server, bound and waited for
 # $1: namespace, $2: address, $3: port
 udp_server() {
-	local i
+	local _
 
 	ip netns exec "$1" timeout 90 python3 "$FLOWS" server "$2" "$3" 80 \
 		>>"$WORK/server.log" 2>&1 &
 	topo_pid_add $!
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		ip netns exec "$1" ss -Hlun "sport = :$3" | grep -qF "$2" &&
 			return 0
 		sleep 0.1
