@@ -300,7 +300,8 @@ static void conf_usage(FILE *f)
 "      --ns-ifname NAME      tap device in the namespace (default: the\n"
 "                            template interface's name)\n"
 "  -T, --tcp-ns SPEC         forward TCP ports of the namespace's loopback\n"
-"                            to the pod's loopback (a list of ports, as -t)\n"
+"                            to the pod's loopback (a list of ports, as -t,\n"
+"                            or auto: the ports the pod listens on)\n"
 "  -U, --udp-ns SPEC         UDP likewise, datagrams relayed socket to\n"
 "                            socket\n"
 "  -h, --help                show this help and exit\n"
@@ -1299,13 +1300,12 @@ static bool conf_fwd_has_rule(const struct fwd_spec *spec)
 static int conf_ns_fwd_check(const struct conf *c, const struct fwd_spec *spec,
 			     const char *opt)
 {
-	if (spec->all || spec->follow ||
-	    (spec->n && !conf_fwd_has_rule(spec))) {
-		fprintf(stderr, "netshim: %s takes a list of ports: all, auto and exclusions alone are not implemented yet\n",
+	if (spec->all || (spec->n && !conf_fwd_has_rule(spec))) {
+		fprintf(stderr, "netshim: %s takes a list of ports or auto: all and exclusions alone are not implemented yet\n",
 			opt);
 		return -1;
 	}
-	if (spec->n && !c->ns_cmd && !*c->netns) {
+	if ((spec->n || spec->follow) && !c->ns_cmd && !*c->netns) {
 		fprintf(stderr, "netshim: %s needs --netns or a command after --\n",
 			opt);
 		return -1;

@@ -31,6 +31,8 @@ enum epref_type {
 	EPREF_TCP_NS,		/* -T listener in the namespace, index: its */
 	EPREF_UDP_NS,		/* -U socket in the namespace, index: its */
 	EPREF_UDP_SPLICE,	/* UDP local flow socket, index: flow */
+	EPREF_TCP_NS_AUTO,	/* -T auto listener, index: fwd_auto.c's */
+	EPREF_UDP_NS_AUTO,	/* -U auto socket, index: fwd_auto.c's */
 };
 
 static inline uint64_t epref(enum epref_type t, uint32_t idx)

@@ -117,41 +117,19 @@ int fwd_ns_init(struct ctx *c)
 }
 
 /**
- * fwd_ns_udp_ready() - datagrams to the namespace's loopback: relay them
- *			to the pod's loopback
+ * fwd_ns_accept() - a connection on the namespace's loopback: join it to
+ *		     the pod's loopback
  * @c:		execution context
- * @idx:	socket index
+ * @l:		the listener (-T, or -T auto's)
  */
-void fwd_ns_udp_ready(struct ctx *c, uint32_t idx)
-{
-	int i;
-
-	if (idx >= fwd_ns_un)
-		return;
-	for (i = 0; i < 64; i++)
-		if (!udp_splice_take(c, fwd_ns_ulst[idx].fd, false,
-				     fwd_ns_ulst[idx].guest_port))
-			break;
-}
-
-/**
- * fwd_ns_ready() - a connection on the namespace's loopback: join it to
- *		    the pod's loopback
- * @c:		execution context
- * @idx:	listener index
- */
-void fwd_ns_ready(struct ctx *c, uint32_t idx)
+void fwd_ns_accept(struct ctx *c, const struct fwd_listener *l)
 {
 	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
 				   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
 	struct sockaddr_in a4 = { .sin_family = AF_INET,
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	const struct fwd_listener *l;
 	int a, b;
 
-	if (idx >= fwd_ns_n)
-		return;
-	l = &fwd_ns_lst[idx];
 	a = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (a < 0)
 		return;
@@ -174,4 +152,41 @@ void fwd_ns_ready(struct ctx *c, uint32_t idx)
 	}
 	c->cnt.tcp_spliced++;
 	splice_join(c, a, b, true);
+}
+
+/**
+ * fwd_ns_ready() - a connection on a -T port
+ * @c:		execution context
+ * @idx:	listener index
+ */
+void fwd_ns_ready(struct ctx *c, uint32_t idx)
+{
+	if (idx < fwd_ns_n)
+		fwd_ns_accept(c, &fwd_ns_lst[idx]);
+}
+
+/**
+ * fwd_ns_udp_input() - datagrams to the namespace's loopback: relay them
+ *			to the pod's loopback
+ * @c:		execution context
+ * @l:		the socket (-U, or -U auto's)
+ */
+void fwd_ns_udp_input(struct ctx *c, const struct fwd_listener *l)
+{
+	int i;
+
+	for (i = 0; i < 64; i++)
+		if (!udp_splice_take(c, l->fd, false, l->guest_port))
+			break;
+}
+
+/**
+ * fwd_ns_udp_ready() - datagrams to a -U port
+ * @c:		execution context
+ * @idx:	socket index
+ */
+void fwd_ns_udp_ready(struct ctx *c, uint32_t idx)
+{
+	if (idx < fwd_ns_un)
+		fwd_ns_udp_input(c, &fwd_ns_ulst[idx]);
 }

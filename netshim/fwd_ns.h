@@ -9,7 +9,11 @@
 #include "ctx.h"
 
 int fwd_ns_init(struct ctx *c);
+struct fwd_listener;
+
+void fwd_ns_accept(struct ctx *c, const struct fwd_listener *l);
 void fwd_ns_ready(struct ctx *c, uint32_t idx);
+void fwd_ns_udp_input(struct ctx *c, const struct fwd_listener *l);
 void fwd_ns_udp_ready(struct ctx *c, uint32_t idx);
 
 #endif /* NETSHIM_FWD_NS_H */

@@ -210,6 +210,12 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 	case EPREF_UDP_SPLICE:
 		udp_splice_ready(c, idx);
 		break;
+	case EPREF_TCP_NS_AUTO:
+		fwd_auto_ns_ready(c, false, idx);
+		break;
+	case EPREF_UDP_NS_AUTO:
+		fwd_auto_ns_ready(c, true, idx);
+		break;
 	}
 }
 

@@ -1087,7 +1087,8 @@ static void test_parse_ns_command(void **state)
 static void test_parse_ns_join(void **state)
 {
 	const char *const argv[] = { NSBASE4, "--netns", "/run/netns/x",
-				     "--ns-ifname", "eth7", "-t", "auto" };
+				     "--ns-ifname", "eth7", "-t", "auto",
+				     "-T", "auto", "-U", "auto" };
 
 	(void)state;
 	assert_int_equal(parse(ARGC(argv), argv), 0);
@@ -1095,6 +1096,8 @@ static void test_parse_ns_join(void **state)
 	assert_string_equal(conf.netns, "/run/netns/x");
 	assert_string_equal(conf.ns_ifname, "eth7");
 	assert_true(conf.tcp_fwd.follow);
+	assert_true(conf.tcp_ns_fwd.follow);
+	assert_true(conf.udp_ns_fwd.follow);
 	assert_false(conf.foreground);
 }
 
@@ -1139,7 +1142,8 @@ static void test_parse_ns_refused(void **state)
 		{ "-U", "all", "--", "true" },
 		{ "-U", "~5", "--", "true" },
 		{ "-T", "all", "--", "true" },
-		{ "-T", "auto", "--", "true" },
+		{ "-T", "auto" },
+		{ "-U", "auto" },
 		{ "-T", "~5", "--", "true" },
 		{ "-T", "5" },
 	};
