@@ -36,6 +36,11 @@
 
 /* Datagrams moved per event: fairness between flows */
 #define UDP_SPLICE_BATCH	64
+/* Receive buffer asked for both sockets of a flow (the kernel caps it at
+ * net.core.rmem_max): a relay's buffer must not be where a burst the end
+ * sockets would take is lost
+ */
+#define UDP_SPLICE_RCVBUF	(4 << 20)
 
 /**
  * struct udp_splice_flow - one local UDP conversation
@@ -263,6 +268,10 @@ static struct udp_splice_flow *udp_splice_open(struct ctx *c, int lfd,
 		return NULL;
 	}
 
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &(int){ UDP_SPLICE_RCVBUF },
+		   sizeof(int));
+	setsockopt(lfd, SOL_SOCKET, SO_RCVBUF, &(int){ UDP_SPLICE_RCVBUF },
+		   sizeof(int));
 	f = &t->f[t->free];
 	ev.data.u64 = epref(EPREF_UDP_SPLICE, (uint32_t)t->free);
 	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
