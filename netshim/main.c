@@ -51,6 +51,9 @@ static void counters_log(struct ctx *c)
 {
 	info("counters: %u TCP connections, %u UDP/ICMP flows open",
 	     tcp_count(c), flow_count(c));
+	if (c->splice)
+		info("  local flows open: %u TCP, %u UDP", splice_count(c),
+		     udp_splice_count(c));
 #define COUNTER_LOG(name, desc)						\
 	info("  %-16s %12llu  %s", #name,				\
 	     (unsigned long long)c->cnt.name, desc);

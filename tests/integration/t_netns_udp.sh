@@ -93,5 +93,12 @@ while [ "$(fd_count)" -gt "$fd0" ] ||
 		fail "flows still open 12 s after the traffic: $(fd_count) descriptors, $fd0 before; $(in_guest ss -Hun 'dport = :5001' | wc -l) sockets in the namespace"
 	sleep 0.5
 done
+kill -USR1 "$BACKEND_PID"
+sleep 0.3
+last=$(grep 'local flows open:' "$WORK/backend.log" | tail -1)
+case "$last" in
+*'local flows open: 0 TCP, 0 UDP') ;;
+*) fail "netshim still counts local flows: $last" ;;
+esac
 log "ok: idle flows closed after $(( $(date +%s) - t0 )) s: descriptors $fd0 -> $fd1 -> $(fd_count)"
 kill -0 "$BACKEND_PID" 2>/dev/null || fail "netshim died"
