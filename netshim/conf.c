@@ -96,8 +96,6 @@ enum {
 	X("map-guest-addr", required_argument, 0,			\
 	  "not supported: guest traffic to the pod's own address is not " \
 	  "translated")							\
-	X("udp-ns", required_argument, 'U',				\
-	  "not supported yet: UDP forwarding from the namespace")	\
 	X("host-lo-to-ns-lo", no_argument, 0, NOT_YET_NS)		\
 	X("userns", required_argument, 0, NOT_YET_NS)			\
 	X("netns-only", no_argument, 0, NOT_YET_NS)			\
@@ -193,6 +191,7 @@ static const struct option conf_long_opts[] = {
 	{ "netns", required_argument, NULL, OPT_NETNS },
 	{ "ns-ifname", required_argument, NULL, 'I' },
 	{ "tcp-ns", required_argument, NULL, 'T' },
+	{ "udp-ns", required_argument, NULL, 'U' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -308,8 +307,10 @@ static void conf_usage(FILE *f)
 "      --ns-ifname NAME      tap device in the namespace (default: the\n"
 "                            template interface's name)\n"
 "  -T, --tcp-ns SPEC         forward TCP ports of the namespace's loopback\n"
-"                            to the pod's loopback (a list of ports, as -t)\n"
-"  -U, --udp-ns SPEC         UDP likewise: not implemented yet, refused\n"
+"                            to the pod's loopback (a list of ports, as -t,\n"
+"                            or auto: the ports the pod listens on)\n"
+"  -U, --udp-ns SPEC         UDP likewise, datagrams relayed socket to\n"
+"                            socket\n"
 "  -h, --help                show this help and exit\n"
 "      --version             show the version and exit\n"
 "\n"
@@ -1194,6 +1195,8 @@ static int conf_opt(struct conf *c, struct conf_state *st, int opt,
 				     arg);
 	case 'T':
 		return conf_fwd_parse(&c->tcp_ns_fwd, arg);
+	case 'U':
+		return conf_fwd_parse(&c->udp_ns_fwd, arg);
 	}
 	return -1;
 }
@@ -1323,6 +1326,30 @@ static bool conf_fwd_has_rule(const struct fwd_spec *spec)
 }
 
 /**
+ * conf_ns_fwd_check() - what -T or -U may be given
+ * @c:		configuration, the command after "--" known
+ * @spec:	the -T or -U spec
+ * @opt:	"-T" or "-U", for the message
+ *
+ * Return: 0 if the spec is served, -1 if not (reported)
+ */
+static int conf_ns_fwd_check(const struct conf *c, const struct fwd_spec *spec,
+			     const char *opt)
+{
+	if (spec->all || (spec->n && !conf_fwd_has_rule(spec))) {
+		fprintf(stderr, "netshim: %s takes a list of ports or auto: all and exclusions alone are not implemented yet\n",
+			opt);
+		return -1;
+	}
+	if ((spec->n || spec->follow) && !c->ns_cmd && !*c->netns) {
+		fprintf(stderr, "netshim: %s needs --netns or a command after --\n",
+			opt);
+		return -1;
+	}
+	return 0;
+}
+
+/**
  * conf_ns_mode() - namespace mode: the command after "--", and what
  *		    makes no sense without a VMM
  * @c:		configuration, c->ns_cmd set if there is a command
@@ -1345,15 +1372,9 @@ static int conf_ns_mode(struct conf *c, int argc, char **argv)
 		fprintf(stderr, "netshim: --netns and a command after -- exclude each other\n");
 		return -1;
 	}
-	if (c->tcp_ns_fwd.all || c->tcp_ns_fwd.follow ||
-	    (c->tcp_ns_fwd.n && !conf_fwd_has_rule(&c->tcp_ns_fwd))) {
-		fprintf(stderr, "netshim: -T takes a list of ports: all, auto and exclusions alone are not implemented yet\n");
+	if (conf_ns_fwd_check(c, &c->tcp_ns_fwd, "-T") ||
+	    conf_ns_fwd_check(c, &c->udp_ns_fwd, "-U"))
 		return -1;
-	}
-	if (c->tcp_ns_fwd.n && !c->ns_cmd && !*c->netns) {
-		fprintf(stderr, "netshim: -T needs --netns or a command after --\n");
-		return -1;
-	}
 	if (!c->ns_cmd && !*c->netns) {
 		/* -t auto for a VM is the sk_lookup program's (fwd.c) */
 		if (*c->ns_ifname || c->udp_fwd.follow) {

@@ -137,6 +137,7 @@ struct conf {
 	char **ns_cmd;			/* command after "--", NULL if none */
 	char ns_ifname[IF_NAMESIZE];	/* tap name, "" for the template's */
 	struct fwd_spec tcp_ns_fwd;	/* -T: namespace loopback -> pod's */
+	struct fwd_spec udp_ns_fwd;	/* -U: the same for UDP */
 
 	/* features */
 	bool no_dhcp, no_dhcpv6, no_ndp, no_ra;

@@ -29,6 +29,10 @@ enum epref_type {
 	EPREF_UDP_AUTO,		/* -u auto listener, index: fwd_auto.c's */
 	EPREF_SPLICE,		/* local flow socket, index: pair * 2 + side */
 	EPREF_TCP_NS,		/* -T listener in the namespace, index: its */
+	EPREF_UDP_NS,		/* -U socket in the namespace, index: its */
+	EPREF_UDP_SPLICE,	/* UDP local flow socket, index: flow */
+	EPREF_TCP_NS_AUTO,	/* -T auto listener, index: fwd_auto.c's */
+	EPREF_UDP_NS_AUTO,	/* -U auto socket, index: fwd_auto.c's */
 };
 
 static inline uint64_t epref(enum epref_type t, uint32_t idx)
@@ -74,6 +78,7 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(sockmap_bytes,	"bytes the eBPF sockmap redirected")	\
 	X(sockmap_misses,	"buffers the eBPF sockmap found no peer for") \
 	X(sockmap_refused,	"local flows left on splice: sockmap update failed") \
+	X(udp_spliced,		"UDP local flows opened")		\
 	X(vmm_connects,		"VMM connections accepted")		\
 	X(vu_dropped,		"vhost-user front-ends dropped: protocol or rings broken") \
 	X(drop_vu_len,		"dropped: guest frame too short or too long") \
@@ -115,6 +120,7 @@ struct tcp_table;
 struct fwd_auto;
 struct sk_lookup_fwd;
 struct splice_table;
+struct udp_splice_table;
 struct link_ops;
 struct vu_link;
 
@@ -172,6 +178,7 @@ struct ctx {
 	struct fwd_auto *fwd_auto;	/* -t auto, NULL without */
 	struct sk_lookup_fwd *sk_lookup; /* bpf/sk_lookup.c, NULL without */
 	struct splice_table *splice;	/* local flows, NULL without */
+	struct udp_splice_table *udp_splice;	/* UDP ones, NULL without */
 	struct flow_table *flows;
 	struct tcp_table *tcp;
 	bool quit;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* netshim - -t auto, -u auto: forward the ports the namespace listens on
+/* netshim - -t/-u/-T/-U auto: forward the ports the other side listens on
  *
  * Once a second, the listening TCP sockets and the bound, unconnected UDP
  * sockets of the namespace are listed (portwatch.c) and the pod's ports
@@ -11,6 +11,16 @@
  *
  * Sockets bound to the namespace's loopback only are not followed:
  * forwarded traffic arrives over the tap, at its address.
+ *
+ * -T auto and -U auto are the same the other way, as pasta's: the pod's
+ * listening TCP sockets and bound UDP sockets (any address, loopback
+ * included: a sidecar on the pod's 127.0.0.1 is what a sandbox wants to
+ * reach) are listed once a second, and the namespace's loopback gets a
+ * listener on each of those ports, made there by the namespace helper,
+ * joined to the pod's loopback (fwd_ns.c).  A port a process of the
+ * namespace holds is left to it.  Our own listeners of the pod (-t, -u,
+ * and those -t auto and -u auto follow) are left out of the pod's list,
+ * or each side would mirror the other's mirrors.
  *
  * The tables are sized at start-up; a listener appearing when one is full
  * is reported once and not followed.
@@ -24,10 +34,12 @@
 
 #include "fwd.h"
 #include "fwd_auto.h"
+#include "fwd_ns.h"
 #include "log.h"
 #include "netns.h"
 #include "portwatch.h"
 #include "udp.h"
+#include "udp_splice.h"
 #include "tcp/tcp.h"
 
 /* Ports followed at once, per protocol */
@@ -46,36 +58,45 @@ struct fwd_auto_port {
 /**
  * struct fwd_auto_proto - what "auto" follows for one protocol
  * @on:		"auto" was given for it
+ * @in_ns:	our listeners are in the namespace, following the pod's
+ *		(-T, -U), rather than in the pod
  * @proto:	IPPROTO_TCP or IPPROTO_UDP
- * @name:	"TCP" or "UDP", for the logs
+ * @name:	"TCP", "UDP", "-T TCP" or "-U UDP", for the logs
  * @ref:	epoll reference type of its listeners
  * @cur:	ports we forward now
  * @seen:	ports the last scan found bound in the namespace
- * @skip:	ports never to take: those -t or -u names explicitly
+ * @skip:	ports never to take: those the same option names explicitly
+ * @mirror:	for -T and -U auto: the pod-side state of the same
+ *		protocol, whose listeners a scan of the pod sees and must
+ *		not follow
  * @held:	ports a pod process held at our last try, reported once
  * @full_logged: the table filled up, reported once
  * @p:		slots
  */
 struct fwd_auto_proto {
 	bool on;
+	bool in_ns;
 	int proto;
 	const char *name;
 	enum epref_type ref;
 	struct portset cur, seen, skip, held;
+	const struct fwd_auto_proto *mirror;
 	bool full_logged;
 	struct fwd_auto_port p[FWD_AUTO_MAX];
 };
 
 /**
- * struct fwd_auto - the sock_diag socket inside the namespace, and both
- *		     protocols' state
- * @pw:		sock_diag socket
+ * struct fwd_auto - the sock_diag sockets, and each option's state
+ * @pw:		sock_diag socket inside the namespace (-t, -u auto)
+ * @pw_pod:	sock_diag socket in the pod (-T, -U auto)
  * @tcp:	-t auto
  * @udp:	-u auto
+ * @tcp_ns:	-T auto
+ * @udp_ns:	-U auto
  */
 struct fwd_auto {
-	struct portwatch pw;
-	struct fwd_auto_proto tcp, udp;
+	struct portwatch pw, pw_pod;
+	struct fwd_auto_proto tcp, udp, tcp_ns, udp_ns;
 };
 
 /**
@@ -86,6 +107,8 @@ struct fwd_auto {
  */
 static int fwd_auto_open_in(struct ctx *c)
 {
+	if (!c->conf.tcp_fwd.follow && !c->conf.udp_fwd.follow)
+		return 0;
 	if (portwatch_open(&c->fwd_auto->pw)) {
 		err("auto forwarding: cannot open a sock_diag socket: %m");
 		return -1;
@@ -100,26 +123,36 @@ static int fwd_auto_open_in(struct ctx *c)
  * @spec:	its -t or -u spec
  * @proto:	IPPROTO_TCP or IPPROTO_UDP
  * @ref:	epoll reference type of its listeners
+ * @mirror:	for -T and -U: the pod-side state of the same protocol;
+ *		NULL for -t and -u
  */
 static void fwd_auto_proto_init(struct ctx *c, struct fwd_auto_proto *ap,
 				const struct fwd_spec *spec, int proto,
-				enum epref_type ref)
+				enum epref_type ref,
+				const struct fwd_auto_proto *mirror)
 {
 	unsigned int i;
 
 	ap->on = spec->follow;
+	ap->in_ns = mirror;
+	ap->mirror = mirror;
 	ap->proto = proto;
-	ap->name = proto == IPPROTO_TCP ? "TCP" : "UDP";
+	if (mirror)
+		ap->name = proto == IPPROTO_TCP ? "-T TCP" : "-U UDP";
+	else
+		ap->name = proto == IPPROTO_TCP ? "TCP" : "UDP";
 	ap->ref = ref;
 	for (i = 0; i < FWD_AUTO_MAX; i++)
 		ap->p[i].l[0].fd = ap->p[i].l[1].fd = -1;
-	/* Ports the spec names explicitly have our listeners already */
-	for (i = 1; spec->n && i <= 65535; i++)
+	/* Ports the spec names explicitly (or "all") have our listeners
+	 * already
+	 */
+	for (i = 1; (spec->n || spec->all) && i <= 65535; i++)
 		if (conf_fwd_lookup(spec, (uint16_t)i, NULL))
 			portset_add(&ap->skip, (uint16_t)i);
 	if (ap->on)
-		info("%s ports forwarded: those the namespace listens on "
-		     "(auto)", ap->name);
+		info("%s ports forwarded: those the %s listens on (auto)",
+		     ap->name, mirror ? "pod" : "namespace");
 	(void)c;
 }
 
@@ -133,20 +166,65 @@ int fwd_auto_init(struct ctx *c)
 {
 	struct fwd_auto *fa;
 
-	if (!c->conf.tcp_fwd.follow && !c->conf.udp_fwd.follow)
+	const struct conf *cf = &c->conf;
+
+	if (!cf->tcp_fwd.follow && !cf->udp_fwd.follow &&
+	    !cf->tcp_ns_fwd.follow && !cf->udp_ns_fwd.follow)
 		return 0;
 	fa = calloc(1, sizeof(*fa));
 	if (!fa) {
 		err("out of memory for auto forwarding");
 		return -1;
 	}
-	fa->pw.fd = -1;
-	fwd_auto_proto_init(c, &fa->tcp, &c->conf.tcp_fwd, IPPROTO_TCP,
-			    EPREF_TCP_AUTO);
-	fwd_auto_proto_init(c, &fa->udp, &c->conf.udp_fwd, IPPROTO_UDP,
-			    EPREF_UDP_AUTO);
+	fa->pw.fd = fa->pw_pod.fd = -1;
+	fwd_auto_proto_init(c, &fa->tcp, &cf->tcp_fwd, IPPROTO_TCP,
+			    EPREF_TCP_AUTO, NULL);
+	fwd_auto_proto_init(c, &fa->udp, &cf->udp_fwd, IPPROTO_UDP,
+			    EPREF_UDP_AUTO, NULL);
+	fwd_auto_proto_init(c, &fa->tcp_ns, &cf->tcp_ns_fwd, IPPROTO_TCP,
+			    EPREF_TCP_NS_AUTO, &fa->tcp);
+	fwd_auto_proto_init(c, &fa->udp_ns, &cf->udp_ns_fwd, IPPROTO_UDP,
+			    EPREF_UDP_NS_AUTO, &fa->udp);
 	c->fwd_auto = fa;
+	if ((cf->tcp_ns_fwd.follow || cf->udp_ns_fwd.follow) &&
+	    portwatch_open(&fa->pw_pod)) {
+		err("auto forwarding: cannot open a sock_diag socket: %m");
+		return -1;
+	}
 	return netns_call(c, fwd_auto_open_in);
+}
+
+/**
+ * fwd_auto_bind_ns() - a listener on the namespace's loopback, for -T or
+ *			-U auto
+ * @c:		execution context
+ * @ap:		the protocol's state
+ * @port:	the port
+ * @v6:		::1 rather than 127.0.0.1
+ * @l:		filled in
+ * @idx:	index of the epoll reference
+ *
+ * Return: 0 on success, -1 on failure (a process of the namespace holds
+ * the port, or the helper is gone)
+ */
+static int fwd_auto_bind_ns(struct ctx *c, const struct fwd_auto_proto *ap,
+			    uint16_t port, bool v6, struct fwd_listener *l,
+			    uint32_t idx)
+{
+	int type = ap->proto == IPPROTO_TCP ? SOCK_STREAM : SOCK_DGRAM;
+	struct epoll_event ev = { .events = EPOLLIN,
+				  .data.u64 = epref(ap->ref, idx) };
+	int fd = netns_listen_lo(c, type, v6, port);
+
+	if (fd < 0)
+		return -1;
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		close(fd);
+		return -1;
+	}
+	l->fd = fd;
+	l->v6 = v6;
+	return 0;
 }
 
 /**
@@ -176,22 +254,29 @@ static bool fwd_auto_bind(struct ctx *c, struct fwd_auto_proto *ap,
 		return false;
 	}
 	for (v6 = 0; v6 <= 1; v6++) {
+		uint32_t idx = (uint32_t)(p - ap->p) * 2 + v6;
 		struct in6_addr a;
 
 		if (!(v6 ? c->conf.v6 : c->conf.v4))
 			continue;
-		fwd_bind_addr("", v6, &a);
-		if (fwd_open_one(c, type, ap->ref, &a, "", port, &p->l[v6],
-				 (uint32_t)(p - ap->p) * 2 + v6))
-			continue;
+		if (ap->in_ns) {
+			if (fwd_auto_bind_ns(c, ap, port, v6, &p->l[v6], idx))
+				continue;
+		} else {
+			fwd_bind_addr("", v6, &a);
+			if (fwd_open_one(c, type, ap->ref, &a, "", port,
+					 &p->l[v6], idx))
+				continue;
+		}
 		p->l[v6].guest_port = port;
 		ok = true;
 	}
 	if (!ok) {
-		/* A pod process has it: its port, not ours */
+		/* A process of that side has it: its port, not ours */
 		if (!portset_has(&ap->held, port))
-			info("%s auto: port %u is in use in the pod: not "
-			     "forwarded", ap->name, port);
+			info("%s auto: port %u is in use in the %s: not "
+			     "forwarded", ap->name, port,
+			     ap->in_ns ? "namespace" : "pod");
 		portset_add(&ap->held, port);
 		return false;
 	}
@@ -203,10 +288,12 @@ static bool fwd_auto_bind(struct ctx *c, struct fwd_auto_proto *ap,
 
 /**
  * fwd_auto_release() - stop forwarding a port
+ * @c:		execution context
  * @ap:		the protocol's state
  * @port:	the port
  */
-static void fwd_auto_release(struct fwd_auto_proto *ap, uint16_t port)
+static void fwd_auto_release(struct ctx *c, struct fwd_auto_proto *ap,
+			     uint16_t port)
 {
 	int i, v6;
 
@@ -216,6 +303,8 @@ static void fwd_auto_release(struct fwd_auto_proto *ap, uint16_t port)
 		for (v6 = 0; v6 <= 1; v6++) {
 			if (ap->p[i].l[v6].fd < 0)
 				continue;
+			/* UDP local flows reply through it */
+			udp_splice_forget(c, ap->p[i].l[v6].fd);
 			close(ap->p[i].l[v6].fd);
 			ap->p[i].l[v6].fd = -1;
 		}
@@ -233,21 +322,30 @@ static void fwd_auto_release(struct fwd_auto_proto *ap, uint16_t port)
 static void fwd_auto_follow(struct ctx *c, struct fwd_auto *fa,
 			    struct fwd_auto_proto *ap)
 {
-	unsigned int from = 0;
+	static struct portset skip;
+	unsigned int from = 0, i;
 	bool bind;
 	int port;
 
 	if (!ap->on)
 		return;
-	if (portwatch_scan(&fa->pw, ap->proto, true, &ap->seen)) {
-		debug("%s auto: listing the namespace's sockets: %m",
-		      ap->name);
+	/* The namespace's loopback-only sockets are left out: forwarded
+	 * traffic reaches the namespace over the tap.  The pod's are not:
+	 * they are what -T and -U auto are for.
+	 */
+	if (portwatch_scan(ap->in_ns ? &fa->pw_pod : &fa->pw, ap->proto,
+			   !ap->in_ns, &ap->seen)) {
+		debug("%s auto: listing the %s's sockets: %m", ap->name,
+		      ap->in_ns ? "pod" : "namespace");
 		return;
 	}
-	while ((port = portwatch_next_change(&ap->cur, &ap->seen, &ap->skip,
+	skip = ap->skip;
+	for (i = 0; ap->mirror && i < PORTSET_WORDS; i++)
+		skip.w[i] |= ap->mirror->skip.w[i] | ap->mirror->cur.w[i];
+	while ((port = portwatch_next_change(&ap->cur, &ap->seen, &skip,
 					     from, &bind)) >= 0) {
 		if (!bind) {
-			fwd_auto_release(ap, (uint16_t)port);
+			fwd_auto_release(c, ap, (uint16_t)port);
 			portset_del(&ap->cur, (uint16_t)port);
 		} else if (fwd_auto_bind(c, ap, (uint16_t)port)) {
 			portset_add(&ap->cur, (uint16_t)port);
@@ -268,6 +366,8 @@ void fwd_auto_timer(struct ctx *c)
 		return;
 	fwd_auto_follow(c, fa, &fa->tcp);
 	fwd_auto_follow(c, fa, &fa->udp);
+	fwd_auto_follow(c, fa, &fa->tcp_ns);
+	fwd_auto_follow(c, fa, &fa->udp_ns);
 }
 
 /**
@@ -305,4 +405,27 @@ void fwd_auto_ready(struct ctx *c, bool udp, uint32_t idx)
 		udp_listener_input(c, l);
 	else
 		tcp_accept_fwd(c, l);
+}
+
+/**
+ * fwd_auto_ns_ready() - a connection or datagrams to a port -T or -U auto
+ *			 follows, on the namespace's loopback
+ * @c:		execution context
+ * @udp:	a UDP socket, else a TCP listener
+ * @idx:	slot times two, plus one for IPv6
+ */
+void fwd_auto_ns_ready(struct ctx *c, bool udp, uint32_t idx)
+{
+	const struct fwd_listener *l;
+
+	if (!c->fwd_auto)
+		return;
+	l = fwd_auto_listener(udp ? &c->fwd_auto->udp_ns :
+				    &c->fwd_auto->tcp_ns, idx);
+	if (!l)
+		return;
+	if (udp)
+		fwd_ns_udp_input(c, l);
+	else
+		fwd_ns_accept(c, l);
 }

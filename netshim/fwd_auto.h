@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later
- * netshim - -t auto, -u auto: forward the ports the namespace listens on
+ * netshim - -t/-u/-T/-U auto: forward the ports the other side listens on
  */
 #ifndef NETSHIM_FWD_AUTO_H
 #define NETSHIM_FWD_AUTO_H
@@ -12,5 +12,6 @@
 int fwd_auto_init(struct ctx *c);
 void fwd_auto_timer(struct ctx *c);
 void fwd_auto_ready(struct ctx *c, bool udp, uint32_t idx);
+void fwd_auto_ns_ready(struct ctx *c, bool udp, uint32_t idx);
 
 #endif /* NETSHIM_FWD_AUTO_H */

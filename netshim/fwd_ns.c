@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* netshim - -T: ports of the namespace's loopback to the pod's loopback
+/* netshim - -T, -U: ports of the namespace's loopback to the pod's loopback
  *
  * pasta's -T: a process in the namespace connecting to its own
  * 127.0.0.1:PORT or [::1]:PORT reaches a server on the pod's loopback.
  * The listeners are made inside the namespace at start-up (by the clone
  * of netns.c, sharing our descriptors); each connection accepted there is
  * joined to a new connection to the pod's loopback with splice(): no
- * frames, no copy through netshim.
+ * frames, no copy through netshim.  -U does the same for UDP: datagrams
+ * to the namespace's loopback port are relayed, socket to socket, to the
+ * pod's (udp_splice.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,20 +21,28 @@
 #include "inany.h"
 #include "log.h"
 #include "netns.h"
+#include "udp_splice.h"
 #include "tcp/splice.h"
 
-static struct fwd_listener *fwd_ns_lst;
-static uint32_t fwd_ns_n;
+static struct fwd_listener *fwd_ns_lst, *fwd_ns_ulst;
+static uint32_t fwd_ns_n, fwd_ns_un;
 
 /**
- * fwd_ns_open_in() - inside the namespace: listen on its loopback
+ * fwd_ns_open_spec() - inside the namespace: bind one spec's ports on its
+ *			loopback
  * @c:		execution context
+ * @spec:	-T or -U spec
+ * @type:	SOCK_STREAM (listening) or SOCK_DGRAM
+ * @ref:	epoll reference type; the index is the listener's
+ * @lst:	filled in: the listeners, sized here
+ * @n:		filled in: their number
  *
  * Return: 0 on success, -1 if a port cannot be bound (reported)
  */
-static int fwd_ns_open_in(struct ctx *c)
+static int fwd_ns_open_spec(struct ctx *c, const struct fwd_spec *spec,
+			    int type, enum epref_type ref,
+			    struct fwd_listener **lst, uint32_t *n)
 {
-	const struct fwd_spec *spec = &c->conf.tcp_ns_fwd;
 	uint32_t port, max = 0;
 	uint16_t to;
 	int v6;
@@ -40,9 +50,11 @@ static int fwd_ns_open_in(struct ctx *c)
 	for (port = 1; port <= 65535; port++)
 		if (conf_fwd_lookup(spec, (uint16_t)port, &to))
 			max += 2;
-	fwd_ns_lst = calloc(max, sizeof(*fwd_ns_lst));
-	if (!fwd_ns_lst) {
-		err("out of memory for -T");
+	if (!max)
+		return 0;
+	*lst = calloc(max, sizeof(**lst));
+	if (!*lst) {
+		err("out of memory for -T, -U");
 		return -1;
 	}
 	for (port = 1; port <= 65535; port++) {
@@ -52,57 +64,72 @@ static int fwd_ns_open_in(struct ctx *c)
 			struct in_addr lo4 = { htonl(INADDR_LOOPBACK) };
 			struct in6_addr a = v6 ? in6addr_loopback :
 						 inany_from4(lo4);
-			struct fwd_listener *l = &fwd_ns_lst[fwd_ns_n];
+			struct fwd_listener *l = &(*lst)[*n];
 
-			if (fwd_open_one(c, SOCK_STREAM, EPREF_TCP_NS, &a, "",
-					 (uint16_t)port, l, fwd_ns_n)) {
-				err("-T: cannot listen on %s port %u in the "
-				    "namespace: %m", v6 ? "[::1]" : "127.0.0.1",
-				    port);
+			if (fwd_open_one(c, type, ref, &a, "", (uint16_t)port,
+					 l, *n)) {
+				err("%s: cannot bind %s port %u in the "
+				    "namespace: %m",
+				    type == SOCK_STREAM ? "-T" : "-U",
+				    v6 ? "[::1]" : "127.0.0.1", port);
 				return -1;
 			}
 			l->guest_port = to;
-			fwd_ns_n++;
+			(*n)++;
 		}
 	}
 	return 0;
 }
 
 /**
- * fwd_ns_init() - make the -T listeners in the namespace
+ * fwd_ns_open_in() - inside the namespace: the -T and -U sockets
+ * @c:		execution context
+ *
+ * Return: 0 on success, -1 if a port cannot be bound (reported)
+ */
+static int fwd_ns_open_in(struct ctx *c)
+{
+	return fwd_ns_open_spec(c, &c->conf.tcp_ns_fwd, SOCK_STREAM,
+				EPREF_TCP_NS, &fwd_ns_lst, &fwd_ns_n) ||
+	       fwd_ns_open_spec(c, &c->conf.udp_ns_fwd, SOCK_DGRAM,
+				EPREF_UDP_NS, &fwd_ns_ulst, &fwd_ns_un);
+}
+
+/**
+ * fwd_ns_init() - make the -T and -U sockets in the namespace
  * @c:		execution context, in namespace mode after netns_tap()
  *
- * Return: 0 on success or without -T, -1 on failure (reported)
+ * Return: 0 on success or without -T and -U, -1 on failure (reported)
  */
 int fwd_ns_init(struct ctx *c)
 {
-	if (!c->conf.tcp_ns_fwd.n)
+	if (!c->conf.tcp_ns_fwd.n && !c->conf.udp_ns_fwd.n)
 		return 0;
 	if (netns_call(c, fwd_ns_open_in))
 		return -1;
-	info("forwarding %u TCP sockets of the namespace's loopback to the "
-	     "pod's", fwd_ns_n);
+	if (fwd_ns_n)
+		info("forwarding %u TCP sockets of the namespace's loopback "
+		     "to the pod's", fwd_ns_n);
+	if (fwd_ns_un)
+		info("forwarding %u UDP sockets of the namespace's loopback "
+		     "to the pod's", fwd_ns_un);
 	return 0;
 }
 
 /**
- * fwd_ns_ready() - a connection on the namespace's loopback: join it to
- *		    the pod's loopback
+ * fwd_ns_accept() - a connection on the namespace's loopback: join it to
+ *		     the pod's loopback
  * @c:		execution context
- * @idx:	listener index
+ * @l:		the listener (-T, or -T auto's)
  */
-void fwd_ns_ready(struct ctx *c, uint32_t idx)
+void fwd_ns_accept(struct ctx *c, const struct fwd_listener *l)
 {
 	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
 				   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
 	struct sockaddr_in a4 = { .sin_family = AF_INET,
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	const struct fwd_listener *l;
 	int a, b;
 
-	if (idx >= fwd_ns_n)
-		return;
-	l = &fwd_ns_lst[idx];
 	a = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (a < 0)
 		return;
@@ -125,4 +152,42 @@ void fwd_ns_ready(struct ctx *c, uint32_t idx)
 	}
 	c->cnt.tcp_spliced++;
 	splice_join(c, a, b, true);
+}
+
+/**
+ * fwd_ns_ready() - a connection on a -T port
+ * @c:		execution context
+ * @idx:	listener index
+ */
+void fwd_ns_ready(struct ctx *c, uint32_t idx)
+{
+	if (idx < fwd_ns_n)
+		fwd_ns_accept(c, &fwd_ns_lst[idx]);
+}
+
+/**
+ * fwd_ns_udp_input() - datagrams to the namespace's loopback: relay them
+ *			to the pod's loopback
+ * @c:		execution context
+ * @l:		the socket (-U, or -U auto's)
+ */
+void fwd_ns_udp_input(struct ctx *c, const struct fwd_listener *l)
+{
+	int i;
+
+	/* Only the namespace's loopback reaches these: all local flows */
+	for (i = 0; i < 2; i++)
+		if (!udp_splice_take_batch(c, l->fd, false, l->guest_port))
+			break;
+}
+
+/**
+ * fwd_ns_udp_ready() - datagrams to a -U port
+ * @c:		execution context
+ * @idx:	socket index
+ */
+void fwd_ns_udp_ready(struct ctx *c, uint32_t idx)
+{
+	if (idx < fwd_ns_un)
+		fwd_ns_udp_input(c, &fwd_ns_ulst[idx]);
 }

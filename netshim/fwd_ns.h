@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later
- * netshim - -T: ports of the namespace's loopback to the pod's loopback
+ * netshim - -T, -U: ports of the namespace's loopback to the pod's loopback
  */
 #ifndef NETSHIM_FWD_NS_H
 #define NETSHIM_FWD_NS_H
@@ -9,6 +9,11 @@
 #include "ctx.h"
 
 int fwd_ns_init(struct ctx *c);
+struct fwd_listener;
+
+void fwd_ns_accept(struct ctx *c, const struct fwd_listener *l);
 void fwd_ns_ready(struct ctx *c, uint32_t idx);
+void fwd_ns_udp_input(struct ctx *c, const struct fwd_listener *l);
+void fwd_ns_udp_ready(struct ctx *c, uint32_t idx);
 
 #endif /* NETSHIM_FWD_NS_H */

@@ -53,6 +53,7 @@ static const long isolate_syscalls[] = {
 #endif
 	__NR_epoll_pwait, __NR_epoll_ctl,
 	__NR_recvfrom, __NR_recvmsg, __NR_sendto, __NR_sendmsg,
+	__NR_recvmmsg, __NR_sendmmsg,	/* UDP local flows, batched */
 	__NR_socket, __NR_connect, __NR_bind, __NR_accept4, __NR_shutdown,
 	__NR_listen,		/* -t auto binds ports as listeners come */
 	__NR_splice,		/* local flows (tcp/splice.c) */

@@ -25,6 +25,7 @@
 #include "flow.h"
 #include "fwd_auto.h"
 #include "fwd_ns.h"
+#include "udp_splice.h"
 #include "icmp.h"
 #include "isolate.h"
 #include "bpf/bpf.h"
@@ -41,6 +42,8 @@
 #define TICK_MS		50
 /* Local flows at once, in namespace mode: four descriptors each, pipes */
 #define SPLICE_MAX	256
+/* UDP local flows at once: each holds a socket */
+#define UDP_SPLICE_MAX	4096
 
 /**
  * counters_log() - log every counter, on SIGUSR1
@@ -51,6 +54,9 @@ static void counters_log(struct ctx *c)
 	splice_counters(c);
 	info("counters: %u TCP connections, %u UDP/ICMP flows open",
 	     tcp_count(c), flow_count(c));
+	if (c->splice)
+		info("  local flows open: %u TCP, %u UDP", splice_count(c),
+		     udp_splice_count(c));
 #define COUNTER_LOG(name, desc)						\
 	info("  %-16s %12llu  %s", #name,				\
 	     (unsigned long long)c->cnt.name, desc);
@@ -153,6 +159,7 @@ static void timer_input(struct ctx *c)
 		icmp_ra_timer(c);
 		fwd_auto_timer(c);
 		sk_lookup_timer(c);
+		udp_splice_timer(c);
 	}
 }
 
@@ -208,6 +215,18 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 		break;
 	case EPREF_TCP_NS:
 		fwd_ns_ready(c, idx);
+		break;
+	case EPREF_UDP_NS:
+		fwd_ns_udp_ready(c, idx);
+		break;
+	case EPREF_UDP_SPLICE:
+		udp_splice_ready(c, idx);
+		break;
+	case EPREF_TCP_NS_AUTO:
+		fwd_auto_ns_ready(c, false, idx);
+		break;
+	case EPREF_UDP_NS_AUTO:
+		fwd_auto_ns_ready(c, true, idx);
 		break;
 	}
 }
@@ -382,7 +401,8 @@ static int setup_ns(struct ctx *c)
 		return 0;
 	}
 	return netns_tap(c) || fwd_auto_init(c) || fwd_ns_init(c) ||
-	       splice_init(c, SPLICE_MAX) || netns_helper_start(c);
+	       splice_init(c, SPLICE_MAX) ||
+	       udp_splice_init(c, UDP_SPLICE_MAX) || netns_helper_start(c);
 }
 
 /**

@@ -435,22 +435,78 @@ bool netns_reap(struct ctx *c)
 }
 
 /**
- * struct netns_req - a request to the helper: a socket connected to the
- *		      namespace's loopback
+ * struct netns_req - a request to the helper: a socket on the namespace's
+ *		      loopback
  * @v6:		::1 rather than 127.0.0.1
- * @port:	port
+ * @type:	SOCK_STREAM or SOCK_DGRAM
+ * @listen:	bind @port (and listen on it, for TCP) rather than connect
+ * @port:	port to connect to, or to bind
+ * @sport:	UDP, connecting: the source port to keep if it is free there,
+ *		0 for any
  */
 struct netns_req {
 	uint8_t v6;
+	uint8_t type;
+	uint8_t listen;
 	uint16_t port;
+	uint16_t sport;
 };
+
+/**
+ * netns_helper_sock() - in the helper: make the socket a request asks for
+ * @req:	the request
+ *
+ * Return: the socket, or -1 with errno set
+ */
+static int netns_helper_sock(const struct netns_req *req)
+{
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
+				   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct sockaddr_in a4 = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr *sa = req->v6 ? (struct sockaddr *)&a6 :
+					(struct sockaddr *)&a4;
+	socklen_t sl = req->v6 ? sizeof(a6) : sizeof(a4);
+	int s, e, one = 1;
+
+	s = socket(req->v6 ? AF_INET6 : AF_INET,
+		   req->type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -1;
+	if (req->listen) {
+		a6.sin6_port = a4.sin_port = htons(req->port);
+		if (req->type == SOCK_STREAM)
+			setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one,
+				   sizeof(one));
+		if (bind(s, sa, sl) ||
+		    (req->type == SOCK_STREAM && listen(s, 128)))
+			goto fail;
+		return s;
+	}
+	if (req->sport) {
+		/* The namespace's server sees the client's own port where
+		 * it is free, as pasta does; any port otherwise
+		 */
+		a6.sin6_port = a4.sin_port = htons(req->sport);
+		bind(s, sa, sl);
+	}
+	a6.sin6_port = a4.sin_port = htons(req->port);
+	if (connect(s, sa, sl) && errno != EINPROGRESS)
+		goto fail;
+	return s;
+fail:
+	e = errno;
+	close(s);
+	errno = e;
+	return -1;
+}
 
 /**
  * netns_helper_loop() - in the helper: answer requests until netshim goes
  * @fd:		our end of the socket pair
  *
  * Each answer is an errno value, with the socket (non-blocking, its
- * connect() under way) attached when it is 0.
+ * connect() under way, or bound) attached when it is 0.
  */
 static void __attribute__((noreturn)) netns_helper_loop(int fd)
 {
@@ -461,10 +517,6 @@ static void __attribute__((noreturn)) netns_helper_loop(int fd)
 			char buf[CMSG_SPACE(sizeof(int))];
 			struct cmsghdr align;
 		} u = { 0 };
-		struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
-					   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
-		struct sockaddr_in a4 = { .sin_family = AF_INET,
-			.sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 		int e = 0, s;
 		struct iovec iov = { &e, sizeof(e) };
 		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
@@ -472,16 +524,10 @@ static void __attribute__((noreturn)) netns_helper_loop(int fd)
 
 		if (recv(fd, &req, sizeof(req), 0) != sizeof(req))
 			_exit(0);
-		a6.sin6_port = a4.sin_port = htons(req.port);
-		s = socket(req.v6 ? AF_INET6 : AF_INET,
-			   SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (s < 0 ||
-		    (connect(s, req.v6 ? (struct sockaddr *)&a6 :
-					 (struct sockaddr *)&a4,
-			     req.v6 ? sizeof(a6) : sizeof(a4)) &&
-		     errno != EINPROGRESS))
+		s = netns_helper_sock(&req);
+		if (s < 0) {
 			e = errno;
-		if (!e) {
+		} else {
 			mh.msg_control = u.buf;
 			mh.msg_controllen = sizeof(u.buf);
 			cm = CMSG_FIRSTHDR(&mh);
@@ -544,23 +590,18 @@ int netns_helper_start(struct ctx *c)
 }
 
 /**
- * netns_connect_lo() - a socket connecting to the namespace's loopback
+ * netns_helper_ask() - a round trip to the helper for one socket
  * @c:		execution context
- * @v6:		::1 rather than 127.0.0.1
- * @port:	port
+ * @req:	what to make
  *
- * A round trip to the helper: it connects a non-blocking socket on its
- * loopback, which completes or fails at once, and returns it.
- *
- * Return: the socket, its connect() under way, or -1 with errno set
+ * Return: the socket, or -1 with errno set
  */
-int netns_connect_lo(struct ctx *c, bool v6, uint16_t port)
+static int netns_helper_ask(struct ctx *c, const struct netns_req *req)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} u;
-	struct netns_req req = { .v6 = v6, .port = port };
 	int e = 0, fd = -1;
 	struct iovec iov = { &e, sizeof(e) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
@@ -572,7 +613,7 @@ int netns_connect_lo(struct ctx *c, bool v6, uint16_t port)
 		errno = ENOTCONN;
 		return -1;
 	}
-	if (send(c->ns.helper_fd, &req, sizeof(req), 0) != sizeof(req) ||
+	if (send(c->ns.helper_fd, req, sizeof(*req), 0) != sizeof(*req) ||
 	    recvmsg(c->ns.helper_fd, &mh, MSG_CMSG_CLOEXEC) != sizeof(e))
 		return -1;
 	cm = CMSG_FIRSTHDR(&mh);
@@ -585,4 +626,58 @@ int netns_connect_lo(struct ctx *c, bool v6, uint16_t port)
 		return -1;
 	}
 	return fd;
+}
+
+/**
+ * netns_connect_lo() - a TCP socket connecting to the namespace's loopback
+ * @c:		execution context
+ * @v6:		::1 rather than 127.0.0.1
+ * @port:	port
+ *
+ * The helper connects a non-blocking socket on its loopback, which
+ * completes or fails at once, and returns it.
+ *
+ * Return: the socket, its connect() under way, or -1 with errno set
+ */
+int netns_connect_lo(struct ctx *c, bool v6, uint16_t port)
+{
+	struct netns_req req = { .v6 = v6, .type = SOCK_STREAM,
+				 .port = port };
+
+	return netns_helper_ask(c, &req);
+}
+
+/**
+ * netns_udp_lo() - a UDP socket connected to the namespace's loopback
+ * @c:		execution context
+ * @v6:		::1 rather than 127.0.0.1
+ * @sport:	source port to keep if it is free in the namespace, 0 for any
+ * @port:	destination port
+ *
+ * Return: the socket, or -1 with errno set
+ */
+int netns_udp_lo(struct ctx *c, bool v6, uint16_t sport, uint16_t port)
+{
+	struct netns_req req = { .v6 = v6, .type = SOCK_DGRAM,
+				 .port = port, .sport = sport };
+
+	return netns_helper_ask(c, &req);
+}
+
+/**
+ * netns_listen_lo() - a socket bound to a port of the namespace's loopback
+ * @c:		execution context
+ * @type:	SOCK_STREAM (then listening) or SOCK_DGRAM
+ * @v6:		::1 rather than 127.0.0.1
+ * @port:	port
+ *
+ * Return: the socket, or -1 with errno set (EADDRINUSE: a process of the
+ * namespace holds the port)
+ */
+int netns_listen_lo(struct ctx *c, int type, bool v6, uint16_t port)
+{
+	struct netns_req req = { .v6 = v6, .type = (uint8_t)type,
+				 .listen = 1, .port = port };
+
+	return netns_helper_ask(c, &req);
 }

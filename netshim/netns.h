@@ -44,5 +44,7 @@ int netns_release(struct ctx *c);
 bool netns_reap(struct ctx *c);
 int netns_helper_start(struct ctx *c);
 int netns_connect_lo(struct ctx *c, bool v6, uint16_t port);
+int netns_udp_lo(struct ctx *c, bool v6, uint16_t sport, uint16_t port);
+int netns_listen_lo(struct ctx *c, int type, bool v6, uint16_t port);
 
 #endif /* NETSHIM_NETNS_H */

@@ -27,6 +27,7 @@
 #include "link.h"
 #include "log.h"
 #include "outbound.h"
+#include "udp_splice.h"
 
 #define UDP_HLEN		8
 /* What fits a frame to the guest, IPv6 being the larger header */
@@ -352,17 +353,30 @@ void udp_listener_ready(struct ctx *c, uint32_t idx)
  */
 void udp_listener_input(struct ctx *c, const struct fwd_listener *l)
 {
+	char discard;
 	int i;
 
-	if (!c->link.up) {
-		char discard;
+	for (i = 0; i < UDP_BATCH; i++) {
+		/* Namespace mode: a pod process writing to the pod's
+		 * loopback has its datagrams relayed to the namespace's
+		 * loopback, not framed (the tap drops loopback sources)
+		 */
+		int lo = udp_splice_peek_lo(c, l->fd);
 
+		if (lo < 0)
+			break;
+		if (lo) {
+			if (!udp_splice_take(c, l->fd, true, l->guest_port))
+				break;
+			continue;
+		}
 		/* No guest: drain, so the socket does not stay readable */
-		while (recv(l->fd, &discard, 1, MSG_DONTWAIT) >= 0)
-			;
-		return;
-	}
-	for (i = 0; i < UDP_BATCH; i++)
+		if (!c->link.up) {
+			if (recv(l->fd, &discard, 1, MSG_DONTWAIT) < 0)
+				break;
+			continue;
+		}
 		if (!udp_to_guest(c, l->fd, NULL, l))
 			break;
+	}
 }

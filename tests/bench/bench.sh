@@ -10,6 +10,8 @@
 #   netshim/passt     relay guest (a tap in a namespace), MTU 65520 and 1500
 #   netshim/pasta     namespace mode ("-- COMMAND"), MTU 65520: to the peer,
 #                     and local flows (-T) to the pod's loopback, beside
+#                     the pod's own loopback; and UDP local flows (-U,
+#                     iperf3 -u -b 0: what reaches the server), beside
 #                     the pod's own loopback
 #   netshim/passt     vhost-user relay guest (the same tap joined by
 #                     tests/vu_relay, the tests' vhost-user front-end), MTU
@@ -126,6 +128,8 @@ iperf_once() {
 
 	base=$RAW/$CASE/$dir-$n
 	[ "$dir" = down ] && rev=(-R)
+	# UDP: as fast as the sender can, the rate is what the server got
+	[ -n "${IPERF_UDP:-}" ] && rev+=(-u -b 0)
 	[ -n "$pid" ] && before=$(backend_ticks "$pid")
 	ip netns exec "$ns" timeout -k 5 $((BENCH_TIME + 30)) \
 		iperf3 -c "$SERVER" -t "$BENCH_TIME" --connect-timeout 5000 \
@@ -239,6 +243,13 @@ case_kernel_lo() {
 	SERVER=127.0.0.1 connrate "$NS_POD"
 }
 
+# case_kernel_lo_udp() - the ceiling of UDP local flows
+case_kernel_lo_udp() {
+	case_begin kernel-lo-udp "label=kernel (pod loopback) UDP" \
+		backend=kernel guest=pod mtu=65536
+	SERVER=127.0.0.1 IPERF_UDP=1 iperf_runs "$NS_POD" ""
+}
+
 # case_relay() - a backend with the relay guest
 # $1: netshim or passt
 # $2: MTU of the guest
@@ -317,18 +328,25 @@ passt_vu() {
 # case_ns() - a backend serving a namespace it makes for a command
 # $1: netshim or pasta
 # $2: "local" for local flows: the namespace's loopback forwarded (-T) to
-#     servers on the pod's loopback; else traffic to the peer
+#     servers on the pod's loopback; "udp" for UDP local flows (-U, and -T
+#     for iperf3's control connection); else traffic to the peer
 #
 # "netshim -- CMD" and "pasta -- CMD" side by side, MTU 65520 (pasta's
 # default), the "guest" being the namespace; pasta runs unprivileged, as
 # it is meant to (as root it cannot map its user namespace here).
 case_ns() {
 	local b=$1 pid child _ cmd server=$SERVER id=$1-ns label="$1 netns"
+	local udp=
 
 	if [ "${2:-}" = local ]; then
 		server=127.0.0.1
 		id=$b-ns-local
 		label="$b netns local"
+	elif [ "${2:-}" = udp ]; then
+		server=127.0.0.1
+		udp=1
+		id=$b-ns-local-udp
+		label="$b netns local UDP"
 	fi
 	case_begin "$id" "label=$label MTU $BIG_MTU" \
 		backend="$b" guest=netns mtu="$BIG_MTU"
@@ -341,6 +359,7 @@ case_ns() {
 			--no-map-gw)
 	fi
 	[ "$server" = 127.0.0.1 ] && cmd+=(-T "5201,$CONN_PORT")
+	[ -n "$udp" ] && cmd+=(-U 5201)
 	ip netns exec "$NS_POD" "${cmd[@]}" -- sleep 3600 \
 		>"$WORK/backend.log" 2>&1 &
 	pid=$!
@@ -364,8 +383,8 @@ case_ns() {
 	touch "/run/netns/$NS_GUEST" &&
 		mount --bind "/proc/$child/ns/net" "/run/netns/$NS_GUEST" ||
 		fail "cannot name the namespace of $b's command"
-	SERVER=$server iperf_runs "$NS_GUEST" "$pid"
-	SERVER=$server connrate "$NS_GUEST"
+	SERVER=$server IPERF_UDP=$udp iperf_runs "$NS_GUEST" "$pid"
+	[ -n "$udp" ] || SERVER=$server connrate "$NS_GUEST"
 	peak_rss "$pid"
 	stop_pid "$child"
 	stop_pid "$pid"
@@ -550,6 +569,9 @@ topo_pid_add $!
 case_kernel_lo
 case_ns netshim local
 case_ns pasta local
+case_kernel_lo_udp
+case_ns netshim udp
+case_ns pasta udp
 case_vm netshim
 case_vm passt
 case_vm netshim vhost-user

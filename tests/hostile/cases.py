@@ -3,6 +3,13 @@
 """Hostile guest cases for netshim, sent through tests/hostile/sender.
 
     cases.py SENDER SOCKET GROUP [SECONDS]
+    cases.py - tap:IFNAME GROUP [SECONDS]
+
+The second form is namespace mode: run inside the namespace, it writes
+the frames into netshim's tap device IFNAME through a packet socket and
+reads netshim's frames there (groups l3, tcp, dhcp, synflood: the others
+are about the stream socket).  HOSTILE_GUEST_MAC, when set, is the
+guest's MAC address (the tap's).
 
 Each group crafts frames, writes them with the QEMU stream framing through
 the sender (a plain pipe to netshim's UNIX socket) and reads what netshim
@@ -24,7 +31,8 @@ import sys
 import threading
 import time
 
-GUEST_MAC = bytes.fromhex("525400123456")
+GUEST_MAC = bytes.fromhex(os.environ.get("HOSTILE_GUEST_MAC",
+                                         "52:54:00:12:34:56").replace(":", ""))
 BCAST = b"\xff" * 6
 GUEST4 = bytes([203, 0, 113, 2])
 PEER4 = bytes([203, 0, 113, 1])
@@ -176,7 +184,7 @@ def stream(frame, length=None):
     return struct.pack("!I", len(frame) if length is None else length) + frame
 
 
-class Guest:
+class StreamGuest:
     """A hostile VMM: the sender process and a reader of its output."""
 
     def __init__(self, sender, sock, args=()):
@@ -270,6 +278,66 @@ class Guest:
         except subprocess.TimeoutExpired:
             self.p.kill()
             return self.p.wait()
+
+
+class TapGuest(StreamGuest):
+    """A hostile guest in namespace mode: frames through the tap.
+
+    A packet socket on the tap sends frames to netshim (the device's
+    transmit side) and sees the frames netshim writes (its receive side);
+    its own frames, seen again as outgoing, are left out.  Frames the
+    device refuses (larger than its MTU) cannot reach netshim: they are
+    counted as skipped.
+    """
+
+    def __init__(self, ifname):
+        import socket
+        self.s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                               socket.htons(3))
+        self.s.bind((ifname, 0))
+        self.q = queue.Queue()
+        self.n_arp = 0
+        self.skipped = 0
+        self.closed = False
+        threading.Thread(target=self._reader, daemon=True).start()
+
+    def _reader(self):
+        """Queue the frames netshim writes to the tap."""
+        while not self.closed:
+            try:
+                f, addr = self.s.recvfrom(65536)
+            except OSError:
+                break
+            if addr[2] != 4:            # PACKET_OUTGOING: ours
+                self.q.put(f)
+        self.q.put(None)
+
+    def send(self, name, frames, raw=None):
+        """Log a case and write each of its frames to the tap."""
+        LOG.write("%s %s\n" % (name, b"".join(stream(f)
+                                              for f in frames).hex()))
+        LOG.flush()
+        for f in frames:
+            try:
+                self.s.send(f)
+            except OSError:
+                self.skipped += 1
+
+    def finish(self, hold_ms=0):
+        """Close the packet socket."""
+        self.closed = True
+        self.s.close()
+        if self.skipped:
+            print("%d frames the tap refused (larger than its MTU)"
+                  % self.skipped)
+        return 0
+
+
+def Guest(sender, sock, args=()):
+    """The hostile guest: a VMM on the stream socket, or frames on a tap."""
+    if sock.startswith("tap:"):
+        return TapGuest(sock[4:])
+    return StreamGuest(sender, sock, args)
 
 
 def is_arp_reply(f, tip):

@@ -9,9 +9,10 @@
 # - its port is released in the pod within two seconds after it stops;
 # - a port a pod process holds is left to it, and stays its own;
 # - a UDP server appearing in the namespace answers at the pod's address
-#   within two seconds (asked from the peer: datagrams from the pod's own
-#   loopback are not remapped for the guest, as TCP connections are), and
-#   its port is released within two seconds after it stops.
+#   within two seconds (asked from the peer), and on the pod's loopback
+#   (relayed to the namespace's loopback, as pasta's spliced UDP); its
+#   port is released within two seconds after it stops (its local flows
+#   with it).
 
 set -u
 # shellcheck source=tests/lib/topo.sh
@@ -128,6 +129,15 @@ dt=$(( $(ms) - t0 ))
 [ "$dt" -le 2000 ] ||
 	fail "UDP port 7000 answered at the pod's address only after $dt ms (2 s allowed)"
 log "ok: a new UDP server in the namespace answers at the pod's address after $dt ms"
+got=$(in_pod timeout 3 python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(2)
+s.sendto(b"lo", ("127.0.0.1", 7000))
+print(s.recv(16).decode())
+' 2>&1)
+[ "$got" = lo ] || fail "UDP port 7000 of the namespace not answering on the pod's loopback: $got"
+log "ok: the same server answers on the pod's loopback"
 kill "$usrv"
 t0=$(ms)
 while in_pod ss -Hlun 'sport = :7000' | grep -q .; do

@@ -8,8 +8,8 @@
 #   pod's addresses of both families, its default routes and MTU, and
 #   loopback up;
 # - it pings the peer, resolves through the peer's DNS server, moves TCP
-#   data both ways (checksummed) and UDP datagrams both ways (byte for
-#   byte), on both families;
+#   data both ways (checksummed; 1 GiB each way is t_netns_gib_tap.sh) and
+#   UDP datagrams both ways (byte for byte), on both families;
 # - -t and -u forward the pod's ports to servers in the namespace.
 
 set -u
@@ -76,8 +76,8 @@ for server in 203.0.113.1 2001:db8:1::1; do
 done
 log "ok: DNS through the peer's server, both families"
 
-tcp_upload "$NS_GUEST" "$NS_PEER" 4 203.0.113.1 5201 1 "$(tcp_size 256M)" 90
-tcp_download "$NS_GUEST" "$NS_PEER" 4 203.0.113.1 5202 2 "$(tcp_size 256M)" 90
+tcp_upload "$NS_GUEST" "$NS_PEER" 4 203.0.113.1 5201 1 "$(tcp_size 64M)" 60
+tcp_download "$NS_GUEST" "$NS_PEER" 4 203.0.113.1 5202 2 "$(tcp_size 64M)" 60
 tcp_upload "$NS_GUEST" "$NS_PEER" 6 2001:db8:1::1 5203 3 "$(tcp_size 64M)" 60
 tcp_download "$NS_GUEST" "$NS_PEER" 6 2001:db8:1::1 5204 4 "$(tcp_size 64M)" 60
 # Inbound: the peer reaches a server in the namespace through -t

@@ -44,3 +44,48 @@ ns_start() {
 	NS_IF=${NS_IFNAME:-$ifname}
 	export BACKEND_PID NS_CHILD NS_IF
 }
+
+# ns_swap() - swap $NS_GUEST and $NS_POD: local_up and local_down then
+# run the server in the pod and the client in the namespace (-T)
+ns_swap() {
+	local t=$NS_GUEST
+
+	NS_GUEST=$NS_POD
+	NS_POD=$t
+}
+
+# The local flow transfers below need tests/tcp/lib.sh sourced too.
+
+# local_up() - the pod sends to the namespace's loopback server
+# $1: family, $2: loopback address, $3: port, $4: seed, $5: bytes
+local_up() {
+	local p=$WORK/lup-$1-$4 t0 a=$2 b=$2
+
+	[ "$1" = 6 ] && a="[$2]" && b="[$2]"
+	tcp_recv_bg "$NS_GUEST" 90 "TCP$1-LISTEN:$3,bind=$b,reuseaddr" "$p"
+	tcp_wait_listen "$NS_GUEST" "$3"
+	t0=$(date +%s%N)
+	tcp_send "$NS_POD" 90 "TCP$1:$a:$3" "$p" "$4" "$5" ||
+		log "sender socat failed: $(tail -2 "$p.err")"
+	tcp_recv_end "$p"
+	tcp_check "$p" "$(tcp_size_str "$5") $NS_POD -> $NS_GUEST $2 port $3"
+	tcp_rate "$NS_POD -> $NS_GUEST $2 port $3 (spliced)" "$5" "$t0" 90
+}
+
+# local_down() - the namespace's loopback server sends to the pod
+# $1: family, $2: loopback address, $3: port, $4: seed, $5: bytes
+local_down() {
+	local p=$WORK/ldown-$1-$4 t0 a=$2 spid
+
+	[ "$1" = 6 ] && a="[$2]"
+	tcp_send "$NS_GUEST" 90 "TCP$1-LISTEN:$3,bind=$a,reuseaddr" "$p" \
+		"$4" "$5" &
+	spid=$!
+	tcp_wait_listen "$NS_GUEST" "$3"
+	t0=$(date +%s%N)
+	tcp_recv_bg "$NS_POD" 90 "TCP$1:$a:$3" "$p"
+	tcp_recv_end "$p"
+	wait "$spid" || log "sender socat failed: $(tail -2 "$p.err")"
+	tcp_check "$p" "$(tcp_size_str "$5") $NS_GUEST $2 port $3 -> $NS_POD"
+	tcp_rate "$NS_GUEST $2 port $3 -> $NS_POD (spliced)" "$5" "$t0" 90
+}

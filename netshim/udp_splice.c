@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - UDP local flows: datagrams relayed socket to socket
+ *
+ * In namespace mode, a datagram that starts and ends on loopback (a pod
+ * process writing to the pod's 127.0.0.1:PORT under -u PORT, or a
+ * namespace process writing to its own 127.0.0.1:PORT under -U PORT) is
+ * not made into a frame: the tap would drop a loopback source as a
+ * martian.  It is relayed to a socket of the other side, connected to
+ * that side's loopback on the target port, as pasta does with its spliced
+ * UDP flows.
+ *
+ * A flow is (the socket the datagram came in on, its source address and
+ * port).  Its own socket on the other side keeps the client's source port
+ * where that port is free there, so the server sees the port the client
+ * chose; replies read from it are sent back through the socket the client
+ * wrote to, so the client sees them come from the address and port it
+ * wrote to.  A flow ends after --udp-timeout seconds without a datagram
+ * either way (180 by default, pasta's UDP_CONN_TIMEOUT).
+ *
+ * The table is sized at start-up and hashed; a flow that does not fit is
+ * dropped and counted, as guest flows are.  Datagrams are copied through
+ * static buffers (UDP has no splice()), UDP_SPLICE_MMSG at a time with
+ * recvmmsg() and sendmmsg() where they all come from one socket: a system
+ * call per datagram each way cost more than the copies (profiled: entry,
+ * seccomp, fdget, and interrupt toggling in a virtual machine).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include "inany.h"
+#include "log.h"
+#include "netns.h"
+#include "udp_splice.h"
+
+/* Datagrams moved per event: fairness between flows */
+#define UDP_SPLICE_BATCH	64
+/* Receive buffer asked for both sockets of a flow (the kernel caps it at
+ * net.core.rmem_max): a relay's buffer must not be where a burst the end
+ * sockets would take is lost
+ */
+#define UDP_SPLICE_RCVBUF	(4 << 20)
+
+/**
+ * struct udp_splice_flow - one local UDP conversation
+ * @lfd:	socket the client writes to (a listener, not ours), -1: free
+ * @fd:		our socket on the other side, connected to the server
+ * @caddr:	the client's address (v4-mapped for IPv4)
+ * @cport:	the client's port
+ * @last:	last datagram either way, seconds
+ * @next:	next in the hash chain or free list, -1 for none
+ */
+struct udp_splice_flow {
+	int lfd;
+	int fd;
+	struct in6_addr caddr;
+	uint16_t cport;
+	time_t last;
+	int32_t next;
+};
+
+/**
+ * struct udp_splice_table - every local UDP flow, sized at start-up
+ * @max:	slots
+ * @count:	slots in use
+ * @free:	first free slot, -1 if none
+ * @nbuckets:	hash buckets, a power of two
+ * @bucket:	first slot of each chain, -1 if empty
+ * @f:		slots
+ */
+struct udp_splice_table {
+	unsigned int max, count;
+	int32_t free;
+	uint32_t nbuckets;
+	int32_t *bucket;
+	struct udp_splice_flow f[];
+};
+
+/* Datagrams per recvmmsg() and sendmmsg() */
+#define UDP_SPLICE_MMSG		32
+
+static uint8_t udp_splice_buf[UDP_SPLICE_MMSG][65536];
+static struct iovec udp_splice_iov[UDP_SPLICE_MMSG];
+static struct mmsghdr udp_splice_in[UDP_SPLICE_MMSG];
+static struct mmsghdr udp_splice_out[UDP_SPLICE_MMSG];
+static struct sockaddr_storage udp_splice_sa[UDP_SPLICE_MMSG];
+static struct udp_splice_flow *udp_splice_of[UDP_SPLICE_MMSG];
+
+/**
+ * udp_splice_init() - size the table
+ * @c:		execution context, in namespace mode
+ * @max:	flows at once
+ *
+ * Return: 0 on success, -1 on failure (reported)
+ */
+int udp_splice_init(struct ctx *c, unsigned int max)
+{
+	struct udp_splice_table *t;
+	uint32_t nb = 1;
+	unsigned int i;
+
+	while (nb < max * 2)
+		nb <<= 1;
+	t = calloc(1, sizeof(*t) + max * sizeof(t->f[0]));
+	if (!t || !(t->bucket = calloc(nb, sizeof(*t->bucket)))) {
+		free(t);
+		err("out of memory for UDP local flows");
+		return -1;
+	}
+	t->max = max;
+	t->nbuckets = nb;
+	for (i = 0; i < nb; i++)
+		t->bucket[i] = -1;
+	for (i = 0; i < max; i++) {
+		t->f[i].lfd = t->f[i].fd = -1;
+		t->f[i].next = i + 1 < max ? (int32_t)i + 1 : -1;
+	}
+	t->free = 0;
+	c->udp_splice = t;
+	return 0;
+}
+
+/**
+ * udp_splice_count() - local UDP flows open now
+ * @c:		execution context
+ *
+ * Return: their number, 0 outside namespace mode
+ */
+unsigned int udp_splice_count(const struct ctx *c)
+{
+	return c->udp_splice ? c->udp_splice->count : 0;
+}
+
+/**
+ * udp_splice_is_lo() - tell if an address is a loopback one
+ * @a:		address, v4-mapped for IPv4
+ *
+ * Return: true for 127.0.0.0/8 and ::1
+ */
+bool udp_splice_is_lo(const struct in6_addr *a)
+{
+	if (inany_is4(a))
+		return (ntohl(inany_to4(a).s_addr) >> 24) == 127;
+	return IN6_IS_ADDR_LOOPBACK(a);
+}
+
+/**
+ * udp_splice_hash() - hash bucket of a flow's key
+ * @t:		table
+ * @lfd:	socket the client writes to
+ * @caddr:	client address
+ * @cport:	client port
+ *
+ * Return: the bucket
+ */
+static uint32_t udp_splice_hash(const struct udp_splice_table *t, int lfd,
+				const struct in6_addr *caddr, uint16_t cport)
+{
+	uint32_t h = 2166136261u, i;
+	const uint8_t *b = caddr->s6_addr;
+
+	/* FNV-1a: the key is short and not chosen by a remote party */
+	for (i = 0; i < 16; i++)
+		h = (h ^ b[i]) * 16777619u;
+	h = (h ^ (uint32_t)lfd) * 16777619u;
+	h = (h ^ cport) * 16777619u;
+	return h & (t->nbuckets - 1);
+}
+
+/**
+ * udp_splice_lookup() - the flow of a client on a socket
+ * @t:		table
+ * @lfd:	socket the client writes to
+ * @caddr:	client address
+ * @cport:	client port
+ *
+ * Return: the flow, NULL if none
+ */
+static struct udp_splice_flow *udp_splice_lookup(struct udp_splice_table *t,
+						 int lfd,
+						 const struct in6_addr *caddr,
+						 uint16_t cport)
+{
+	int32_t i = t->bucket[udp_splice_hash(t, lfd, caddr, cport)];
+
+	for (; i >= 0; i = t->f[i].next) {
+		struct udp_splice_flow *f = &t->f[i];
+
+		if (f->lfd == lfd && f->cport == cport &&
+		    inany_eq(&f->caddr, caddr))
+			return f;
+	}
+	return NULL;
+}
+
+/**
+ * udp_splice_close() - end a flow, return its slot
+ * @c:		execution context
+ * @f:		the flow
+ */
+static void udp_splice_close(struct ctx *c, struct udp_splice_flow *f)
+{
+	struct udp_splice_table *t = c->udp_splice;
+	int32_t idx = (int32_t)(f - t->f);
+	int32_t *pp = &t->bucket[udp_splice_hash(t, f->lfd, &f->caddr,
+						 f->cport)];
+
+	while (*pp >= 0 && *pp != idx)
+		pp = &t->f[*pp].next;
+	if (*pp == idx)
+		*pp = f->next;
+	if (f->fd >= 0) {
+		epoll_ctl(c->epfd, EPOLL_CTL_DEL, f->fd, NULL);
+		close(f->fd);
+	}
+	f->fd = f->lfd = -1;
+	f->next = t->free;
+	t->free = idx;
+	t->count--;
+}
+
+/**
+ * udp_splice_open() - a new flow, its socket on the other side
+ * @c:		execution context
+ * @lfd:	socket the client writes to
+ * @caddr:	client address
+ * @cport:	client port
+ * @to_ns:	the server is on the namespace's loopback (else the pod's)
+ * @port:	the server's port
+ *
+ * Return: the flow, NULL if the table is full or no socket could be made
+ * (counted)
+ */
+static struct udp_splice_flow *udp_splice_open(struct ctx *c, int lfd,
+					       const struct in6_addr *caddr,
+					       uint16_t cport, bool to_ns,
+					       uint16_t port)
+{
+	struct udp_splice_table *t = c->udp_splice;
+	bool v6 = !inany_is4(caddr);
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct udp_splice_flow *f;
+	uint32_t h;
+	int fd;
+
+	if (t->free < 0) {
+		c->cnt.drop_flow_full++;
+		return NULL;
+	}
+	if (to_ns) {
+		fd = netns_udp_lo(c, v6, cport, port);
+	} else {
+		struct in_addr lo4 = { htonl(INADDR_LOOPBACK) };
+		struct in6_addr lo = v6 ? in6addr_loopback : inany_from4(lo4);
+		struct sockaddr_storage sa;
+		socklen_t sl;
+
+		fd = socket(v6 ? AF_INET6 : AF_INET,
+			    SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd >= 0) {
+			/* The pod's server sees the client's port if free */
+			sl = inany_sockaddr(&sa, &lo, cport);
+			bind(fd, (struct sockaddr *)&sa, sl);
+			sl = inany_sockaddr(&sa, &lo, port);
+			if (connect(fd, (struct sockaddr *)&sa, sl)) {
+				close(fd);
+				fd = -1;
+			}
+		}
+	}
+	if (fd < 0) {
+		c->cnt.drop_sock++;
+		warn_rl(c->now.tv_sec, "UDP local flow to the %s's port %u: %m",
+			to_ns ? "namespace" : "pod", port);
+		return NULL;
+	}
+
+	f = &t->f[t->free];
+	ev.data.u64 = epref(EPREF_UDP_SPLICE, (uint32_t)t->free);
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		close(fd);
+		c->cnt.drop_sock++;
+		return NULL;
+	}
+	t->free = f->next;
+	t->count++;
+	f->lfd = lfd;
+	f->fd = fd;
+	f->caddr = *caddr;
+	f->cport = cport;
+	f->last = c->now.tv_sec;
+	h = udp_splice_hash(t, lfd, caddr, cport);
+	f->next = t->bucket[h];
+	t->bucket[h] = (int32_t)(f - t->f);
+	c->cnt.udp_spliced++;
+	return f;
+}
+
+/**
+ * udp_splice_peek_lo() - tell if the next datagram on a socket comes from
+ *			  loopback
+ * @c:		execution context
+ * @fd:		socket
+ *
+ * Return: 1 if it does (namespace mode relays it), 0 if it does not or we
+ * are not in namespace mode, -1 if the socket is empty
+ */
+int udp_splice_peek_lo(const struct ctx *c, int fd)
+{
+	struct sockaddr_storage sa;
+	socklen_t sl = sizeof(sa);
+	struct in6_addr a;
+	uint16_t port;
+
+	if (!c->udp_splice)
+		return 0;
+	if (recvfrom(fd, NULL, 0, MSG_PEEK | MSG_DONTWAIT,
+		     (struct sockaddr *)&sa, &sl) < 0)
+		return -1;
+	inany_from_sockaddr(&sa, &a, &port);
+	return udp_splice_is_lo(&a);
+}
+
+/**
+ * udp_splice_take() - relay one datagram from a client to its server
+ * @c:		execution context
+ * @lfd:	socket the client wrote to
+ * @to_ns:	the server is on the namespace's loopback (else the pod's)
+ * @port:	the server's port
+ *
+ * Return: true if a datagram was read (relayed or dropped), false if the
+ * socket is empty
+ */
+bool udp_splice_take(struct ctx *c, int lfd, bool to_ns, uint16_t port)
+{
+	struct sockaddr_storage sa;
+	socklen_t sl = sizeof(sa);
+	struct udp_splice_flow *f;
+	struct in6_addr caddr;
+	uint16_t cport;
+	ssize_t n;
+
+	n = recvfrom(lfd, udp_splice_buf[0], sizeof(udp_splice_buf[0]),
+		     MSG_DONTWAIT, (struct sockaddr *)&sa, &sl);
+	if (n < 0)
+		return false;
+	if (sa.ss_family != AF_INET && sa.ss_family != AF_INET6)
+		return true;
+	inany_from_sockaddr(&sa, &caddr, &cport);
+	f = udp_splice_lookup(c->udp_splice, lfd, &caddr, cport);
+	if (!f)
+		f = udp_splice_open(c, lfd, &caddr, cport, to_ns, port);
+	if (!f)
+		return true;
+	f->last = c->now.tv_sec;
+	/* An earlier datagram to a server port nobody held leaves an
+	 * ECONNREFUSED that fails the next send() and is cleared by it:
+	 * try once more.  The client is not told (no ICMP reaches it
+	 * through us), as a datagram lost on the way.
+	 */
+	if (send(f->fd, udp_splice_buf[0], (size_t)n, MSG_DONTWAIT) < 0 &&
+	    send(f->fd, udp_splice_buf[0], (size_t)n, MSG_DONTWAIT) < 0)
+		c->cnt.drop_sock++;
+	return true;
+}
+
+/**
+ * udp_splice_recv() - receive up to UDP_SPLICE_MMSG datagrams at once
+ * @fd:		socket
+ * @names:	fill in the source addresses (udp_splice_sa)
+ *
+ * Return: datagrams received into udp_splice_buf, 0 if none
+ */
+static int udp_splice_recv(int fd, bool names)
+{
+	int i, n;
+
+	for (i = 0; i < UDP_SPLICE_MMSG; i++) {
+		udp_splice_iov[i].iov_base = udp_splice_buf[i];
+		udp_splice_iov[i].iov_len = sizeof(udp_splice_buf[i]);
+		udp_splice_in[i].msg_hdr = (struct msghdr){
+			.msg_iov = &udp_splice_iov[i], .msg_iovlen = 1,
+			.msg_name = names ? &udp_splice_sa[i] : NULL,
+			.msg_namelen = names ? sizeof(udp_splice_sa[i]) : 0,
+		};
+	}
+	n = recvmmsg(fd, udp_splice_in, UDP_SPLICE_MMSG, MSG_DONTWAIT, NULL);
+	return n > 0 ? n : 0;
+}
+
+/**
+ * udp_splice_send() - send datagrams received by udp_splice_recv()
+ * @c:		execution context
+ * @fd:		socket
+ * @first:	first datagram
+ * @n:		how many, from @first
+ * @sa:		destination, NULL on a connected socket
+ * @sl:		its length
+ */
+static void udp_splice_send(struct ctx *c, int fd, int first, int n,
+			    const struct sockaddr_storage *sa, socklen_t sl)
+{
+	int i, sent = 0, tries = 0, r;
+
+	for (i = first; i < first + n; i++) {
+		udp_splice_iov[i].iov_len = udp_splice_in[i].msg_len;
+		udp_splice_out[i].msg_hdr = (struct msghdr){
+			.msg_iov = &udp_splice_iov[i], .msg_iovlen = 1,
+			.msg_name = (void *)sa, .msg_namelen = sa ? sl : 0,
+		};
+	}
+	while (sent < n) {
+		r = sendmmsg(fd, udp_splice_out + first + sent, n - sent,
+			     MSG_DONTWAIT);
+		if (r > 0) {
+			sent += r;
+			continue;
+		}
+		/* An earlier datagram to a port nobody held leaves an
+		 * ECONNREFUSED that fails the next call and is cleared by
+		 * it: once more.  Otherwise the rest is lost on the way.
+		 */
+		if (r < 0 && errno == ECONNREFUSED && !tries++)
+			continue;
+		c->cnt.drop_sock += (uint64_t)(n - sent);
+		return;
+	}
+}
+
+/**
+ * udp_splice_take_batch() - relay the datagrams waiting on a socket of
+ *			     loopback clients to their servers
+ * @c:		execution context
+ * @lfd:	socket the clients wrote to (-U: only loopback reaches it)
+ * @to_ns:	the servers are on the namespace's loopback (else the pod's)
+ * @port:	the servers' port
+ *
+ * Return: true if a full batch was read: more may wait
+ */
+bool udp_splice_take_batch(struct ctx *c, int lfd, bool to_ns, uint16_t port)
+{
+	int n = udp_splice_recv(lfd, true), i, j;
+	struct in6_addr caddr;
+	uint16_t cport;
+
+	for (i = 0; i < n; i++) {
+		struct udp_splice_flow *f = NULL;
+		const struct sockaddr_storage *sa = &udp_splice_sa[i];
+
+		if (sa->ss_family == AF_INET || sa->ss_family == AF_INET6) {
+			inany_from_sockaddr(sa, &caddr, &cport);
+			f = udp_splice_lookup(c->udp_splice, lfd, &caddr,
+					      cport);
+			if (!f)
+				f = udp_splice_open(c, lfd, &caddr, cport,
+						    to_ns, port);
+		}
+		if (f)
+			f->last = c->now.tv_sec;
+		udp_splice_of[i] = f;
+	}
+	/* One sendmmsg() per run of datagrams of the same flow */
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && udp_splice_of[j] == udp_splice_of[i];
+		     j++)
+			;
+		if (udp_splice_of[i])
+			udp_splice_send(c, udp_splice_of[i]->fd, i, j - i,
+					NULL, 0);
+	}
+	return n == UDP_SPLICE_MMSG;
+}
+
+/**
+ * udp_splice_ready() - replies from a server: back to its client
+ * @c:		execution context
+ * @idx:	flow index
+ */
+void udp_splice_ready(struct ctx *c, uint32_t idx)
+{
+	struct udp_splice_table *t = c->udp_splice;
+	struct sockaddr_storage sa;
+	struct udp_splice_flow *f;
+	socklen_t sl;
+	int i, n;
+
+	if (!t || idx >= t->max || t->f[idx].fd < 0)
+		return;
+	f = &t->f[idx];
+	sl = inany_sockaddr(&sa, &f->caddr, f->cport);
+	for (i = 0; i < UDP_SPLICE_BATCH / UDP_SPLICE_MMSG; i++) {
+		n = udp_splice_recv(f->fd, false);
+		/* ECONNREFUSED, read once, clears the error */
+		if (!n && errno == ECONNREFUSED)
+			n = udp_splice_recv(f->fd, false);
+		if (!n)
+			break;
+		f->last = c->now.tv_sec;
+		udp_splice_send(c, f->lfd, 0, n, &sa, sl);
+		if (n < UDP_SPLICE_MMSG)
+			break;
+	}
+}
+
+/**
+ * udp_splice_timer() - once a second: end idle flows
+ * @c:		execution context
+ */
+void udp_splice_timer(struct ctx *c)
+{
+	struct udp_splice_table *t = c->udp_splice;
+	unsigned int i;
+
+	if (!t || !t->count)
+		return;
+	for (i = 0; i < t->max; i++)
+		if (t->f[i].fd >= 0 &&
+		    c->now.tv_sec - t->f[i].last >= (time_t)c->conf.udp_timeout)
+			udp_splice_close(c, &t->f[i]);
+}
+
+/**
+ * udp_splice_forget() - end the flows of a socket about to be closed
+ * @c:		execution context
+ * @lfd:	the socket (a listener that "auto" releases)
+ */
+void udp_splice_forget(struct ctx *c, int lfd)
+{
+	struct udp_splice_table *t = c->udp_splice;
+	unsigned int i;
+
+	if (!t || !t->count)
+		return;
+	for (i = 0; i < t->max; i++)
+		if (t->f[i].fd >= 0 && t->f[i].lfd == lfd)
+			udp_splice_close(c, &t->f[i]);
+}

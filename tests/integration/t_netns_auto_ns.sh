@@ -1,0 +1,183 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Namespace mode, -T auto and -U auto: the namespace's loopback follows
+# the pod's listening TCP sockets and bound UDP sockets, as with pasta's
+# "-T auto" and "-U auto" (with -t auto on as well, so that each side's
+# mirrors are seen by the other side's scan):
+# - a server that starts listening on the pod's loopback is reachable
+#   from the namespace's loopback within two seconds;
+# - the namespace's port is released within two seconds after it stops;
+# - a port a namespace process holds is left to it;
+# - a UDP server on the pod's loopback answers on the namespace's within
+#   two seconds, and its port is released within two seconds;
+# - a port netshim itself listens on in the pod for -t auto is not
+#   mirrored back into the namespace.
+
+set -u
+# shellcheck source=tests/lib/topo.sh
+. "$(dirname "$0")/../lib/topo.sh"
+# shellcheck source=tests/lib/netns.sh
+. "$(dirname "$0")/../lib/netns.sh"
+# shellcheck source=tests/tcp/lib.sh
+. "$(dirname "$0")/../tcp/lib.sh"
+
+# ms() - milliseconds since the epoch
+ms() {
+	echo $(( $(date +%s%N) / 1000000 ))
+}
+
+# send_token() - connect from the namespace to its loopback, send a word
+# $1: port, $2: word
+send_token() {
+	echo "$2" | in_guest timeout 2 socat -u - "TCP4:127.0.0.1:$1" 2>/dev/null
+}
+
+# udp_wait() - from the namespace's loopback, a datagram every 50 ms until
+# one is echoed; print when (ms since the epoch), or "none" after 5 s
+# $1: port
+udp_wait() {
+	in_guest timeout 8 python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(0.05)
+t0 = time.monotonic()
+while time.monotonic() - t0 < 5:
+    try:
+        s.sendto(b"ping", ("127.0.0.1", int(sys.argv[1])))
+        if s.recv(64) == b"ping":
+            print(int(time.time() * 1000))
+            sys.exit(0)
+    except OSError:
+        time.sleep(0.05)
+print("none")
+' "$1" 2>&1
+}
+
+# released_in_ns() - wait until nothing is bound on a port of the
+# namespace, set dt to the milliseconds it took
+# $1: ss option (-t or -u), $2: port
+released_in_ns() {
+	local t0
+
+	t0=$(ms)
+	while in_guest ss -Hln "$1" "sport = :$2" | grep -q .; do
+		[ $(( $(ms) - t0 )) -lt 5000 ] ||
+			fail "port $2 ($1) still bound in the namespace 5 s after the pod's server exited"
+		sleep 0.05
+	done
+	dt=$(( $(ms) - t0 ))
+}
+
+topo_init
+topo_peer_pod
+ns_start -t auto -T auto -U auto
+
+# A server appears on the pod's loopback: one connection, then it exits
+ip netns exec "$NS_POD" timeout 60 socat -u TCP4-LISTEN:6100,bind=127.0.0.1 \
+	"OPEN:$WORK/got6100,creat" 2>>"$WORK/socat.log" &
+topo_pid_add $!
+tcp_wait_listen "$NS_POD" 6100
+t0=$(ms)
+while [ "$(cat "$WORK/got6100" 2>/dev/null)" != hello ]; do
+	[ $(( $(ms) - t0 )) -lt 5000 ] ||
+		fail "the pod's port 6100 not reachable from the namespace after 5 s"
+	send_token 6100 hello
+	sleep 0.05
+done
+dt=$(( $(ms) - t0 ))
+[ "$dt" -le 2000 ] ||
+	fail "the pod's port 6100 reachable from the namespace only after $dt ms (2 s allowed)"
+log "ok: a new listener on the pod's loopback reachable from the namespace's after $dt ms"
+released_in_ns -t 6100
+[ "$dt" -le 2000 ] ||
+	fail "port 6100 released in the namespace only after $dt ms (2 s allowed)"
+log "ok: released in the namespace $dt ms after the pod's server exited"
+
+# A namespace process holds 6101; then the pod listens on 6101 too
+ip netns exec "$NS_GUEST" timeout 60 socat -u TCP4-LISTEN:6101,bind=127.0.0.1,fork \
+	"OPEN:$WORK/ns6101,creat,append" 2>>"$WORK/socat.log" &
+topo_pid_add $!
+tcp_wait_listen "$NS_GUEST" 6101
+ip netns exec "$NS_POD" timeout 60 socat -u TCP4-LISTEN:6101,fork \
+	"OPEN:$WORK/pod6101,creat,append" 2>>"$WORK/socat.log" &
+topo_pid_add $!
+tcp_wait_listen "$NS_POD" 6101
+# Two scans at least, and a port that does follow, to know the scans ran
+ip netns exec "$NS_POD" timeout 60 socat -u TCP4-LISTEN:6102 "OPEN:$WORK/got6102,creat" \
+	2>>"$WORK/socat.log" &
+topo_pid_add $!
+tcp_wait_listen "$NS_POD" 6102
+t0=$(ms)
+while [ "$(cat "$WORK/got6102" 2>/dev/null)" != hi ]; do
+	[ $(( $(ms) - t0 )) -lt 5000 ] || fail "the pod's port 6102 never followed"
+	send_token 6102 hi
+	sleep 0.05
+done
+sleep 1.1
+send_token 6101 mine || fail "the namespace cannot reach its own 6101"
+sleep 0.2
+[ "$(cat "$WORK/ns6101" 2>/dev/null)" = mine ] ||
+	fail "the namespace's port 6101 was taken: namespace server got '$(cat "$WORK/ns6101" 2>/dev/null)', pod '$(cat "$WORK/pod6101" 2>/dev/null)'"
+[ ! -s "$WORK/pod6101" ] || fail "the pod got the namespace's 6101 traffic"
+log "ok: a port a namespace process holds is left alone"
+
+# UDP: an echo server on the pod's loopback
+ip netns exec "$NS_POD" timeout 60 python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 6200))
+while True:
+    d, a = s.recvfrom(2048)
+    s.sendto(d, a)
+' 2>>"$WORK/udp-server.log" &
+usrv=$!
+topo_pid_add "$usrv"
+for _ in $(seq 50); do
+	in_pod ss -Hlun 'sport = :6200' | grep -q . && break
+	sleep 0.1
+done
+t0=$(ms)
+t1=$(udp_wait 6200)
+[ "$t1" != none ] ||
+	fail "the pod's UDP port 6200 not answering on the namespace's loopback after 5 s"
+dt=$((t1 - t0))
+[ "$dt" -le 2000 ] ||
+	fail "the pod's UDP port 6200 answered on the namespace's loopback only after $dt ms (2 s allowed)"
+log "ok: a new UDP server on the pod's loopback answers on the namespace's after $dt ms"
+kill "$usrv"
+released_in_ns -u 6200
+[ "$dt" -le 2000 ] ||
+	fail "UDP port 6200 released in the namespace only after $dt ms (2 s allowed)"
+log "ok: UDP port released in the namespace $dt ms after the pod's server exited"
+
+# -t auto's own listener in the pod is not mirrored back
+ip netns exec "$NS_GUEST" timeout 60 socat -u TCP4-LISTEN:6300,fork \
+	"OPEN:$WORK/got6300,creat" 2>>"$WORK/socat.log" &
+srv=$!
+topo_pid_add "$srv"
+tcp_wait_listen "$NS_GUEST" 6300
+t0=$(ms)
+while ! grep -q back "$WORK/got6300" 2>/dev/null; do
+	[ $(( $(ms) - t0 )) -lt 5000 ] ||
+		fail "the namespace's port 6300 not reachable from the pod after 5 s"
+	echo back | in_pod timeout 2 socat -u - TCP4:127.0.0.1:6300 2>/dev/null
+	sleep 0.05
+done
+sleep 2.1
+# Only the server itself (0.0.0.0) is bound there: no ::1 or 127.0.0.1 of
+# -T auto's beside it
+n=$(in_guest ss -Hltn 'sport = :6300' | wc -l)
+[ "$n" = 1 ] ||
+	fail "-T auto mirrored -t auto's own port 6300 into the namespace: $(in_guest ss -Hltn 'sport = :6300' | tr '\n' ' ')"
+kill "$srv"
+t0=$(ms)
+while in_pod ss -Hltn 'sport = :6300' | grep -q . ||
+      in_guest ss -Hltn 'sport = :6300' | grep -q .; do
+	[ $(( $(ms) - t0 )) -lt 5000 ] ||
+		fail "port 6300 still bound 5 s after the namespace's server exited: pod: $(in_pod ss -Hltn 'sport = :6300'), namespace: $(in_guest ss -Hltn 'sport = :6300')"
+	sleep 0.05
+done
+log "ok: -t auto's own listener not mirrored back; both sides free $(( $(ms) - t0 )) ms after the server exited"
+
+kill -0 "$BACKEND_PID" 2>/dev/null || fail "netshim died"
