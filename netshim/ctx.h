@@ -73,7 +73,10 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(vmm_connects,		"VMM connections accepted")		\
 	X(vu_dropped,		"vhost-user front-ends dropped: protocol or rings broken") \
 	X(drop_vu_len,		"dropped: guest frame too short or too long") \
-	X(drop_vu_rxbuf,	"dropped: frame larger than the guest's receive buffers")
+	X(drop_vu_rxbuf,	"dropped: frame larger than the guest's receive buffers") \
+	X(drop_vnet_hdr,	"dropped: virtio-net header malformed or not negotiated") \
+	X(tso_out,		"TCP segments to the guest larger than its MTU (TSO)") \
+	X(tso_in,		"TCP segments from the guest larger than its MTU (TSO)")
 
 #define COUNTER_FIELD(name, desc) uint64_t name;
 struct counters {
@@ -87,11 +90,15 @@ struct counters {
  * @size:	its size
  * @head:	first byte not yet written to the VMM
  * @tail:	end of the queued bytes
+ * @meta:	bytes between each frame's length and the frame, where a
+ *		back-end that offloads keeps its struct link_offload; 0 for
+ *		the stream, whose queue goes to QEMU as it is
  */
 struct tx {
 	uint8_t *buf;
 	size_t size;
 	size_t head, tail;
+	size_t meta;
 };
 
 /**
@@ -114,6 +121,22 @@ struct link_ops;
 struct vu_link;
 
 /**
+ * struct link_caps - offloads the guest took, as its back-end negotiated
+ * @csum:	frames may carry a partial TCP or UDP checksum for the guest
+ *		to finish (or trust): no need to sum the payload here
+ * @tso4:	TCP over IPv4 may go in segments larger than the MTU, cut at
+ *		the guest's MSS if the guest ever sends them on
+ * @tso6:	the same for IPv6
+ *
+ * All false until the back-end says otherwise, and again when its
+ * front-end goes: a new one negotiates anew.
+ */
+struct link_caps {
+	bool csum;
+	bool tso4, tso6;
+};
+
+/**
  * struct link - the link to the guest, whichever back-end carries it
  * @ops:	the back-end, chosen at start (netshim/link.h)
  * @up:		a VMM or front-end is connected and frames can flow
@@ -124,6 +147,9 @@ struct vu_link;
  *		guest (vhost-user)
  * @tx:		frames queued for the guest (netshim/link_queue.c)
  * @vu:		vhost-user back-end state, NULL for the others
+ * @caps:	offloads the guest negotiated
+ * @in_csum_partial: the frame being handled came with a partial checksum
+ *		(VNET_F_NEEDS_CSUM): the guest vouches for its payload
  */
 struct link {
 	const struct link_ops *ops;
@@ -134,6 +160,8 @@ struct link {
 	struct rx rx;
 	struct tx tx;
 	struct vu_link *vu;
+	struct link_caps caps;
+	bool in_csum_partial;
 };
 
 /**

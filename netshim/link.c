@@ -85,6 +85,8 @@ int link_init(struct ctx *c)
 	c->link.up = c->link.blocked = false;
 	c->link.rx.size = c->link.ops->rx_size;
 	c->link.tx.size = c->link.ops->tx_size;
+	c->link.tx.meta = c->link.ops->offloads ?
+			  sizeof(struct link_offload) : 0;
 	c->link.rx.buf = malloc(c->link.rx.size);
 	c->link.tx.buf = malloc(c->link.tx.size);
 	if (!c->link.rx.buf || !c->link.tx.buf) {
@@ -256,6 +258,27 @@ int tx_reserve_batch(struct ctx *c, size_t len, int n, uint8_t **frames)
  */
 void tx_commit(struct ctx *c, uint8_t *frame, size_t len)
 {
+	tx_commit_offload(c, frame, len, NULL);
+}
+
+/**
+ * tx_commit_offload() - queue a frame that leaves work to the guest
+ * @c:		execution context
+ * @frame:	frame start, as returned by tx_reserve() or tx_reserve_batch()
+ * @len:	frame length, at most what was reserved
+ * @o:		its partial checksum or segmentation, NULL for none; only
+ *		what c->link.caps allows
+ */
+void tx_commit_offload(struct ctx *c, uint8_t *frame, size_t len,
+		       const struct link_offload *o)
+{
+	static const struct link_offload none;
+
+	if (c->link.tx.meta)
+		memcpy(lq_meta(&c->link.tx, frame), o ? o : &none,
+		       sizeof(*o));
+	if (o && o->gso_type != VNET_GSO_NONE)
+		c->cnt.tso_out++;
 	trace("frame to the guest: %zu bytes, ethertype 0x%04x", len,
 	      rd16(frame + 12));
 	c->cnt.frames_out++;
@@ -266,12 +289,52 @@ void tx_commit(struct ctx *c, uint8_t *frame, size_t len)
 }
 
 /**
+ * link_tso_max() - largest TCP payload one frame to the guest may carry
+ * @c:		execution context
+ * @v6:		IPv6 (else IPv4)
+ *
+ * With segmentation offload a frame holds what one IP packet can, within
+ * FRAME_MAX; the guest cuts it at the MSS if it sends it on.
+ *
+ * Return: payload bytes, 0 if segments must fit the MTU
+ */
+uint32_t link_tso_max(const struct ctx *c, bool v6)
+{
+	if (!(v6 ? c->link.caps.tso6 : c->link.caps.tso4))
+		return 0;
+	/* IPv6 headers do not count in its payload length, but in frames */
+	return FRAME_MAX - ETH_HLEN_ - 40 - 20;
+}
+
+/**
+ * link_caps_set() - the back-end negotiated offloads with its guest
+ * @c:		execution context
+ * @caps:	what the guest takes from now on
+ *
+ * Segmentation is only offered with the partial checksum it needs (a
+ * virtio driver that takes TSO always takes GUEST_CSUM, 5.1.3.1).
+ */
+void link_caps_set(struct ctx *c, const struct link_caps *caps)
+{
+	c->link.caps = *caps;
+	if (!caps->csum)
+		c->link.caps.tso4 = c->link.caps.tso6 = false;
+	debug("link offloads: checksum %s, TSO IPv4 %s, IPv6 %s",
+	      c->link.caps.csum ? "on" : "off",
+	      c->link.caps.tso4 ? "on" : "off",
+	      c->link.caps.tso6 ? "on" : "off");
+}
+
+/**
  * link_buffers_reset() - forget a connection's partial input and queued
  *			  output: they belong to the VMM that came or went
  * @c:		execution context
  */
 static void link_buffers_reset(struct ctx *c)
 {
+	static const struct link_caps none;
+
+	c->link.caps = none;
 	c->link.rx.len = 0;
 	c->link.tx.head = c->link.tx.tail = 0;
 }
@@ -304,6 +367,28 @@ void link_frame_in(struct ctx *c, const struct pkt *frame)
 	if (c->pcap_fd >= 0)
 		pcap_frame(c, frame->data, frame->len);
 	eth_input(c, frame);
+}
+
+/**
+ * link_frame_in_offload() - a frame from the guest with offload metadata
+ * @c:		execution context
+ * @frame:	the frame, valid until link_frames_done()
+ * @o:		its offloads, checked by vnet_hdr_parse() against what was
+ *		negotiated
+ *
+ * A partial checksum (NEEDS_CSUM) is the guest saying its payload is what
+ * it meant: the frame goes no further than a socket, where the kernel
+ * sums what it sends anyway, so the checksum is not verified.  A GSO
+ * frame's payload goes to the socket in one write, the kernel segments.
+ */
+void link_frame_in_offload(struct ctx *c, const struct pkt *frame,
+			   const struct link_offload *o)
+{
+	if (o->gso_type != VNET_GSO_NONE)
+		c->cnt.tso_in++;
+	c->link.in_csum_partial = o->flags & VNET_F_NEEDS_CSUM;
+	link_frame_in(c, frame);
+	c->link.in_csum_partial = false;
 }
 
 /**

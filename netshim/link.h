@@ -17,6 +17,7 @@
 
 #include "ctx.h"
 #include "packet.h"
+#include "vnet.h"
 
 /**
  * struct link_ops - a back-end of the link
@@ -24,6 +25,8 @@
  * @rx_size:	bytes of its input buffer, allocated by link_init()
  * @tx_size:	bytes of the queue of frames to the guest (link_queue.c),
  *		which every back-end hands over its own way
+ * @offloads:	it may negotiate offloads (struct link_caps): each queued
+ *		frame keeps its struct link_offload
  * @setup:	anything else to prepare before the loop runs, or NULL
  * @listen:	open the socket the VMM or front-end connects to
  * @adopt:	take a connection that is already open (a launcher's fd)
@@ -35,6 +38,7 @@
 struct link_ops {
 	const char *name;
 	size_t rx_size, tx_size;
+	bool offloads;
 	int (*setup)(struct ctx *c);
 	int (*listen)(struct ctx *c);
 	int (*adopt)(struct ctx *c, int fd);
@@ -60,11 +64,17 @@ void link_close(struct ctx *c, const char *why);
 uint8_t *tx_reserve(struct ctx *c, size_t maxlen);
 int tx_reserve_batch(struct ctx *c, size_t len, int n, uint8_t **frames);
 void tx_commit(struct ctx *c, uint8_t *frame, size_t len);
+void tx_commit_offload(struct ctx *c, uint8_t *frame, size_t len,
+		       const struct link_offload *o);
+uint32_t link_tso_max(const struct ctx *c, bool v6);
 
 /* The back-ends' side: the only way events reach the layers above */
 int link_listen(struct ctx *c);
 void link_connected(struct ctx *c);
 void link_frame_in(struct ctx *c, const struct pkt *frame);
+void link_frame_in_offload(struct ctx *c, const struct pkt *frame,
+			   const struct link_offload *o);
+void link_caps_set(struct ctx *c, const struct link_caps *caps);
 void link_frames_done(struct ctx *c);
 void link_writable(struct ctx *c);
 void link_gone(struct ctx *c, const char *why);

@@ -37,6 +37,7 @@
 #include "gaddr.h"
 #include "icmp.h"
 #include "inany.h"
+#include "ip.h"
 #include "link.h"
 #include "log.h"
 #include "outbound.h"
@@ -682,13 +683,16 @@ static ssize_t tcp_peek(struct ctx *c, struct tcp_conn *conn,
  *
  * MSS-sized frames are reserved on the link, the socket is peeked into
  * their payload areas in one recvmsg(), then headers are written for the
- * segments that got data.
+ * segments that got data.  Where the link carries segmentation offload,
+ * frames hold as many MSS as one IP packet can instead, and the guest
+ * sees them cut at its MSS; where it takes partial checksums, the payload
+ * is not summed here.
  */
 static void tcp_send_data(struct ctx *c, struct tcp_conn *conn)
 {
 	bool v6 = !inany_is4(&conn->raddr);
 	size_t hlen = ip_l2l3_len(v6) + TCP_HLEN;
-	uint32_t budget, mss = conn->mss_guest, room;
+	uint32_t budget, mss = conn->mss_guest, room, seg;
 	uint8_t *frames[TCP_BATCH];
 	ssize_t n;
 	int nseg, i;
@@ -714,19 +718,21 @@ static void tcp_send_data(struct ctx *c, struct tcp_conn *conn)
 	}
 	if (!budget)
 		return;		/* the guest's next ACK opens the window */
-	if (mss > budget)
-		mss = budget;
+	seg = link_tso_max(c, v6);
+	seg = seg > mss ? seg - seg % mss : mss;
+	if (seg > budget)
+		seg = budget;
 
-	nseg = (int)((budget + mss - 1) / mss);
+	nseg = (int)((budget + seg - 1) / seg);
 	if (nseg > TCP_BATCH)
 		nseg = TCP_BATCH;
-	nseg = tx_reserve_batch(c, hlen + mss, nseg, frames);
+	nseg = tx_reserve_batch(c, hlen + seg, nseg, frames);
 	if (!nseg) {
 		tcp_wait_tx(c, conn);
 		return;
 	}
 
-	n = tcp_peek(c, conn, frames, hlen, mss, nseg, budget);
+	n = tcp_peek(c, conn, frames, hlen, seg, nseg, budget);
 	if (n < 0) {
 		/* Nothing new: the next EPOLLIN edge says when there is,
 		 * until then guest segments need not ask the socket again.
@@ -747,16 +753,22 @@ static void tcp_send_data(struct ctx *c, struct tcp_conn *conn)
 	room = sock_room(conn);
 	for (i = 0; n > 0; i++) {
 		uint8_t *frame = frames[i];
-		size_t plen = (size_t)n < mss ? (size_t)n : mss;
+		size_t plen = (size_t)n < seg ? (size_t)n : seg;
 		uint8_t *l4 = frame + ip_l2l3_len(v6);
+		struct link_offload o = { 0 };
 
 		tcp_hdr_build(l4, conn->rport, conn->gport, conn->seq_to_guest,
 			      conn->seq_from_guest,
 			      TH_ACK | ((size_t)n == plen ? TH_PSH : 0),
 			      wnd_to_guest(room, conn->ws_ours), 0, -1);
-		ip_frame_fill(c, frame, &conn->raddr, &conn->gaddr,
-			      IPPROTO_TCP, TCP_HLEN + plen, NULL);
-		tx_commit(c, frame, ip_l2l3_len(v6) + TCP_HLEN + plen);
+		ip_frame_fill_offload(c, frame, &conn->raddr, &conn->gaddr,
+				      IPPROTO_TCP, TCP_HLEN + plen, &o);
+		if (plen > mss) {
+			o.gso_type = v6 ? VNET_GSO_TCPV6 : VNET_GSO_TCPV4;
+			o.gso_size = (uint16_t)mss;
+			o.hdr_len = (uint16_t)hlen;
+		}
+		tx_commit_offload(c, frame, hlen + plen, &o);
 		conn->seq_to_guest += (uint32_t)plen;
 		n -= (ssize_t)plen;
 	}

@@ -20,6 +20,7 @@
 #include "netshim/link.h"
 #include "netshim/link_queue.h"
 #include "netshim/log.h"
+#include "netshim/vnet.h"
 #include "dev.h"
 
 #define VU_RX_BUF_SIZE	(8 << 20)	/* guest frames of one batch */
@@ -28,6 +29,11 @@
 				 * go back: TCP writes them in one call */
 #define VU_TX_BUDGET	1024	/* guest frames per kick before other events */
 #define VU_RX_ELEMS	64	/* receive buffers one frame may take */
+
+/* A TSO frame from the guest: one IP packet of up to 64 KiB, whose IPv6
+ * header is not counted in its payload length
+ */
+#define VU_FRAME_IN_MAX	(ETH_HLEN_ + 40 + 65535)
 
 /**
  * struct vu_link - the front-end and what it is in the middle of sending
@@ -40,6 +46,7 @@
  * @kick_reg:	kick eventfd of each queue as registered with epoll, or -1
  * @elem:	chains of the transmit batch
  * @flen:	length of each frame of the batch, 0 if it is dropped
+ * @off:	offloads of each frame of the batch
  * @rx_elem:	receive buffers of the frame being copied to the guest
  */
 struct vu_link {
@@ -52,6 +59,7 @@ struct vu_link {
 	int kick_reg[VU_QUEUES];
 	struct vq_elem elem[VU_TX_BATCH];
 	size_t flen[VU_TX_BATCH];
+	struct link_offload off[VU_TX_BATCH];
 	struct vq_elem rx_elem[VU_RX_ELEMS];
 };
 
@@ -160,11 +168,68 @@ static size_t vu_frame_len(struct ctx *c, const struct vq_elem *e, size_t hdr)
 {
 	size_t len = e->out_len;
 
-	if (len < hdr + ETH_HLEN_ || len - hdr > FRAME_MAX) {
+	if (len < hdr + ETH_HLEN_ || len - hdr > VU_FRAME_IN_MAX) {
 		c->cnt.drop_vu_len++;
 		return 0;
 	}
 	return len - hdr;
+}
+
+/**
+ * vu_accepts() - the offloads the driver may use in frames it sends
+ * @d:		device
+ * @ok:		filled in from its features
+ */
+static void vu_accepts(const struct vu_dev *d, struct vnet_accept *ok)
+{
+	ok->csum = d->features & (1ULL << VIRTIO_NET_F_CSUM);
+	ok->tso4 = d->features & (1ULL << VIRTIO_NET_F_HOST_TSO4);
+	ok->tso6 = d->features & (1ULL << VIRTIO_NET_F_HOST_TSO6);
+	ok->ecn = d->features & (1ULL << VIRTIO_NET_F_HOST_ECN);
+}
+
+/**
+ * vu_caps_update() - tell the layers above which offloads the driver took
+ * @c:		execution context
+ *
+ * After every request: SET_FEATURES sets them, a device reset clears them.
+ */
+static void vu_caps_update(struct ctx *c)
+{
+	uint64_t f = c->link.vu->dev.features;
+	struct link_caps caps = {
+		.csum = f & (1ULL << VIRTIO_NET_F_GUEST_CSUM),
+		.tso4 = f & (1ULL << VIRTIO_NET_F_GUEST_TSO4),
+		.tso6 = f & (1ULL << VIRTIO_NET_F_GUEST_TSO6),
+	};
+
+	if (memcmp(&caps, &c->link.caps, sizeof(caps)))
+		link_caps_set(c, &caps);
+}
+
+/**
+ * vu_frame_hdr() - copy and check the virtio-net header of a guest frame
+ * @c:		execution context
+ * @e:		the chain
+ * @flen:	length of the frame behind the header
+ * @o:		filled in with its offloads
+ *
+ * Return: true if the frame may be used, false if dropped (counted)
+ */
+static bool vu_frame_hdr(struct ctx *c, const struct vq_elem *e, size_t flen,
+			 struct link_offload *o)
+{
+	uint8_t h[VNET_HDR_BASE_LEN];
+	struct pkt hp = { h, sizeof(h) };
+	struct vnet_accept ok;
+
+	vu_accepts(&c->link.vu->dev, &ok);
+	if (iov_to_buf(e->iov, e->n_out, 0, h, sizeof(h)) != sizeof(h) ||
+	    vnet_hdr_parse(&hp, flen, &ok, o)) {
+		c->cnt.drop_vnet_hdr++;
+		return false;
+	}
+	return true;
 }
 
 /**
@@ -191,6 +256,8 @@ static int vu_tx_batch(struct ctx *c)
 			return -1;
 		}
 		v->flen[n] = vu_frame_len(c, e, hdr);
+		if (v->flen[n] && !vu_frame_hdr(c, e, v->flen[n], &v->off[n]))
+			v->flen[n] = 0;
 		if (v->flen[n] > c->link.rx.size - off) {
 			vq_unpop(vq, 1);
 			break;
@@ -206,7 +273,7 @@ static int vu_tx_batch(struct ctx *c)
 
 		if (!frame.len)
 			continue;
-		link_frame_in(c, &frame);
+		link_frame_in_offload(c, &frame, &v->off[i]);
 		if (c->link.fd < 0)
 			return -1;
 	}
@@ -265,6 +332,7 @@ static int vu_rx_frame(struct ctx *c, struct vq *vq, const uint8_t *frame,
 	size_t hdr = vu_vnet_hdr_len(&v->dev), got = 0, done = 0;
 	bool mrg = v->dev.features & (1ULL << VIRTIO_NET_F_MRG_RXBUF);
 	uint8_t h[VNET_HDR_LEN] = { 0 };
+	struct link_offload o;
 	unsigned int k, i;
 
 	for (k = 0; got < hdr + len; k++) {
@@ -288,6 +356,8 @@ static int vu_rx_frame(struct ctx *c, struct vq *vq, const uint8_t *frame,
 		got += v->rx_elem[k].in_len;
 	}
 
+	memcpy(&o, lq_meta(&c->link.tx, (uint8_t *)frame), sizeof(o));
+	vnet_hdr_build(h, &o);
 	/* num_buffers: how many chains the frame spans (5.1.6.4) */
 	if (hdr == VNET_HDR_LEN) {
 		h[VNET_HDR_NUM_BUFFERS] = k & 0xff;
@@ -459,6 +529,7 @@ static int vu_request(struct ctx *c)
 		vu_drop(c, vu_request_name(m->request));
 		return -1;
 	}
+	vu_caps_update(c);
 	if (r == VU_REPLY) {
 		n = vu_msg_encode(m, out, sizeof(out));
 		if (!n || send(c->link.fd, out, n, MSG_DONTWAIT |
@@ -615,6 +686,7 @@ const struct link_ops link_vu_ops = {
 	.name		= "vhost-user",
 	.rx_size	= VU_RX_BUF_SIZE,
 	.tx_size	= VU_TX_BUF_SIZE,
+	.offloads	= true,
 	.setup		= vu_setup,
 	.listen		= link_listen,
 	.adopt		= vu_adopt,
