@@ -2,7 +2,7 @@
 /*
  * vu_relay - join a tap device to a vhost-user back-end, as a front-end
  *
- * Usage: vu_relay [--mtu N] TAPNAME SOCKETPATH
+ * Usage: vu_relay [--mtu N] [--offload] TAPNAME SOCKETPATH
  *
  * The vhost-user counterpart of tests/relay.c: it runs in the test's guest
  * namespace, whose kernel stack plays the guest, and is the virtio driver
@@ -13,7 +13,9 @@
  * (IFF_VNET_HDR), so the guest kernel reads the back-end's header as
  * Linux's virtio-net driver does (DATA_VALID, num_buffers), and its frames
  * go out with the header the kernel writes.  Native speed, unlike a VM
- * under TCG.
+ * under TCG.  With --offload the relay takes the checksum and TSO
+ * features the back-end offers, both ways, and lets the tap carry them
+ * (TUNSETOFFLOAD), as QEMU's virtio-net does on a tap.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +59,9 @@
 #define SET_VRING_ENABLE	18
 #define F_VERSION_1		(1ULL << 32)
 #define F_MRG_RXBUF		(1ULL << 15)
+/* CSUM, GUEST_CSUM, GUEST_TSO4/6, HOST_TSO4/6 */
+#define F_OFFLOADS		(1ULL << 0 | 1ULL << 1 | 1ULL << 7 | \
+				 1ULL << 8 | 1ULL << 11 | 1ULL << 12)
 #define F_PROTOCOL_FEATURES	(1ULL << 30)
 #define PF_REPLY_ACK		(1ULL << 3)
 #define FLAG_VERSION		1
@@ -89,6 +94,7 @@ struct queue {
  * @q:		receive (0) and transmit (1) queues
  * @free:	transmit slots not in flight
  * @nfree:	how many
+ * @offload:	--offload: negotiate checksum and TSO offloads
  */
 struct vr {
 	uint8_t *mem;
@@ -98,6 +104,7 @@ struct vr {
 	struct queue q[2];
 	uint16_t free[NUM];
 	int nfree;
+	int offload;
 };
 
 static volatile sig_atomic_t stop;
@@ -315,6 +322,17 @@ static void setup(struct vr *r)
 	send_msg(r, SET_OWNER, 0, NULL, 0, NULL, 0);
 	/* As Linux's driver: mergeable receive buffers when offered */
 	f = (feat & F_MRG_RXBUF) | F_VERSION_1 | F_PROTOCOL_FEATURES;
+	if (r->offload) {
+		unsigned int tun = TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6;
+
+		if ((feat & F_OFFLOADS) != F_OFFLOADS) {
+			fprintf(stderr, "vu_relay: offloads not offered\n");
+			exit(1);
+		}
+		f |= F_OFFLOADS;
+		if (ioctl(r->tap, TUNSETOFFLOAD, tun) < 0)
+			die("TUNSETOFFLOAD");
+	}
 	acked(r, SET_FEATURES, &f, 8, NULL, 0);
 	memcpy(mem + 8, region, 32);
 	acked(r, SET_MEM_TABLE, mem, sizeof(mem), &r->memfd, 1);
@@ -584,9 +602,13 @@ int main(int argc, char **argv)
 		mtu = atoi(argv[2]);
 		a = 3;
 	}
+	if (argc > a && !strcmp(argv[a], "--offload")) {
+		r.offload = 1;
+		a++;
+	}
 	if (argc - a != 2 || mtu < 68 || mtu > MTU_MAX) {
-		fprintf(stderr, "usage: %s [--mtu N] TAPNAME SOCKETPATH\n",
-			argv[0]);
+		fprintf(stderr, "usage: %s [--mtu N] [--offload] TAPNAME "
+			"SOCKETPATH\n", argv[0]);
 		return 2;
 	}
 	sigaction(SIGTERM, &sa, NULL);
