@@ -10,7 +10,9 @@
 # the accelerator; VM_DHCP6=no runs no DHCPv6 client in the guest, whose
 # IPv6 then comes from router advertisements alone (t_vm_slaac.sh);
 # NETDEV=vhost-user runs the same checks with QEMU as the backend's
-# vhost-user front-end (tests/integration/t_vhost_user.sh).
+# vhost-user front-end (tests/integration/t_vhost_user.sh); there netshim's
+# counters must show TSO frames both ways, or none when VM_NIC_OPTS turns
+# the device's offloads off (t_vhost_user_nooffload.sh).
 
 set -u
 VM=$(cd "$(dirname "$(readlink -f "$0")")/../vm" && pwd)
@@ -70,4 +72,15 @@ for k in tcp4_halfclose tcp6_halfclose; do
 	fi
 	expect "$k"
 done
+if [ "$BACKEND" = netshim ] && [ "${NETDEV:-stream}" = vhost-user ]; then
+	for k in tso_out tso_in drop_csum drop_vnet_hdr; do
+		v=$(topo_counter "$k")
+		log "netshim counter $k: $v"
+		case "$k:${VM_NIC_OPTS:+off}" in
+		tso_*:) [ "${v:-0}" -gt 0 ] ||
+			fail "$k is ${v:-missing}: no TSO with offloads on" ;;
+		*) [ "${v:-1}" -eq 0 ] || fail "$k is ${v:-missing}, not 0" ;;
+		esac
+	done
+fi
 log "guest check passed behind $BACKEND"
