@@ -76,7 +76,9 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(drop_vu_rxbuf,	"dropped: frame larger than the guest's receive buffers") \
 	X(drop_vnet_hdr,	"dropped: virtio-net header malformed or not negotiated") \
 	X(tso_out,		"TCP segments to the guest larger than its MTU (TSO)") \
-	X(tso_in,		"TCP segments from the guest larger than its MTU (TSO)")
+	X(tso_in,		"TCP segments from the guest larger than its MTU (TSO)") \
+	X(frames_in_place,	"frames to the guest built in its own buffers") \
+	X(payload_in_place,	"guest TCP frames written to the socket from guest memory")
 
 #define COUNTER_FIELD(name, desc) uint64_t name;
 struct counters {
@@ -150,6 +152,8 @@ struct link_caps {
  * @caps:	offloads the guest negotiated
  * @in_csum_partial: the frame being handled came with a partial checksum
  *		(VNET_F_NEEDS_CSUM): the guest vouches for its payload
+ * @notify_due:	frames were handed over in place and the guest is not told
+ *		yet: link_flush() does, once per loop iteration
  */
 struct link {
 	const struct link_ops *ops;
@@ -162,6 +166,7 @@ struct link {
 	struct vu_link *vu;
 	struct link_caps caps;
 	bool in_csum_partial;
+	bool notify_due;
 };
 
 /**

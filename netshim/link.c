@@ -181,7 +181,7 @@ void link_event(struct ctx *c, uint32_t idx, uint32_t events)
  */
 bool link_pending(const struct ctx *c)
 {
-	return c->link.up && lq_pending(&c->link.tx);
+	return c->link.up && (lq_pending(&c->link.tx) || c->link.notify_due);
 }
 
 /**
@@ -289,6 +289,81 @@ void tx_commit_offload(struct ctx *c, uint8_t *frame, size_t len,
 }
 
 /**
+ * tx_reserve_frames() - room for frames of one layout, in the guest's own
+ *			 buffers where the back-end can
+ * @c:		execution context
+ * @hlen:	header bytes of each frame, in one piece
+ * @plen:	payload bytes of each (the last one committed may be shorter)
+ * @n:		frames wanted
+ * @f:		filled in, one per frame reserved
+ *
+ * In place only where the guest finishes checksums itself (the payload
+ * is never read here then) and nothing is waiting in the queue, which
+ * would otherwise be overtaken; never while capturing, since the capture
+ * would have to read the guest's buffers back.  Frames must be committed
+ * in order; those not committed are given back by the next reservation
+ * or flush.
+ *
+ * Return: frames reserved, 0 if the link cannot take one now
+ */
+int tx_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
+		      struct link_frame *f)
+{
+	static uint8_t *frames[LINK_RESERVE_MAX];
+	int i, got;
+
+	if (!c->link.up || hlen + plen > FRAME_MAX || n <= 0)
+		return 0;
+	if (n > LINK_RESERVE_MAX)
+		n = LINK_RESERVE_MAX;
+	if (c->link.ops->reserve_frames && c->link.caps.csum &&
+	    c->pcap_fd < 0) {
+		if (lq_pending(&c->link.tx) && c->link.ops->flush(c) < 0)
+			return 0;
+		if (!lq_pending(&c->link.tx)) {
+			got = c->link.ops->reserve_frames(c, hlen, plen, n, f);
+			if (got >= 0)
+				return got;
+		}
+	}
+
+	got = lq_reserve_batch(&c->link.tx, hlen + plen, n, frames);
+	for (i = 0; i < got; i++) {
+		f[i].l2 = frames[i];
+		f[i].hlen = hlen;
+		f[i].iov[0].iov_base = frames[i] + hlen;
+		f[i].iov[0].iov_len = plen;
+		f[i].niov = 1;
+		f[i].room = plen;
+		f[i].slot = -1;
+	}
+	return got;
+}
+
+/**
+ * tx_commit_frame() - hand over a frame of tx_reserve_frames()
+ * @c:		execution context
+ * @f:		the frame, headers written at @f->l2
+ * @plen:	payload bytes in it, at most @f->room
+ * @o:		its offloads, NULL for none
+ */
+void tx_commit_frame(struct ctx *c, struct link_frame *f, size_t plen,
+		     const struct link_offload *o)
+{
+	if (f->slot < 0) {
+		tx_commit_offload(c, f->l2, f->hlen + plen, o);
+		return;
+	}
+	trace("frame to the guest in place: %zu bytes", f->hlen + plen);
+	c->cnt.frames_out++;
+	c->cnt.frames_in_place++;
+	c->cnt.bytes_out += f->hlen + plen;
+	if (o && o->gso_type != VNET_GSO_NONE)
+		c->cnt.tso_out++;
+	c->link.ops->commit_frame(c, f, plen, o);
+}
+
+/**
  * link_tso_max() - largest TCP payload one frame to the guest may carry
  * @c:		execution context
  * @v6:		IPv6 (else IPv4)
@@ -335,6 +410,7 @@ static void link_buffers_reset(struct ctx *c)
 	static const struct link_caps none;
 
 	c->link.caps = none;
+	c->link.notify_due = false;
 	c->link.rx.len = 0;
 	c->link.tx.head = c->link.tx.tail = 0;
 }
@@ -401,6 +477,32 @@ void link_frame_in_offload(struct ctx *c, const struct pkt *frame,
 void link_frames_done(struct ctx *c)
 {
 	tcp_flush_writes(c);
+}
+
+/**
+ * link_iov_resolve() - where guest payload bytes are, to write them out
+ * @c:		execution context
+ * @in:		bytes of a frame handed to link_frame_in(), as the layers
+ *		above saw them
+ * @out:	filled with the buffers that hold them
+ * @max:	entries @out has
+ *
+ * A back-end may copy only the headers of a frame, which decide what
+ * happens to it, and leave its payload in the guest's memory: the socket
+ * then takes it from there, copied once.  Valid until link_frames_done()
+ * returns.
+ *
+ * Return: entries of @out used, 0 if @max is too few
+ */
+size_t link_iov_resolve(struct ctx *c, const struct iovec *in,
+			struct iovec *out, size_t max)
+{
+	if (c->link.ops->resolve)
+		return c->link.ops->resolve(c, in, out, max);
+	if (!max)
+		return 0;
+	*out = *in;
+	return 1;
 }
 
 /**

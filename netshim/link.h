@@ -14,10 +14,38 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "ctx.h"
 #include "packet.h"
 #include "vnet.h"
+
+/* Buffers the payload of one frame built in place may span: a 64 KiB TSO
+ * frame in 4 KiB receive buffers, or in a chain of pages
+ */
+#define LINK_FRAME_IOV		64
+
+/* Most frames one tx_reserve_frames() call reserves */
+#define LINK_RESERVE_MAX	128
+
+/**
+ * struct link_frame - room for one frame to the guest: headers in one
+ *		       piece, payload possibly scattered
+ * @l2:		where the Ethernet header starts, @hlen bytes in a row
+ * @hlen:	header bytes reserved at @l2
+ * @iov:	room for the payload behind the headers
+ * @niov:	entries of @iov
+ * @room:	payload bytes @iov holds
+ * @slot:	the back-end's own reference, -1 for a frame in the queue
+ */
+struct link_frame {
+	uint8_t *l2;
+	size_t hlen;
+	struct iovec iov[LINK_FRAME_IOV];
+	unsigned int niov;
+	size_t room;
+	int slot;
+};
 
 /**
  * struct link_ops - a back-end of the link
@@ -34,6 +62,13 @@
  * @event:	an epoll event of the back-end (EPREF_LINK, its own index)
  * @flush:	hand queued frames over: 0 all done, 1 some wait, -1 closed
  * @close:	drop the connection, if any
+ * @reserve_frames: room for frames right where the guest reads them, or
+ *		NULL: 0 if the guest has no room now, -1 if its buffers do
+ *		not suit (the queue is used instead)
+ * @commit_frame: hand a frame built in place over, with its offloads
+ * @resolve:	where bytes of a guest frame really are, if the back-end
+ *		left some in the guest's memory instead of copying them, or
+ *		NULL: see link_iov_resolve()
  */
 struct link_ops {
 	const char *name;
@@ -46,6 +81,12 @@ struct link_ops {
 	void (*event)(struct ctx *c, uint32_t idx, uint32_t events);
 	int (*flush)(struct ctx *c);
 	void (*close)(struct ctx *c, const char *why);
+	int (*reserve_frames)(struct ctx *c, size_t hlen, size_t plen, int n,
+			      struct link_frame *f);
+	void (*commit_frame)(struct ctx *c, struct link_frame *f, size_t plen,
+			     const struct link_offload *o);
+	size_t (*resolve)(struct ctx *c, const struct iovec *in,
+			  struct iovec *out, size_t max);
 };
 
 extern const struct link_ops link_stream_ops;
@@ -67,6 +108,10 @@ void tx_commit(struct ctx *c, uint8_t *frame, size_t len);
 void tx_commit_offload(struct ctx *c, uint8_t *frame, size_t len,
 		       const struct link_offload *o);
 uint32_t link_tso_max(const struct ctx *c, bool v6);
+int tx_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
+		      struct link_frame *f);
+void tx_commit_frame(struct ctx *c, struct link_frame *f, size_t plen,
+		     const struct link_offload *o);
 
 /* The back-ends' side: the only way events reach the layers above */
 int link_listen(struct ctx *c);
@@ -76,6 +121,8 @@ void link_frame_in_offload(struct ctx *c, const struct pkt *frame,
 			   const struct link_offload *o);
 void link_caps_set(struct ctx *c, const struct link_caps *caps);
 void link_frames_done(struct ctx *c);
+size_t link_iov_resolve(struct ctx *c, const struct iovec *in,
+			struct iovec *out, size_t max);
 void link_writable(struct ctx *c);
 void link_gone(struct ctx *c, const char *why);
 

@@ -7,7 +7,9 @@
 # frames over as Linux's virtio-net does (partial checksums, TSO frames up
 # to 64 KiB at MTU 1500).  TCP both ways on both families, hashed; UDP
 # echoed both ways; then netshim's counters must show TSO frames in both
-# directions, and no frame refused for its checksum or header.
+# directions, frames written straight into the guest's receive buffers,
+# guest payload written to sockets straight from the guest's memory, and
+# no frame refused for its checksum or header.
 
 set -u
 . "$(dirname "$0")/../lib/topo.sh"
@@ -39,6 +41,8 @@ udp_both_ways 203.0.113.1 2001:db8:1::1
 
 counter_is tso_out -gt 0
 counter_is tso_in -gt 0
+counter_is frames_in_place -gt 0
+counter_is payload_in_place -gt 0
 counter_is drop_csum -eq 0
 counter_is drop_vnet_hdr -eq 0
 log "TCP and UDP with checksum and TSO offloads over vhost-user at MTU 1500"
