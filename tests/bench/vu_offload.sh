@@ -12,12 +12,14 @@
 #   ROUNDS=N   alternations of off and on (default 2)
 #   SECS=N     seconds per iperf3 run (default 5)
 #   NETSHIM=   binary (default build/netshim)
+#   BACKEND=passt PASST=/path/to/passt  passt's vhost-user mode instead,
+#              for reference: it offers no offloads, so only "off" runs
 # Prints one line per run: mode direction Gbit/s CPU-s/GiB.
 
 set -u
 DIR=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$DIR/../.." && pwd)
-export BACKEND=netshim NETSHIM=${NETSHIM:-$REPO/build/netshim}
+export BACKEND=${BACKEND:-netshim} NETSHIM=${NETSHIM:-$REPO/build/netshim}
 . "$REPO/tests/lib/topo.sh"
 
 VM_MODE=
@@ -99,6 +101,7 @@ for r in $(seq "$ROUNDS"); do
 		continue
 	fi
 	for mode in off on; do
+		[ "$BACKEND" = passt ] && [ "$mode" = on ] && continue
 		topo_init
 		topo_peer_pod
 		topo_backend --vhost-user -m "$MTU"
