@@ -93,7 +93,7 @@ struct counters {
  * @head:	first byte not yet written to the VMM
  * @tail:	end of the queued bytes
  * @meta:	bytes between each frame's length and the frame, where a
- *		back-end that offloads keeps its struct link_offload; 0 for
+ *		back-end that offloads keeps its virtio-net header; 0 for
  *		the stream, whose queue goes to QEMU as it is
  */
 struct tx {

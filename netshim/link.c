@@ -85,8 +85,7 @@ int link_init(struct ctx *c)
 	c->link.up = c->link.blocked = false;
 	c->link.rx.size = c->link.ops->rx_size;
 	c->link.tx.size = c->link.ops->tx_size;
-	c->link.tx.meta = c->link.ops->offloads ?
-			  sizeof(struct link_offload) : 0;
+	c->link.tx.meta = c->link.ops->offloads ? VNET_HDR_BASE_LEN : 0;
 	c->link.rx.buf = malloc(c->link.rx.size);
 	c->link.tx.buf = malloc(c->link.tx.size);
 	if (!c->link.rx.buf || !c->link.tx.buf) {
@@ -272,11 +271,8 @@ void tx_commit(struct ctx *c, uint8_t *frame, size_t len)
 void tx_commit_offload(struct ctx *c, uint8_t *frame, size_t len,
 		       const struct link_offload *o)
 {
-	static const struct link_offload none;
-
 	if (c->link.tx.meta)
-		memcpy(lq_meta(&c->link.tx, frame), o ? o : &none,
-		       sizeof(*o));
+		vnet_hdr_build(lq_meta(&c->link.tx, frame), o);
 	if (o && o->gso_type != VNET_GSO_NONE)
 		c->cnt.tso_out++;
 	trace("frame to the guest: %zu bytes, ethertype 0x%04x", len,

@@ -54,7 +54,8 @@ struct link_frame {
  * @tx_size:	bytes of the queue of frames to the guest (link_queue.c),
  *		which every back-end hands over its own way
  * @offloads:	it may negotiate offloads (struct link_caps): each queued
- *		frame keeps its struct link_offload
+ *		frame keeps its virtio-net header (VNET_HDR_BASE_LEN bytes)
+ *		right in front of it
  * @setup:	anything else to prepare before the loop runs, or NULL
  * @listen:	open the socket the VMM or front-end connects to
  * @adopt:	take a connection that is already open (a launcher's fd)

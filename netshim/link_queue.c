@@ -5,7 +5,7 @@
  * guest reads them yet: the stream socket writes it as it is, vhost-user
  * copies each frame into the guest's receive buffers.  Frames are built in
  * place behind room for their length (and, for a back-end that offloads,
- * room for their struct link_offload, q->meta bytes) and only become
+ * room for their virtio-net header, q->meta bytes) and only become
  * queued on commit.
  */
 #include <string.h>
@@ -111,7 +111,7 @@ void lq_commit(struct tx *q, uint8_t *frame, size_t len)
  * @q:		queue, with q->meta bytes of it
  * @frame:	frame start, reserved or queued
  *
- * Return: where its struct link_offload goes (unaligned: copy it)
+ * Return: where its metadata goes (the virtio-net header, netshim/vnet.h)
  */
 uint8_t *lq_meta(const struct tx *q, uint8_t *frame)
 {

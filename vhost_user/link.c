@@ -482,7 +482,6 @@ static int vu_rx_frame(struct ctx *c, struct vq *vq, const uint8_t *frame,
 	size_t hdr = vu_vnet_hdr_len(&v->dev), got = 0, done = 0;
 	bool mrg = v->dev.features & (1ULL << VIRTIO_NET_F_MRG_RXBUF);
 	uint8_t h[VNET_HDR_LEN] = { 0 };
-	struct link_offload o;
 	unsigned int k, i;
 
 	for (k = 0; got < hdr + len; k++) {
@@ -506,8 +505,7 @@ static int vu_rx_frame(struct ctx *c, struct vq *vq, const uint8_t *frame,
 		got += v->rx_elem[k].in_len;
 	}
 
-	memcpy(&o, lq_meta(&c->link.tx, (uint8_t *)frame), sizeof(o));
-	vnet_hdr_build(h, &o);
+	memcpy(h, lq_meta(&c->link.tx, (uint8_t *)frame), VNET_HDR_BASE_LEN);
 	/* num_buffers: how many chains the frame spans (5.1.6.4) */
 	if (hdr == VNET_HDR_LEN) {
 		h[VNET_HDR_NUM_BUFFERS] = k & 0xff;
