@@ -231,28 +231,9 @@ uint8_t *tx_reserve(struct ctx *c, size_t maxlen)
 }
 
 /**
- * tx_reserve_batch() - room for several frames of one size, without waiting
- * @c:		execution context
- * @len:	length of each frame (the last one committed may be shorter)
- * @n:		frames wanted
- * @frames:	filled with where each frame starts
- *
- * The frames must be committed in order; frames not committed are given
- * back by the next reservation.
- *
- * Return: number of frames reserved, 0 if the link cannot take one now
- */
-int tx_reserve_batch(struct ctx *c, size_t len, int n, uint8_t **frames)
-{
-	if (!c->link.up || len > FRAME_MAX || n <= 0)
-		return 0;
-	return lq_reserve_batch(&c->link.tx, len, n, frames);
-}
-
-/**
  * tx_commit() - queue a frame built in place by tx_reserve()'s caller
  * @c:		execution context
- * @frame:	frame start, as returned by tx_reserve() or tx_reserve_batch()
+ * @frame:	frame start, as returned by tx_reserve()
  * @len:	frame length, at most what was reserved
  */
 void tx_commit(struct ctx *c, uint8_t *frame, size_t len)
@@ -263,7 +244,8 @@ void tx_commit(struct ctx *c, uint8_t *frame, size_t len)
 /**
  * tx_commit_offload() - queue a frame that leaves work to the guest
  * @c:		execution context
- * @frame:	frame start, as returned by tx_reserve() or tx_reserve_batch()
+ * @frame:	frame start, as returned by tx_reserve() (or a queued frame
+ *		of tx_reserve_frames(), through tx_commit_frame())
  * @len:	frame length, at most what was reserved
  * @o:		its partial checksum or segmentation, NULL for none; only
  *		what c->link.caps allows

@@ -4,9 +4,10 @@
  * A back-end (the QEMU stream socket today; vhost-user and a tap device
  * later) hands each frame from the guest to link_frame_in() and tells
  * link.c when its VMM comes and goes.  Frames to the guest are built in the
- * back-end's own buffers through tx_reserve() / tx_reserve_batch() and
- * tx_commit(), whichever back-end it is: the protocol layers know nothing
- * else of the link.
+ * back-end's own buffers through tx_reserve() and tx_commit() (or
+ * tx_reserve_frames() and tx_commit_frame(), which may place them right in
+ * the guest's receive buffers), whichever back-end it is: the protocol
+ * layers know nothing else of the link but the offloads it offers.
  */
 #ifndef NETSHIM_LINK_H
 #define NETSHIM_LINK_H
@@ -104,7 +105,6 @@ void link_close(struct ctx *c, const char *why);
 
 /* The protocol layers' side */
 uint8_t *tx_reserve(struct ctx *c, size_t maxlen);
-int tx_reserve_batch(struct ctx *c, size_t len, int n, uint8_t **frames);
 void tx_commit(struct ctx *c, uint8_t *frame, size_t len);
 void tx_commit_offload(struct ctx *c, uint8_t *frame, size_t len,
 		       const struct link_offload *o);
