@@ -15,11 +15,22 @@ CC       ?= cc
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
             -DNETSHIM_VERSION='"$(VERSION)"' -I. -Inetshim
-LDLIBS   += -lmnl
+LDLIBS   += -lmnl -lbpf
 
-LIB_SRCS := $(filter-out netshim/main.c,$(wildcard netshim/*.c tcp/*.c dhcp/*.c ndp/*.c vhost_user/*.c))
+# eBPF programs (bpf/*.bpf.c) are compiled by clang's BPF target and
+# embedded in the daemon as libbpf skeletons (build/bpf/NAME.skel.h); their
+# loaders (bpf/*.c) are ordinary objects of the daemon
+BPF_CLANG ?= clang
+BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_x86 \
+              -I/usr/include/$(shell $(CC) -print-multiarch)
+BPF_PROGS := $(wildcard bpf/*.bpf.c)
+BPF_SKELS := $(BPF_PROGS:bpf/%.bpf.c=build/bpf/%.skel.h)
+CFLAGS   += -Ibuild/bpf
+
+LIB_SRCS := $(filter-out netshim/main.c %.bpf.c,$(wildcard netshim/*.c tcp/*.c dhcp/*.c ndp/*.c vhost_user/*.c bpf/*.c))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
-HDRS     := $(wildcard netshim/*.h tcp/*.h dhcp/*.h ndp/*.h vhost_user/*.h)
+HDRS     := $(wildcard netshim/*.h tcp/*.h dhcp/*.h ndp/*.h vhost_user/*.h bpf/*.h) \
+            $(BPF_SKELS)
 
 B        := build/obj
 BA       := build/asan
@@ -54,6 +65,15 @@ $(B)/%.o: %.c $(HDRS)
 $(BA)/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -c -o $@ $<
+
+build/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.bpf.h)
+	@mkdir -p $(dir $@)
+	$(BPF_CLANG) $(BPF_CFLAGS) -c -o $@ $<
+
+.SECONDARY: $(BPF_PROGS:bpf/%.bpf.c=build/bpf/%.bpf.o) $(BPF_SKELS)
+
+build/bpf/%.skel.h: build/bpf/%.bpf.o
+	bpftool gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
 
 $(B)/libnetshim.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^

@@ -7,10 +7,29 @@ PKGS="gcc make libc6-dev libmnl-dev liburing-dev libcmocka-dev pkg-config
       iproute2 iperf3 qemu-system-x86 busybox-static linux-image-amd64
       passt dnsmasq-base bind9-dnsutils socat cpio gzip gnuplot-nox
       clang libclang-rt-14-dev kmod isc-dhcp-client nftables ndisc6 python3
-      mmdebstrap e2fsprogs curl"
+      mmdebstrap e2fsprogs curl libbpf-dev bpftool libelf-dev zlib1g-dev"
 
 # libvirt 11.3 and QEMU 10, from bookworm-backports on Debian 12
 "$(dirname "$0")/install-deps-backports.sh"
+
+# passt with --vhost-user for the benchmark's rows beside netshim's is
+# built from trixie's source package (tests/bench/passt-vu.sh): its
+# deb-src entry, on Debian 12 where passt is older
+TRIXIE_SRC=/etc/apt/sources.list.d/netshim-trixie-src.sources
+. /etc/os-release
+if [ "${VERSION_CODENAME:-}" = bookworm ] && [ "$(id -u)" = 0 ] &&
+   ! grep -rqs '^[^#]*deb-src.*trixie\|^Suites:.*trixie' \
+	/etc/apt/sources.list /etc/apt/sources.list.d/; then
+	echo "install-deps: adding trixie sources (deb-src) in $TRIXIE_SRC"
+	cat >"$TRIXIE_SRC" <<-EOF
+	Types: deb-src
+	URIs: http://deb.debian.org/debian
+	Suites: trixie
+	Components: main
+	Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+	EOF
+	apt-get update -q
+fi
 
 missing=""
 for p in $PKGS; do

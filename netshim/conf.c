@@ -75,6 +75,7 @@ enum {
 	OPT_PRINT_CAPS,
 	OPT_REFUSED,		/* a long option of conf_refused[] */
 	OPT_NETNS,
+	OPT_BPF,
 };
 
 #define NOT_YET_NS	"not supported yet in netshim's namespace mode"
@@ -183,6 +184,7 @@ static const struct option conf_long_opts[] = {
 	{ "max-flows", required_argument, NULL, OPT_MAX_FLOWS },
 	{ "udp-timeout", required_argument, NULL, OPT_UDP_TIMEOUT },
 	{ "ra-interval", required_argument, NULL, OPT_RA_INTERVAL },
+	{ "bpf", required_argument, NULL, OPT_BPF },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 #define CONF_REFUSED_OPT(name, arg, shortopt, why)			\
@@ -270,8 +272,10 @@ static void conf_usage(FILE *f)
 "  -u, --udp-ports SPEC      forward inbound UDP ports to the guest\n"
 "                            SPEC: none | all | list of PORT[-PORT][:PORT\n"
 "                            [-PORT]], ~PORT[-PORT], [ADDR][%IF]/PORT...;\n"
-"                            or auto (namespace mode): the ports the\n"
-"                            namespace listens on\n"
+"                            or auto: in namespace mode, the ports the\n"
+"                            namespace listens on; for a VM (-t only,\n"
+"                            with eBPF sk_lookup), every port no pod\n"
+"                            process listens on\n"
 "      --freebind            forwarded ports may bind addresses the pod\n"
 "                            does not have (yet)\n"
 "  -4, --ipv4-only           IPv4 only\n"
@@ -296,6 +300,9 @@ static void conf_usage(FILE *f)
 "      --udp-timeout SECONDS idle UDP flow timeout, 1-86400 (default 180)\n"
 "      --ra-interval SECONDS router advertisement interval, 4-1800\n"
 "                            (default 60)\n"
+"      --bpf MODE            eBPF programs: auto (load them where the\n"
+"                            kernel and privileges allow, the default),\n"
+"                            off, or require (exit if they cannot load)\n"
 "      --netns PATH|PID      serve this network namespace (a process's,\n"
 "                            or a file such as /run/netns/NAME)\n"
 "      --ns-ifname NAME      tap device in the namespace (default: the\n"
@@ -856,14 +863,17 @@ static int conf_opt_dnsname(char *dst, int opt, const char *arg)
  * @arg:	file descriptor number
  *
  * QEMU's -netdev passt hands its back-end one end of a socketpair: it
- * must be there, and a stream socket, or every frame would be lost.
+ * must be there, and a stream socket, or every frame would be lost.  A
+ * listening socket is refused too: netshim would wait on it as if the VMM
+ * were there while front-ends queue up unaccepted (passt's --fd is a
+ * connected socket as well).
  *
  * Return: 0 on success, -1 on error (reported)
  */
 static int conf_opt_fd(struct conf *c, const char *arg)
 {
-	int type, fd;
-	socklen_t sl = sizeof(type);
+	int type, listening = 0, fd;
+	socklen_t sl = sizeof(type), ll = sizeof(listening);
 	unsigned long v;
 
 	if (conf_uint(arg, 0, INT_MAX, &v))
@@ -877,6 +887,10 @@ static int conf_opt_fd(struct conf *c, const char *arg)
 	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &sl) ||
 	    type != SOCK_STREAM)
 		return conf_bad('F', arg, "not a stream socket");
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &ll) ||
+	    listening)
+		return conf_bad('F', arg,
+				"a listening socket: give a connected one, or -s PATH to listen");
 	c->vmm_fd = fd;
 	return 0;
 }
@@ -1013,6 +1027,26 @@ static int conf_opt_netmask(struct conf *c, const char *arg)
 }
 
 /**
+ * conf_opt_bpf() - --bpf: whether to load the eBPF programs of bpf/
+ * @c:		configuration
+ * @arg:	auto, off or require
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_opt_bpf(struct conf *c, const char *arg)
+{
+	if (!strcmp(arg, "auto"))
+		c->bpf = CONF_BPF_AUTO;
+	else if (!strcmp(arg, "off"))
+		c->bpf = CONF_BPF_OFF;
+	else if (!strcmp(arg, "require"))
+		c->bpf = CONF_BPF_REQUIRE;
+	else
+		return conf_bad(OPT_BPF, arg, "expected auto, off or require");
+	return 0;
+}
+
+/**
  * conf_opt_flag() - options without an argument
  * @c:		configuration
  * @st:		command line state
@@ -1137,6 +1171,8 @@ static int conf_opt(struct conf *c, struct conf_state *st, int opt,
 		return conf_fwd_parse(&c->tcp_fwd, arg);
 	case 'u':
 		return conf_fwd_parse(&c->udp_fwd, arg);
+	case OPT_BPF:
+		return conf_opt_bpf(c, arg);
 	case OPT_MAP_HOST_LO:
 		return conf_opt_map_lo(c, arg);
 	case 'F':
@@ -1319,10 +1355,12 @@ static int conf_ns_mode(struct conf *c, int argc, char **argv)
 		return -1;
 	}
 	if (!c->ns_cmd && !*c->netns) {
-		if (*c->ns_ifname || c->tcp_fwd.follow || c->udp_fwd.follow) {
-			fprintf(stderr, "netshim: %s needs --netns or a command after --\n",
-				*c->ns_ifname ? "--ns-ifname" :
-				c->tcp_fwd.follow ? "-t auto" : "-u auto");
+		/* -t auto for a VM is the sk_lookup program's (fwd.c) */
+		if (*c->ns_ifname || c->udp_fwd.follow) {
+			fprintf(stderr, "netshim: %s needs --netns or a command after --%s\n",
+				*c->ns_ifname ? "--ns-ifname" : "-u auto",
+				*c->ns_ifname ? "" :
+				" (for a VM, only -t auto is implemented)");
 			return -1;
 		}
 		return 0;
@@ -2099,13 +2137,14 @@ str_add(char *buf, size_t size, size_t *len, const char *fmt, ...)
  */
 static void fwd_format(const struct fwd_spec *spec, char *buf, size_t size)
 {
-	bool all = fwd_all(spec);
+	bool all = fwd_all(spec) || spec->follow;
 	const struct fwd_rule *r;
 	size_t len = 0;
 	int i;
 
 	*buf = '\0';
-	str_add(buf, size, &len, "%s", all ? "all" : spec->n ? "" : "none");
+	str_add(buf, size, &len, "%s", spec->follow ? "auto" :
+		all ? "all" : spec->n ? "" : "none");
 	for (i = 0; i < spec->n; i++) {
 		r = &spec->rule[i];
 		str_add(buf, size, &len, "%s%s%s%s%s%s%u", i || all ? ", " : "",

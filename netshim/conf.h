@@ -51,6 +51,18 @@ struct fwd_spec {
 /**
  * struct conf - addresses handed to the guest and runtime options
  */
+/**
+ * enum conf_bpf - --bpf: whether the eBPF programs of bpf/ are loaded
+ * @CONF_BPF_AUTO:	where the kernel and privileges allow (the default)
+ * @CONF_BPF_OFF:	never
+ * @CONF_BPF_REQUIRE:	always: exit if one cannot be loaded
+ */
+enum conf_bpf {
+	CONF_BPF_AUTO = 0,
+	CONF_BPF_OFF,
+	CONF_BPF_REQUIRE,
+};
+
 struct conf {
 	/* link to the VMM */
 	char sock_path[108];
@@ -130,6 +142,7 @@ struct conf {
 	bool no_dhcp, no_dhcpv6, no_ndp, no_ra;
 	bool no_tcp, no_udp, no_icmp;	/* guest traffic of it dropped */
 	bool no_peek_off;		/* TCP: as if without SO_PEEK_OFF */
+	enum conf_bpf bpf;		/* --bpf: eBPF programs of bpf/ */
 };
 
 int conf_parse(struct conf *c, int argc, char **argv);

@@ -70,6 +70,10 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(icmp_flows,		"ICMP echo flows opened")		\
 	X(tcp_conns,		"TCP connections opened")		\
 	X(tcp_spliced,		"TCP local flows spliced")		\
+	X(tcp_sockmap,		"TCP local flows moved to the eBPF sockmap") \
+	X(sockmap_bytes,	"bytes the eBPF sockmap redirected")	\
+	X(sockmap_misses,	"buffers the eBPF sockmap found no peer for") \
+	X(sockmap_refused,	"local flows left on splice: sockmap update failed") \
 	X(vmm_connects,		"VMM connections accepted")		\
 	X(vu_dropped,		"vhost-user front-ends dropped: protocol or rings broken") \
 	X(drop_vu_len,		"dropped: guest frame too short or too long") \
@@ -118,6 +122,7 @@ struct rx {
 struct flow_table;
 struct tcp_table;
 struct fwd_auto;
+struct sk_lookup_fwd;
 struct splice_table;
 struct link_ops;
 struct vu_link;
@@ -198,6 +203,7 @@ struct ctx {
 	struct netns ns;	/* namespace mode: the namespace served */
 
 	struct fwd_auto *fwd_auto;	/* -t auto, NULL without */
+	struct sk_lookup_fwd *sk_lookup; /* bpf/sk_lookup.c, NULL without */
 	struct splice_table *splice;	/* local flows, NULL without */
 	struct flow_table *flows;
 	struct tcp_table *tcp;

@@ -5,6 +5,11 @@
  * privileges go, so ports below 1024 work).  With "all", ports some other
  * process of the pod already holds are skipped; an explicitly named port
  * that cannot be bound is an error.
+ *
+ * For TCP with "all", ranges, or "auto" for a VM, the eBPF sk_lookup
+ * program (bpf/sk_lookup.c) replaces those thousands of sockets by one
+ * per family where it can be loaded, and leaves every port a pod process
+ * listens on, now or later, to that process.
  */
 #include <errno.h>
 #include <limits.h>
@@ -17,6 +22,11 @@
 #include "fwd.h"
 #include "inany.h"
 #include "log.h"
+#include "bpf/bpf.h"
+#include "bpf/sk_lookup.h"
+
+/* Backlog of a listener taking every forwarded port (sk_lookup) */
+#define FWD_LOOKUP_BACKLOG	4096
 
 /**
  * fwd_bind_addr() - address to bind for a rule, in one family
@@ -128,6 +138,225 @@ static const struct fwd_rule *fwd_rule_of(const struct fwd_spec *spec,
 }
 
 /**
+ * fwd_ns_mode() - tell if netshim serves a namespace rather than a VM
+ * @c:		execution context
+ *
+ * Return: true in namespace mode, where "auto" follows the namespace's
+ *	   listeners (fwd_auto.c) instead
+ */
+static bool fwd_ns_mode(const struct ctx *c)
+{
+	return c->conf.ns_cmd || *c->conf.netns;
+}
+
+/**
+ * fwd_excluded() - tell if a spec excludes a port with "~"
+ * @spec:	forwarding spec
+ * @port:	pod port
+ *
+ * Return: true if it does
+ */
+static bool fwd_excluded(const struct fwd_spec *spec, uint16_t port)
+{
+	int i;
+
+	for (i = 0; i < spec->n; i++) {
+		const struct fwd_rule *r = &spec->rule[i];
+
+		if (r->exclude && port >= r->first && port <= r->last)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * fwd_port_lookup() - is a pod port forwarded to the guest, and where
+ * @c:		execution context (namespace or VM mode)
+ * @spec:	-t spec
+ * @port:	pod port
+ * @to:		guest port, set if forwarded (may be NULL)
+ *
+ * As conf_fwd_lookup(), and for a VM, "auto" forwards every port not
+ * excluded to the same guest port: which of them a pod process listens
+ * on is the sk_lookup program's business, at each connection.
+ *
+ * Return: true if @port is forwarded
+ */
+bool fwd_port_lookup(const struct ctx *c, const struct fwd_spec *spec,
+		     uint16_t port, uint16_t *to)
+{
+	if (conf_fwd_lookup(spec, port, to))
+		return true;
+	if (!spec->follow || fwd_ns_mode(c) || !port ||
+	    fwd_excluded(spec, port))
+		return false;
+	if (to)
+		*to = port;
+	return true;
+}
+
+/**
+ * fwd_guest_port() - the guest port of a connection accepted on a listener
+ * @c:		execution context
+ * @l:		the listener
+ * @fd:		the accepted connection
+ * @to:		set to the guest port
+ *
+ * A listener taking every forwarded port (sk_lookup) accepts connections
+ * whose local port is the one the client asked for: the rules map that
+ * port as they would map a per-port listener's.
+ *
+ * Return: 0 on success, -1 if the connection's port is not forwarded (a
+ *	   client connecting to the listener's own port directly)
+ */
+int fwd_guest_port(const struct ctx *c, const struct fwd_listener *l, int fd,
+		   uint16_t *to)
+{
+	struct sockaddr_storage sa;
+	socklen_t sl = sizeof(sa);
+	struct in6_addr a;
+	uint16_t port;
+
+	if (!l->any_port) {
+		*to = l->guest_port;
+		return 0;
+	}
+	if (getsockname(fd, (struct sockaddr *)&sa, &sl))
+		return -1;
+	inany_from_sockaddr(&sa, &a, &port);
+	return fwd_port_lookup(c, &c->conf.tcp_fwd, port, to) ? 0 : -1;
+}
+
+/**
+ * fwd_lookup_fits() - tell if a TCP spec is for the sk_lookup program
+ * @c:		execution context
+ * @spec:	-t spec
+ *
+ * Return: 1 for "all", ranges, exclusions and "auto" for a VM, 0 for a
+ *	   list of single ports (a few sockets do) or rules with an address
+ *	   or interface (their sockets bind those), -1 if "auto" for a VM
+ *	   comes with such rules (reported)
+ */
+static int fwd_lookup_fits(const struct ctx *c, const struct fwd_spec *spec)
+{
+	bool follow = spec->follow && !fwd_ns_mode(c), many = false;
+	bool excl_only = spec->n > 0;
+	const struct fwd_rule *r;
+	int i;
+
+	for (i = 0; i < spec->n; i++) {
+		r = &spec->rule[i];
+		if (r->exclude)
+			continue;
+		excl_only = false;
+		if (*r->bind || *r->dev) {
+			if (!follow)
+				return 0;
+			err("-t auto for a VM forwards through one socket: "
+			    "rules with an address or interface (%s%s%s/%u) "
+			    "are not possible with it", r->bind,
+			    *r->dev ? "%" : "", r->dev, r->first);
+			return -1;
+		}
+		if (r->last > r->first)
+			many = true;
+	}
+	return spec->all || follow || excl_only || many;
+}
+
+/**
+ * fwd_listen_lookup() - forward TCP ports through one socket per family
+ * @c:		execution context
+ * @spec:	-t spec
+ * @ref:	epoll reference type; the index is the listener's
+ * @lst:	filled in: the listeners, sized here at start-up
+ * @n:		filled in: their number
+ *
+ * The listeners are bound to a loopback address and a port the kernel
+ * picks: the program hands them connections to any address and forwarded
+ * port, and they take no port a pod process could want on its addresses.
+ *
+ * Return: 0 on success, 1 to bind one socket per port instead (--bpf off,
+ *	   or auto and the program could not be loaded, said once), -1 to
+ *	   exit (--bpf require, or "auto" for a VM, without the program)
+ */
+static int fwd_listen_lookup(struct ctx *c, const struct fwd_spec *spec,
+			     enum epref_type ref, struct fwd_listener **lst,
+			     uint32_t *n)
+{
+	bool follow = spec->follow && !fwd_ns_mode(c);
+	int fds[2] = { -1, -1 }, ret, v6;
+	struct portset fwd = { { 0 } };
+	uint32_t port, count = 0;
+	char why[256];
+
+	if (!bpf_wanted(&c->conf)) {
+		if (!follow)
+			return 1;
+		err("-t auto for a VM needs the eBPF sk_lookup program, and "
+		    "--bpf off forbids loading it");
+		return -1;
+	}
+	for (port = 1; port <= 65535; port++) {
+		if (fwd_port_lookup(c, spec, (uint16_t)port, NULL)) {
+			portset_add(&fwd, (uint16_t)port);
+			count++;
+		}
+	}
+	*lst = calloc(2, sizeof(**lst));
+	if (!*lst) {
+		err("out of memory for the forwarded TCP ports");
+		return -1;
+	}
+
+	for (v6 = 0; v6 <= 1; v6++) {
+		struct fwd_listener *l = &(*lst)[*n];
+		struct in6_addr a = in6addr_loopback;
+
+		if (!(v6 ? c->conf.v6 : c->conf.v4))
+			continue;
+		if (!v6)
+			a = inany_from4((struct in_addr){ htonl(INADDR_LOOPBACK) });
+		if (fwd_open_one(c, SOCK_STREAM, ref, &a, "", 0, l, *n)) {
+			ret = -errno;
+			goto fail;
+		}
+		l->any_port = true;
+		fds[v6] = l->fd;
+		(*n)++;
+		/* One queue for every port: as deep as the kernel allows
+		 * (net.core.somaxconn caps it), not a single port's
+		 */
+		if (listen(l->fd, FWD_LOOKUP_BACKLOG)) {
+			ret = -errno;
+			goto fail;
+		}
+	}
+	ret = sk_lookup_start(c, &fwd, fds[0], fds[1]);
+	if (ret)
+		goto fail;
+	info("forwarding %u TCP ports to the guest through one listening "
+	     "socket per family (eBPF sk_lookup): ports pod processes "
+	     "listen on stay theirs", count);
+	return 0;
+
+fail:
+	while (*n)
+		fwd_close_last(c, &(*lst)[--(*n)]);
+	free(*lst);
+	*lst = NULL;
+	if (follow) {
+		err("-t auto for a VM needs the eBPF sk_lookup program, and "
+		    "it cannot be loaded: %s", bpf_why(ret, why, sizeof(why)));
+		return -1;
+	}
+	if (bpf_fallback(&c->conf, "sk_lookup program",
+			 "one socket per forwarded TCP port", ret))
+		return -1;
+	return 1;
+}
+
+/**
  * fwd_listen() - bind every forwarded pod port of a spec, both families
  * @c:		execution context (enabled families)
  * @spec:	-t or -u spec
@@ -148,6 +377,17 @@ int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
 	uint16_t to;
 
 	*n = 0;
+	if (type == SOCK_STREAM) {
+		int fits = fwd_lookup_fits(c, spec), ret;
+
+		if (fits < 0)
+			return -1;
+		if (fits) {
+			ret = fwd_listen_lookup(c, spec, ref, lst, n);
+			if (ret <= 0)
+				return ret;
+		}
+	}
 	if (!spec->all && !spec->n)
 		return 0;
 	/* "all" (KubeVirt's default) would take every descriptor, and the
@@ -161,8 +401,10 @@ int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
 		if (conf_fwd_lookup(spec, (uint16_t)port, &to))
 			max += 2;
 	*lst = calloc(max ? max : 1, sizeof(**lst));
-	if (!*lst)
+	if (!*lst) {
+		err("out of memory for the forwarded %s ports", proto);
 		return -1;
+	}
 
 	for (port = 1; port <= 65535; port++) {
 		const struct fwd_rule *r = fwd_rule_of(spec, (uint16_t)port);

@@ -14,17 +14,24 @@
  * @fd:		the socket
  * @guest_port:	port in the guest it forwards to
  * @v6:		IPv6 socket
+ * @any_port:	takes every forwarded port (sk_lookup): the guest port
+ *		follows from each connection's local port, not @guest_port
  */
 struct fwd_listener {
 	int fd;
 	uint16_t guest_port;
 	bool v6;
+	bool any_port;
 };
 
 bool fwd_bind_addr(const char *bind, bool v6, struct in6_addr *a);
 int fwd_open_one(struct ctx *c, int type, enum epref_type ref,
 		 const struct in6_addr *a, const char *dev, uint16_t port,
 		 struct fwd_listener *l, uint32_t idx);
+bool fwd_port_lookup(const struct ctx *c, const struct fwd_spec *spec,
+		     uint16_t port, uint16_t *to);
+int fwd_guest_port(const struct ctx *c, const struct fwd_listener *l, int fd,
+		   uint16_t *to);
 int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
 	       enum epref_type ref, struct fwd_listener **lst, uint32_t *n);
 

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/audit.h>
+#include <linux/bpf.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -56,6 +57,7 @@ static const long isolate_syscalls[] = {
 	__NR_listen,		/* -t auto binds ports as listeners come */
 	__NR_splice,		/* local flows (tcp/splice.c) */
 	__NR_setsockopt, __NR_getsockopt,
+	__NR_getsockname,	/* sk_lookup: a connection's forwarded port */
 	__NR_clock_gettime, __NR_gettimeofday, __NR_getpid,
 	__NR_unlinkat, __NR_rt_sigreturn, __NR_restart_syscall,
 	__NR_wait4,		/* namespace mode: the command's exit status */
@@ -75,8 +77,20 @@ static const long isolate_syscalls_vu[] = {
 #endif
 };
 
-/* ioctl() only for SIOCOUTQ (tcp/tcp.c: bytes queued in a socket) */
-#define ISOLATE_IOCTL_CMD	SIOCOUTQ
+/* ioctl() only for SIOCOUTQ and SIOCINQ: bytes queued in a socket
+ * (tcp/tcp.c; tcp/splice.c for flows the sockmap fast path moves)
+ */
+static const unsigned int isolate_ioctls[] = { SIOCOUTQ, SIOCINQ };
+
+/* bpf() only on the maps of programs loaded before the sandbox (bpf/),
+ * and only when one was loaded: no loading, attaching or map creation
+ * from the loop
+ */
+static const unsigned int isolate_bpf_cmds[] = {
+	BPF_MAP_LOOKUP_ELEM, BPF_MAP_UPDATE_ELEM, BPF_MAP_DELETE_ELEM,
+};
+
+#define ISOLATE_N(a)		(sizeof(a) / sizeof((a)[0]))
 
 /* The low 32 bits of a system call argument: ioctl's command is an int */
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -85,27 +99,61 @@ static const long isolate_syscalls_vu[] = {
 #define SECCOMP_ARG_LO(i)	(offsetof(struct seccomp_data, args[i]) + 4)
 #endif
 
+#ifdef SECCOMP_AUDIT_ARCH
+/**
+ * isolate_args() - filter instructions allowing one argument's values
+ * @f:		filter, written from @n on
+ * @n:		next free instruction
+ * @arg:	which argument
+ * @vals:	values allowed
+ * @count:	how many
+ * @allow:	index of the instruction that allows the call
+ *
+ * Loads the argument, jumps to @allow on a listed value, kills otherwise.
+ *
+ * Return: next free instruction
+ */
+static unsigned int isolate_args(struct sock_filter *f, unsigned int n,
+				 unsigned int arg, const unsigned int *vals,
+				 unsigned int count, unsigned int allow)
+{
+	unsigned int i;
+
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+				SECCOMP_ARG_LO(arg));
+	for (i = 0; i < count; i++, n++)
+		f[n] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+					vals[i], allow - n - 1, 0);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+				SECCOMP_RET_KILL_PROCESS);
+	return n;
+}
+#endif
+
 /**
  * isolate_seccomp() - allow only the system calls in isolate_syscalls
  * @vhost_user:	also those of isolate_syscalls_vu
+ * @bpf_maps:	also bpf() for the commands of isolate_bpf_cmds
  *
  * Anything else kills the process (SECCOMP_RET_KILL_PROCESS): a call the
- * loop never makes is an attacker's.  ioctl() is allowed for one command.
+ * loop never makes is an attacker's.  ioctl() and bpf() are allowed for
+ * the commands listed only.
  *
  * Return: 0 on success, -1 on failure
  */
-int isolate_seccomp(bool vhost_user)
+int isolate_seccomp(bool vhost_user, bool bpf_maps)
 {
 #ifdef SECCOMP_AUDIT_ARCH
 	enum {
-		N_BASE = sizeof(isolate_syscalls) / sizeof(isolate_syscalls[0]),
-		N_VU = sizeof(isolate_syscalls_vu) /
-		       sizeof(isolate_syscalls_vu[0]),
+		N_BASE = ISOLATE_N(isolate_syscalls),
+		N_VU = ISOLATE_N(isolate_syscalls_vu),
+		N_IOCTL = ISOLATE_N(isolate_ioctls),
+		N_BPF = ISOLATE_N(isolate_bpf_cmds),
 	};
 	long calls[N_BASE + N_VU];
-	struct sock_filter f[N_BASE + N_VU + 12];
+	struct sock_filter f[N_BASE + N_VU + N_IOCTL + N_BPF + 16];
 	struct sock_fprog prog = { .filter = f };
-	unsigned int i, n = 0, N = N_BASE;
+	unsigned int i, n = 0, N = N_BASE, list, ioctl_at, bpf_at, allow;
 
 	memcpy(calls, isolate_syscalls, sizeof(isolate_syscalls));
 	if (vhost_user) {
@@ -113,6 +161,14 @@ int isolate_seccomp(bool vhost_user)
 		       sizeof(isolate_syscalls_vu));
 		N += N_VU;
 	}
+
+	/* Layout: arch check (3), load nr (1), ioctl and bpf jumps (2),
+	 * the list (N), kill (1), ioctl's check, bpf()'s check, allow
+	 */
+	list = 6;
+	ioctl_at = list + N + 1;
+	bpf_at = ioctl_at + N_IOCTL + 2;
+	allow = bpf_at + N_BPF + 2;
 
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 				offsetof(struct seccomp_data, arch));
@@ -122,24 +178,23 @@ int isolate_seccomp(bool vhost_user)
 				SECCOMP_RET_KILL_PROCESS);
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 				offsetof(struct seccomp_data, nr));
-	/* Jumps count the instructions they skip.  ioctl goes past the
-	 * list and its kill to the command check; a listed call goes past
-	 * the rest of the list, the kill and the three of the check.
-	 */
-	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-				__NR_ioctl, N + 1, 0);
-	for (i = 0; i < N; i++)
-		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+	/* Jumps count the instructions they skip */
+	f[n] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+				__NR_ioctl, ioctl_at - n - 1, 0);
+	n++;
+	/* Without maps to use, bpf() falls through to the kill */
+	f[n] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+				bpf_maps ? __NR_bpf : __NR_ioctl,
+				bpf_at - n - 1, 0);
+	n++;
+	for (i = 0; i < N; i++, n++)
+		f[n] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 					(unsigned int)calls[i],
-					N - 1 - i + 4, 0);
+					allow - n - 1, 0);
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 				SECCOMP_RET_KILL_PROCESS);
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-				SECCOMP_ARG_LO(1));
-	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-				ISOLATE_IOCTL_CMD, 1, 0);
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
-				SECCOMP_RET_KILL_PROCESS);
+	n = isolate_args(f, n, 1, isolate_ioctls, N_IOCTL, allow);
+	n = isolate_args(f, n, 0, isolate_bpf_cmds, N_BPF, allow);
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 				SECCOMP_RET_ALLOW);
 	prog.len = (unsigned short)n;
@@ -149,7 +204,8 @@ int isolate_seccomp(bool vhost_user)
 		err("cannot install the seccomp filter: %m");
 		return -1;
 	}
-	debug("seccomp: %u system calls allowed", (unsigned int)N);
+	debug("seccomp: %u system calls allowed%s", (unsigned int)N,
+	      bpf_maps ? ", and bpf() on maps" : "");
 	return 0;
 #else
 	warn("no seccomp filter for this architecture");
@@ -335,11 +391,12 @@ static int isolate_user(uid_t uid, gid_t gid)
  * @c:		configuration: --runas, socket and PID file paths
  * @sock:	filled in: how to remove the socket at exit
  * @pid:	filled in: how to remove the PID file at exit
+ * @bpf_maps:	an eBPF program of bpf/ is loaded: the loop uses its maps
  *
  * Return: 0 on success, -1 on failure (logged): netshim must not run
  */
 int isolate(const struct conf *c, struct isolate_path *sock,
-	    struct isolate_path *pid)
+	    struct isolate_path *pid, bool bpf_maps)
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
@@ -370,5 +427,5 @@ int isolate(const struct conf *c, struct isolate_path *sock,
 	/* Started unprivileged, we already are that user */
 	if ((root && isolate_user(uid, gid)) || isolate_caps())
 		return -1;
-	return isolate_seccomp(c->vhost_user);
+	return isolate_seccomp(c->vhost_user, bpf_maps);
 }

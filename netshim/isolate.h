@@ -19,8 +19,8 @@ struct isolate_path {
 };
 
 int isolate(const struct conf *c, struct isolate_path *sock,
-	    struct isolate_path *pid);
-int isolate_seccomp(bool vhost_user);
+	    struct isolate_path *pid, bool bpf_maps);
+int isolate_seccomp(bool vhost_user, bool bpf_maps);
 int isolate_caps(void);
 int isolate_chroot(void);
 void isolate_remove(const struct isolate_path *k);

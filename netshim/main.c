@@ -27,6 +27,8 @@
 #include "fwd_ns.h"
 #include "icmp.h"
 #include "isolate.h"
+#include "bpf/bpf.h"
+#include "bpf/sk_lookup.h"
 #include "link.h"
 #include "log.h"
 #include "netns.h"
@@ -46,6 +48,7 @@
  */
 static void counters_log(struct ctx *c)
 {
+	splice_counters(c);
 	info("counters: %u TCP connections, %u UDP/ICMP flows open",
 	     tcp_count(c), flow_count(c));
 #define COUNTER_LOG(name, desc)						\
@@ -53,6 +56,10 @@ static void counters_log(struct ctx *c)
 	     (unsigned long long)c->cnt.name, desc);
 	COUNTERS(COUNTER_LOG)
 #undef COUNTER_LOG
+	if (c->sk_lookup)
+		info("  %-16s %12llu  %s", "sk_lookup",
+		     (unsigned long long)sk_lookup_assigned(c),
+		     "TCP connections handed over by eBPF sk_lookup");
 }
 
 /**
@@ -139,11 +146,13 @@ static void timer_input(struct ctx *c)
 	if (read(c->timer_fd, &expirations, sizeof(expirations)) < 0)
 		return;
 	tcp_timer(c);
+	splice_timer(c);
 	if (c->now.tv_sec != last_second) {
 		last_second = c->now.tv_sec;
 		flow_timer(c);
 		icmp_ra_timer(c);
 		fwd_auto_timer(c);
+		sk_lookup_timer(c);
 	}
 }
 
@@ -397,10 +406,12 @@ static int setup(struct ctx *c)
 		err("event loop set-up: %m");
 		return -1;
 	}
-	if (flow_init(c) || tcp_init(c)) {
+	if (flow_init(c)) {
 		err("cannot size the flow and connection tables: %m");
 		return -1;
 	}
+	if (tcp_init(c))		/* says why itself */
+		return -1;
 	if (udp_init(c))
 		return -1;
 	if (*c->conf.pcap_file && pcap_open(c, c->conf.pcap_file))
@@ -435,6 +446,7 @@ int main(int argc, char **argv)
 		 c->conf.quiet, c->conf.debug);
 	log_set_trace(c->conf.trace);
 	log_set_size(c->conf.log_size);
+	bpf_log_init();
 	raise_nofile();
 
 	if (setup(c))
@@ -461,7 +473,7 @@ int main(int argc, char **argv)
 	}
 
 	if (daemonize(c, &ready) || write_pid_file(c) ||
-	    isolate(&c->conf, &sock_k, &pid_k)) {
+	    isolate(&c->conf, &sock_k, &pid_k, splice_bpf_loaded(c))) {
 		if (*c->conf.sock_path)
 			unlink(c->conf.sock_path);
 		if (*c->conf.pid_file)

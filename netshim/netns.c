@@ -543,7 +543,7 @@ int netns_helper_start(struct ctx *c)
 		if (dup2(sp[1], 3) < 0)
 			_exit(1);
 		close_range(4, ~0U, 0);
-		if (isolate_caps() || isolate_seccomp(false))
+		if (isolate_caps() || isolate_seccomp(false, false))
 			_exit(1);
 		netns_helper_loop(3);
 	}

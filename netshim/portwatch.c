@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <linux/inet_diag.h>
 #include <linux/sock_diag.h>
 #include <libmnl/libmnl.h>
@@ -82,18 +83,47 @@ int portwatch_next_change(const struct portset *cur, const struct portset *seen,
  */
 int portwatch_open(struct portwatch *pw)
 {
+	memset(pw->skip_ino, 0, sizeof(pw->skip_ino));
 	pw->seq = 0;
 	pw->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	return pw->fd < 0 ? -1 : 0;
 }
 
 /**
+ * portwatch_skip() - leave a socket of our own out of every scan
+ * @pw:		sock_diag socket, from portwatch_open()
+ * @i:		slot, below PORTWATCH_SKIP_MAX
+ * @fd:		the socket
+ *
+ * A listener of ours in the watched namespace is not a listener of
+ * someone else's, whatever its port: it is told by its inode, which the
+ * socket records of a dump carry.
+ *
+ * Return: 0 on success, -1 with errno set
+ */
+int portwatch_skip(struct portwatch *pw, unsigned int i, int fd)
+{
+	struct stat st;
+
+	if (i >= PORTWATCH_SKIP_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (fstat(fd, &st))
+		return -1;
+	pw->skip_ino[i] = (uint32_t)st.st_ino;
+	return 0;
+}
+
+/**
  * struct pw_dump - what one dump's callback needs
+ * @pw:		the watch, with the sockets to leave out
  * @out:	ports seen, added to
  * @proto:	IPPROTO_TCP or IPPROTO_UDP
  * @skip_lo:	leave out sockets bound to a loopback address
  */
 struct pw_dump {
+	const struct portwatch *pw;
 	struct portset *out;
 	int proto;
 	bool skip_lo;
@@ -125,9 +155,13 @@ static int pw_msg_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct inet_diag_msg *m = mnl_nlmsg_get_payload(nlh);
 	struct pw_dump *d = data;
+	int i;
 
 	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*m))
 		return MNL_CB_ERROR;
+	for (i = 0; i < PORTWATCH_SKIP_MAX; i++)
+		if (d->pw->skip_ino[i] && m->idiag_inode == d->pw->skip_ino[i])
+			return MNL_CB_OK;
 	/* A UDP socket connected to a peer is one end of a conversation,
 	 * not a service: only unconnected ones are listeners.
 	 */
@@ -194,7 +228,8 @@ static int pw_dump(struct portwatch *pw, int family, struct pw_dump *d)
 int portwatch_scan(struct portwatch *pw, int proto, bool skip_lo,
 		   struct portset *out)
 {
-	struct pw_dump d = { .out = out, .proto = proto, .skip_lo = skip_lo };
+	struct pw_dump d = { .pw = pw, .out = out, .proto = proto,
+			     .skip_lo = skip_lo };
 
 	memset(out, 0, sizeof(*out));
 	if (pw_dump(pw, AF_INET, &d))

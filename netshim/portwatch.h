@@ -52,17 +52,22 @@ static inline bool portset_has(const struct portset *s, uint16_t port)
 int portwatch_next_change(const struct portset *cur, const struct portset *seen,
 			  const struct portset *skip, unsigned int from,
 			  bool *bind);
+#define PORTWATCH_SKIP_MAX	2
+
 /**
  * struct portwatch - a sock_diag socket inside the watched namespace
  * @fd:		netlink socket, -1 if closed
  * @seq:	sequence number of the last request
+ * @skip_ino:	inodes of sockets of our own that scans leave out, 0: none
  */
 struct portwatch {
 	int fd;
 	uint32_t seq;
+	uint32_t skip_ino[PORTWATCH_SKIP_MAX];
 };
 
 int portwatch_open(struct portwatch *pw);
+int portwatch_skip(struct portwatch *pw, unsigned int i, int fd);
 int portwatch_scan(struct portwatch *pw, int proto, bool skip_lo,
 		   struct portset *out);
 

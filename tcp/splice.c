@@ -18,6 +18,20 @@
  * - an error (a reset) on either socket resets the other one
  *   (SO_LINGER 0), and the pair is gone.
  * When both directions have ended, both sockets are closed.
+ *
+ * A pair that lasts (see SPLICE_MAP_TURNS) moves to
+ * the eBPF sockmap fast path when it is loaded (bpf/sockmap.c): the kernel
+ * then redirects each socket's buffers to the other's send side and the
+ * loop is not woken for the flow's data at all.  The move happens only
+ * when splice has nothing in hand: both pipes empty and both sockets read
+ * to EAGAIN, so no byte is in userspace's care and no buffer half read
+ * (the kernel's reader takes whole buffers).  From then on netshim never
+ * reads or writes those sockets; it waits for:
+ * - end of stream (EPOLLRDHUP) on fd[s]: passed on as shutdown(fd[!s],
+ *   SHUT_WR) only once fd[s]'s receive queue is empty and every byte the
+ *   program redirected from it has reached fd[!s]'s send queue (the
+ *   kernel's worker may still hold some: checked now, then every tick);
+ * - an error (a reset) on either: the other one is reset, as with splice.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,9 +40,11 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "log.h"
 #include "splice.h"
+#include "bpf/sockmap.h"
 
 /* Pipes are made at the kernel's default size (64 KiB): an unprivileged
  * user's pipes share a budget (fs.pipe-user-pages-soft, 64 MiB by
@@ -40,6 +56,20 @@
 #define SPLICE_PIPE_BIG		(1 << 20)
 /* Moves per event: fairness between pairs */
 #define SPLICE_ROUNDS		8
+/* Which pairs move to the sockmap (tests/bench/local.sh measured both
+ * paths side by side): request/response flows answer in about half the
+ * time there at every size, so with --bpf auto a pair moves after
+ * SPLICE_MAP_TURNS turns (data one way, then the other); one bulk stream
+ * measured faster on splice in every run (four at once were mixed), so
+ * auto leaves bulk flows there.  --bpf require moves bulk flows too:
+ * after SPLICE_MAP_BYTES, or SPLICE_MAP_MS of life with SPLICE_MAP_SOME
+ * moved.  Short flows (connection-rate tests, one request and its reply)
+ * never pay for the map updates either way.
+ */
+#define SPLICE_MAP_TURNS	64
+#define SPLICE_MAP_BYTES	(1 << 20)
+#define SPLICE_MAP_MS		1000
+#define SPLICE_MAP_SOME		(64 << 10)
 
 /**
  * struct splice_pair - two sockets joined, and their pipes
@@ -54,6 +84,18 @@
  * @shut:	shutdown(fd[!s], SHUT_WR) done for direction s
  * @connecting:	fd[1] is still connecting
  * @events:	events asked of epoll for each socket
+ * @mapped:	the pair is in the sockmap: the kernel moves its data
+ * @polled:	fd[s] is still registered with epoll
+ * @nomap:	the pair could not be put in the sockmap: keep splicing
+ * @bytes:	bytes spliced, both directions
+ * @got:	data was read from fd[s] in this event
+ * @turns:	times the data changed direction: data one way only in an
+ *		event, after data the other way only (bulk both ways at once
+ *		makes few)
+ * @last:	direction of the last event with data one way only
+ * @start_ms:	when the pair was joined, monotonic milliseconds
+ * @moved_base:	sockmap: what the slot of fd[s] had redirected before
+ * @written_base: sockmap: what fd[!s] had taken in before the move
  */
 struct splice_pair {
 	int fd[2];
@@ -63,16 +105,33 @@ struct splice_pair {
 	bool full[2], eof[2], shut[2];
 	bool connecting;
 	uint32_t events[2];
+	bool mapped, nomap;
+	bool polled[2];
+	uint64_t bytes;
+	bool got[2];
+	uint32_t turns;
+	int last;
+	uint64_t start_ms;
+	uint64_t moved_base[2];
+	uint64_t written_base[2];
 };
 
 /**
  * struct splice_table - every pair, sized at start-up
  * @max:	slots
  * @count:	slots in use
+ * @mapped:	pairs in the sockmap now
+ * @sm:		the sockmap fast path, NULL if not loaded
+ * @test_delay_ms: tests only: wait this long between the last check of a
+ *		pair and its move (NETSHIM_TEST_SOCKMAP_DELAY_MS), so that
+ *		bytes arrive in between, as they may by chance
  * @p:		slots
  */
 struct splice_table {
 	unsigned int max, count;
+	unsigned int mapped;
+	struct sockmap_state *sm;
+	unsigned int test_delay_ms;
 	struct splice_pair p[];
 };
 
@@ -109,6 +168,7 @@ int splice_init(struct ctx *c, unsigned int max)
 	struct splice_table *t;
 	unsigned int i;
 	int s, sz, fds[2];
+	const char *env;
 
 	t = calloc(1, sizeof(*t) + max * sizeof(t->p[0]));
 	if (!t) {
@@ -133,7 +193,13 @@ int splice_init(struct ctx *c, unsigned int max)
 	}
 	splice_grow(t);
 	c->splice = t;
-	return 0;
+	env = getenv("NETSHIM_TEST_SOCKMAP_DELAY_MS");
+	if (env) {
+		t->test_delay_ms = (unsigned int)strtoul(env, NULL, 10) % 1001;
+		warn("tests only: %u ms between the check of a local flow "
+		     "and its move to the sockmap", t->test_delay_ms);
+	}
+	return sockmap_load(&c->conf, max, &t->sm);
 }
 
 /**
@@ -176,19 +242,28 @@ static void splice_free(struct ctx *c, struct splice_pair *p, bool reset)
 	struct linger l = { 1, 0 };
 	int s;
 
+	if (p->mapped) {
+		sockmap_forget(c->splice->sm, (unsigned int)(p - c->splice->p));
+		c->splice->mapped--;
+	}
 	for (s = 0; s < 2; s++) {
 		if (reset)
 			setsockopt(p->fd[s], SOL_SOCKET, SO_LINGER, &l,
 				   sizeof(l));
-		epoll_ctl(c->epfd, EPOLL_CTL_DEL, p->fd[s], NULL);
+		if (p->polled[s])
+			epoll_ctl(c->epfd, EPOLL_CTL_DEL, p->fd[s], NULL);
 		close(p->fd[s]);
 		p->fd[s] = -1;
 		splice_drain(p->pipe_r[s], p->pending[s]);
 		p->pending[s] = 0;
 		p->full[s] = p->eof[s] = p->shut[s] = false;
+		p->polled[s] = false;
 		p->events[s] = 0;
 	}
-	p->connecting = false;
+	p->connecting = p->mapped = p->nomap = false;
+	p->bytes = 0;
+	p->turns = 0;
+	p->last = 0;
 	c->splice->count--;
 }
 
@@ -243,6 +318,8 @@ static int splice_move(struct splice_pair *p, int s)
 			   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 		if (n > 0) {
 			p->pending[s] += (size_t)n;
+			p->bytes += (uint64_t)n;
+			p->got[s] = true;
 			progress = 1;
 		} else if (!n) {
 			p->eof[s] = true;
@@ -275,6 +352,228 @@ static int splice_move(struct splice_pair *p, int s)
 }
 
 /**
+ * splice_ms() - the loop's clock in milliseconds
+ * @c:		execution context
+ *
+ * Return: monotonic milliseconds
+ */
+static uint64_t splice_ms(const struct ctx *c)
+{
+	return (uint64_t)c->now.tv_sec * 1000 +
+	       (uint64_t)c->now.tv_nsec / 1000000;
+}
+
+/**
+ * splice_map_epoll() - what a pair in the sockmap waits for
+ * @c:		execution context
+ * @p:		the pair
+ *
+ * Only the end of each stream (EPOLLRDHUP; errors come anyway): never
+ * EPOLLIN or EPOLLOUT, the data is the kernel's.  A socket with both
+ * directions shut has nothing more to say (and would report EPOLLHUP
+ * without end while its last bytes wait to leave): it leaves epoll, and
+ * the tick checks it.
+ */
+static void splice_map_epoll(struct ctx *c, struct splice_pair *p)
+{
+	uint32_t idx = (uint32_t)(p - c->splice->p);
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		struct epoll_event ev = { .data.u64 = epref(EPREF_SPLICE,
+							    idx * 2 + s) };
+		uint32_t want = p->eof[s] ? 0 : EPOLLRDHUP;
+
+		if (!p->polled[s])
+			continue;
+		if (p->eof[s] && p->shut[!s]) {
+			epoll_ctl(c->epfd, EPOLL_CTL_DEL, p->fd[s], NULL);
+			p->polled[s] = false;
+			continue;
+		}
+		if (want == p->events[s])
+			continue;
+		ev.events = want;
+		epoll_ctl(c->epfd, EPOLL_CTL_MOD, p->fd[s], &ev);
+		p->events[s] = want;
+	}
+}
+
+/**
+ * splice_map_end() - pass an end of stream on once its bytes have left
+ * @c:		execution context
+ * @p:		the pair, in the sockmap
+ * @s:		direction whose end was read: from fd[s] to fd[!s]
+ *
+ * The FIN must follow the last redirected byte, and the sockets may be
+ * closed only when the kernel's worker holds nothing of theirs: every
+ * byte of fd[s]'s receive queue went through the program (none unread)
+ * and everything the program counted for fd[s] is in fd[!s]'s send queue.
+ *
+ * Return: true if the direction is now shut, false to check again later
+ */
+static bool splice_map_end(struct ctx *c, struct splice_pair *p, int s)
+{
+	uint32_t slot = (uint32_t)(p - c->splice->p) * 2 + (uint32_t)s;
+	uint64_t moved, written;
+
+	if (sockmap_unread(p->fd[s]) != 0)
+		return false;
+	moved = sockmap_moved(c->splice->sm, slot) - p->moved_base[s];
+	if (sockmap_written(p->fd[!s], &written) ||
+	    written - p->written_base[s] < moved)
+		return false;
+	debug("local flow %u: end of stream from side %d after %llu bytes "
+	      "redirected", slot / 2, s, (unsigned long long)moved);
+	shutdown(p->fd[!s], SHUT_WR);
+	p->shut[s] = true;
+	return true;
+}
+
+/**
+ * splice_map_check() - a pair in the sockmap: errors, ends, release
+ * @c:		execution context
+ * @p:		the pair
+ */
+static void splice_map_check(struct ctx *c, struct splice_pair *p)
+{
+	socklen_t sl = sizeof(int);
+	int s, e;
+
+	for (s = 0; s < 2; s++) {
+		e = 0;
+		if (getsockopt(p->fd[s], SOL_SOCKET, SO_ERROR, &e, &sl) || e) {
+			debug("local flow %u: side %d failed (%s): reset",
+			      (unsigned int)(p - c->splice->p), s, strerror(e));
+			splice_free(c, p, true);
+			return;
+		}
+	}
+	for (s = 0; s < 2; s++)
+		if (p->eof[s] && !p->shut[s])
+			splice_map_end(c, p, s);
+	if (p->shut[0] && p->shut[1]) {
+		splice_free(c, p, false);
+		return;
+	}
+	splice_map_epoll(c, p);
+}
+
+/* Rounds of splicing to empty both sockets and pipes before a move */
+#define SPLICE_MAP_TRIES	4
+
+/**
+ * splice_test_delay() - tests only: spin for a while (sleeping calls are
+ *			 not in the seccomp allow-list, and need not be)
+ * @ms:		milliseconds
+ */
+static void splice_test_delay(unsigned int ms)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000 +
+	       (b.tv_nsec - a.tv_nsec) / 1000000 < (long)ms);
+}
+
+/**
+ * splice_map_worth() - tell if a pair has lasted enough to move
+ * @c:		execution context
+ * @p:		the pair
+ *
+ * Return: true if it should move (see SPLICE_MAP_TURNS)
+ */
+static bool splice_map_worth(const struct ctx *c, const struct splice_pair *p)
+{
+	if (p->turns >= SPLICE_MAP_TURNS)
+		return true;
+	if (c->conf.bpf != CONF_BPF_REQUIRE)
+		return false;
+	return p->bytes >= SPLICE_MAP_BYTES ||
+	       (p->bytes >= SPLICE_MAP_SOME &&
+		splice_ms(c) - p->start_ms >= SPLICE_MAP_MS);
+}
+
+/**
+ * splice_map_try() - move a pair that lasts to the sockmap
+ * @c:		execution context
+ * @p:		the pair, spliced
+ *
+ * Only when nothing is in userspace's care: both pipes empty, and both
+ * receive queues empty (SIOCINQ 0: every buffer read whole, none left
+ * half read, which the kernel's reader would send again whole, as it
+ * takes buffers, not bytes).  A few more rounds of splicing get there
+ * when a sender keeps a queue busy.  Bytes that arrive between that check
+ * and the move wait in the receive queue, and the program sees them only
+ * when the socket is next told of data: setting SO_RCVLOWAT tells it
+ * (tcp_set_rcvlowat() calls the data-ready hook the sockmap installed),
+ * so they do not wait for a next segment that may never come.
+ *
+ * Return: true if the pair is taken care of (moved, or freed on an error
+ *	   met while emptying it), false to go on splicing it
+ */
+static bool splice_map_try(struct ctx *c, struct splice_pair *p)
+{
+	struct splice_table *t = c->splice;
+	unsigned int idx = (unsigned int)(p - t->p);
+	static bool warned;
+	int s, i, one = 1, ret;
+	bool ready = false;
+
+	if (!t->sm || p->mapped || p->nomap || p->connecting ||
+	    !splice_map_worth(c, p))
+		return false;
+	for (i = 0; i < SPLICE_MAP_TRIES && !ready; i++) {
+		ready = true;
+		for (s = 0; s < 2; s++) {
+			if (p->eof[s] || p->shut[s])
+				return false;
+			if (p->pending[s] || sockmap_unread(p->fd[s]))
+				ready = false;
+		}
+		if (ready)
+			break;
+		if (splice_move(p, 0) < 0 || splice_move(p, 1) < 0) {
+			splice_free(c, p, true);
+			return true;
+		}
+	}
+	if (!ready)
+		return false;
+	for (s = 0; s < 2; s++)
+		if (sockmap_written(p->fd[!s], &p->written_base[s]))
+			goto fail;
+	if (t->test_delay_ms)
+		splice_test_delay(t->test_delay_ms);
+	ret = sockmap_add(t->sm, idx, p->fd, p->moved_base);
+	if (ret) {
+		errno = -ret;
+		goto fail;
+	}
+	debug("local flow %u: moved to the sockmap after %llu bytes spliced, "
+	      "%u turns", idx, (unsigned long long)p->bytes, p->turns);
+	p->mapped = true;
+	t->mapped++;
+	c->cnt.tcp_sockmap++;
+	for (s = 0; s < 2; s++)
+		setsockopt(p->fd[s], SOL_SOCKET, SO_RCVLOWAT, &one,
+			   sizeof(one));
+	splice_map_check(c, p);
+	return true;
+fail:
+	if (!warned) {
+		warn("a local flow stays on splice: the sockmap refused it: "
+		     "%s", strerror(errno));
+		warned = true;
+	}
+	p->nomap = true;
+	c->cnt.sockmap_refused++;
+	return false;
+}
+
+/**
  * splice_run() - move data both ways until nothing moves, then wait
  * @c:		execution context
  * @p:		the pair
@@ -283,6 +582,7 @@ static void splice_run(struct ctx *c, struct splice_pair *p)
 {
 	int i, a, b;
 
+	p->got[0] = p->got[1] = false;
 	for (i = 0; i < SPLICE_ROUNDS; i++) {
 		a = splice_move(p, 0);
 		b = a < 0 ? -1 : splice_move(p, 1);
@@ -297,6 +597,12 @@ static void splice_run(struct ctx *c, struct splice_pair *p)
 		splice_free(c, p, false);
 		return;
 	}
+	if (p->got[0] != p->got[1] && p->last != p->got[1]) {
+		p->last = p->got[1];
+		p->turns++;
+	}
+	if (splice_map_try(c, p))
+		return;
 	splice_epoll(c, p);
 }
 
@@ -337,8 +643,10 @@ int splice_join(struct ctx *c, int a, int b, bool b_connecting)
 		}
 		p->fd[s] = fd;
 		p->events[s] = 0;
+		p->polled[s] = true;
 	}
 	p->connecting = b_connecting;
+	p->start_ms = splice_ms(c);
 	t->count++;
 	if (b_connecting)
 		splice_epoll(c, p);
@@ -366,12 +674,19 @@ void splice_ready(struct ctx *c, uint32_t idx, uint32_t events)
 	socklen_t sl = sizeof(int);
 	int e = 0;
 
-	(void)events;
 	if (!t || idx / 2 >= t->max)
 		return;
 	p = &t->p[idx / 2];
 	if (p->fd[0] < 0)
 		return;
+	if (p->mapped) {
+		debug("local flow %u: side %u: events %x", idx / 2, idx & 1,
+		      events);
+		if (events & (EPOLLRDHUP | EPOLLHUP))
+			p->eof[idx & 1] = true;
+		splice_map_check(c, p);
+		return;
+	}
 	if (p->connecting) {
 		if (getsockopt(p->fd[1], SOL_SOCKET, SO_ERROR, &e, &sl) || e) {
 			splice_free(c, p, true);
@@ -380,4 +695,53 @@ void splice_ready(struct ctx *c, uint32_t idx, uint32_t events)
 		p->connecting = false;
 	}
 	splice_run(c, p);
+}
+
+/**
+ * splice_timer() - on a tick: pairs in the sockmap waiting for their last
+ *		    redirected bytes to leave before an end of stream
+ * @c:		execution context
+ */
+void splice_timer(struct ctx *c)
+{
+	struct splice_table *t = c->splice;
+	unsigned int i;
+
+	if (!t || !t->mapped)
+		return;
+	for (i = 0; i < t->max; i++) {
+		struct splice_pair *p = &t->p[i];
+
+		if (p->fd[0] >= 0 && p->mapped &&
+		    ((p->eof[0] && !p->shut[0]) || (p->eof[1] && !p->shut[1])))
+			splice_map_check(c, p);
+	}
+}
+
+/**
+ * splice_counters() - copy what the sockmap program counted to the
+ *		       counters, before they are logged
+ * @c:		execution context
+ */
+void splice_counters(struct ctx *c)
+{
+	struct sockmap_totals tot;
+
+	if (!c->splice || !c->splice->sm ||
+	    sockmap_totals(c->splice->sm, &tot))
+		return;
+	c->cnt.sockmap_bytes = tot.bytes;
+	c->cnt.sockmap_misses = tot.misses;
+}
+
+/**
+ * splice_bpf_loaded() - tell if the sockmap fast path is loaded, so that
+ *			 the sandbox lets the loop use its maps
+ * @c:		execution context
+ *
+ * Return: true if it is
+ */
+bool splice_bpf_loaded(const struct ctx *c)
+{
+	return c->splice && c->splice->sm;
 }

@@ -13,5 +13,8 @@ int splice_init(struct ctx *c, unsigned int max);
 int splice_join(struct ctx *c, int a, int b, bool b_connecting);
 void splice_ready(struct ctx *c, uint32_t idx, uint32_t events);
 unsigned int splice_count(const struct ctx *c);
+void splice_timer(struct ctx *c);
+void splice_counters(struct ctx *c);
+bool splice_bpf_loaded(const struct ctx *c);
 
 #endif /* NETSHIM_SPLICE_H */

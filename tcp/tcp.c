@@ -1508,7 +1508,7 @@ void tcp_accept_fwd(struct ctx *c, const struct fwd_listener *l)
 	struct in6_addr raddr, gaddr;
 	struct tcp_conn *conn;
 	socklen_t sl = sizeof(sa);
-	uint16_t rport;
+	uint16_t rport, gport;
 	int fd;
 
 	fd = accept4(l->fd, (struct sockaddr *)&sa, &sl,
@@ -1516,11 +1516,13 @@ void tcp_accept_fwd(struct ctx *c, const struct fwd_listener *l)
 	if (fd < 0)
 		return;
 	inany_from_sockaddr(&sa, &raddr, &rport);
+	if (fwd_guest_port(c, l, fd, &gport))
+		goto refuse;
 
 	if (c->splice && (IN6_IS_ADDR_LOOPBACK(&raddr) ||
 			  (inany_is4(&raddr) &&
 			   (ntohl(inany_to4(&raddr).s_addr) >> 24) == 127))) {
-		tcp_splice_local(c, fd, &raddr, l->guest_port);
+		tcp_splice_local(c, fd, &raddr, gport);
 		return;
 	}
 
@@ -1554,7 +1556,7 @@ void tcp_accept_fwd(struct ctx *c, const struct fwd_listener *l)
 			raddr = c->conf.our_ll6;
 	}
 
-	conn = conn_new(c, &gaddr, l->guest_port, &raddr, rport);
+	conn = conn_new(c, &gaddr, gport, &raddr, rport);
 	if (!conn)
 		goto refuse;
 	conn->fd = fd;
@@ -1598,7 +1600,7 @@ static bool tcp_probe_peek_off(void)
  * tcp_init() - size the connection table, probe the kernel, listen for -t
  * @c:		execution context
  *
- * Return: 0 on success, -1 on failure
+ * Return: 0 on success, -1 on failure (logged)
  */
 int tcp_init(struct ctx *c)
 {
@@ -1606,7 +1608,7 @@ int tcp_init(struct ctx *c)
 	uint32_t i;
 
 	if (!t)
-		return -1;
+		goto nomem;
 	c->tcp = t;
 	t->n = c->conf.max_tcp;
 	for (t->nbuckets = 1; t->nbuckets < t->n * 2; t->nbuckets <<= 1)
@@ -1614,7 +1616,7 @@ int tcp_init(struct ctx *c)
 	t->c = calloc(t->n, sizeof(*t->c));
 	t->bucket = malloc(sizeof(*t->bucket) * t->nbuckets);
 	if (!t->c || !t->bucket)
-		return -1;
+		goto nomem;
 	for (i = 0; i < t->nbuckets; i++)
 		t->bucket[i] = -1;
 	for (i = 0; i < t->n; i++) {
@@ -1630,12 +1632,16 @@ int tcp_init(struct ctx *c)
 	if (!t->peek_off) {
 		t->discard = malloc(TCP_DISCARD_SIZE);
 		if (!t->discard)
-			return -1;
+			goto nomem;
 		info("kernel without SO_PEEK_OFF for TCP: peeking from the "
 		     "acknowledged byte");
 	}
+	/* fwd_listen() says why it fails */
 	return fwd_listen(c, &c->conf.tcp_fwd, SOCK_STREAM, EPREF_TCP_LISTEN,
 			  &t->lst, &t->nlst);
+nomem:
+	err("cannot size the TCP connection table: %m");
+	return -1;
 }
 
 /**

@@ -2,7 +2,8 @@
 /*
  * vu_relay - join a tap device to a vhost-user back-end, as a front-end
  *
- * Usage: vu_relay [--mtu N] [--offload] TAPNAME SOCKETPATH
+ * Usage: vu_relay [--mtu N] [--features LIST] [--offload]
+ *		  TAPNAME SOCKETPATH|fd:N
  *
  * The vhost-user counterpart of tests/relay.c: it runs in the test's guest
  * namespace, whose kernel stack plays the guest, and is the virtio driver
@@ -13,9 +14,20 @@
  * (IFF_VNET_HDR), so the guest kernel reads the back-end's header as
  * Linux's virtio-net driver does (DATA_VALID, num_buffers), and its frames
  * go out with the header the kernel writes.  Native speed, unlike a VM
- * under TCG.  With --offload the relay takes the checksum and TSO
- * features the back-end offers, both ways, and lets the tap carry them
- * (TUNSETOFFLOAD), as QEMU's virtio-net does on a tap.
+ * under TCG.
+ *
+ * --features (or VU_RELAY_FEATURES in the environment) asks for offloads,
+ * comma separated: csum, host_tso4, host_tso6 (the guest's checksums and
+ * TSO frames left to the back-end), guest_csum, guest_tso4, guest_tso6
+ * (the back-end's), "all" (every offload), or "none" (the default: plain
+ * frames); and event_idx, notifications suppressed by ring indices as
+ * Linux's driver negotiates them (virtio 1.2 2.7.7, 2.7.10).  Each is
+ * negotiated only if the back-end offers it, as Linux's driver does, and
+ * the tap is told the same (TUNSETOFFLOAD), so the guest kernel hands over
+ * and takes what a virtio-net guest with those features would.  --offload
+ * is "all", and the relay exits if the back-end does not offer every one
+ * of them.  On exit
+ * the relay prints what it moved and what it negotiated.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -59,9 +71,15 @@
 #define SET_VRING_ENABLE	18
 #define F_VERSION_1		(1ULL << 32)
 #define F_MRG_RXBUF		(1ULL << 15)
-/* CSUM, GUEST_CSUM, GUEST_TSO4/6, HOST_TSO4/6 */
-#define F_OFFLOADS		(1ULL << 0 | 1ULL << 1 | 1ULL << 7 | \
-				 1ULL << 8 | 1ULL << 11 | 1ULL << 12)
+#define F_CSUM			(1ULL << 0)
+#define F_GUEST_CSUM		(1ULL << 1)
+#define F_GUEST_TSO4		(1ULL << 7)
+#define F_GUEST_TSO6		(1ULL << 8)
+#define F_HOST_TSO4		(1ULL << 11)
+#define F_HOST_TSO6		(1ULL << 12)
+#define F_OFFLOADS		(F_CSUM | F_GUEST_CSUM | F_GUEST_TSO4 | \
+				 F_GUEST_TSO6 | F_HOST_TSO4 | F_HOST_TSO6)
+#define F_EVENT_IDX		(1ULL << 29)
 #define F_PROTOCOL_FEATURES	(1ULL << 30)
 #define PF_REPLY_ACK		(1ULL << 3)
 #define FLAG_VERSION		1
@@ -75,6 +93,7 @@
  * @base:	offset of its descriptor table in guest memory
  * @avail_idx:	next available entry we publish
  * @used_seen:	used entries already handled
+ * @kicked:	avail index the back-end was last kicked for (EVENT_IDX)
  * @kick:	eventfd we signal after publishing
  * @call:	eventfd the back-end signals
  */
@@ -82,6 +101,7 @@ struct queue {
 	size_t base;
 	uint16_t avail_idx;
 	uint16_t used_seen;
+	uint16_t kicked;
 	int kick, call;
 };
 
@@ -94,7 +114,12 @@ struct queue {
  * @q:		receive (0) and transmit (1) queues
  * @free:	transmit slots not in flight
  * @nfree:	how many
- * @offload:	--offload: negotiate checksum and TSO offloads
+ * @want:	offload features asked for (--features)
+ * @need_all:	--offload: exit unless every offload is offered
+ * @features:	features negotiated
+ * @frames:	frames moved: to the tap (0), from it (1)
+ * @bytes:	their bytes, virtio-net headers included
+ * @dropped:	received frames not written to the tap (bad length, tap full)
  */
 struct vr {
 	uint8_t *mem;
@@ -104,7 +129,32 @@ struct vr {
 	struct queue q[2];
 	uint16_t free[NUM];
 	int nfree;
+	uint64_t want;
+	int need_all;
+	uint64_t features;
+	uint64_t frames[2];
+	uint64_t bytes[2];
+	uint64_t dropped;
+};
+
+/**
+ * struct offload - a feature --features can ask for
+ * @name:	its name on the command line
+ * @bit:	virtio feature bit
+ * @offload:	part of "all" and --offload
+ */
+static const struct offload {
+	const char *name;
+	uint64_t bit;
 	int offload;
+} offloads[] = {
+	{ "csum", F_CSUM, 1 },
+	{ "guest_csum", F_GUEST_CSUM, 1 },
+	{ "guest_tso4", F_GUEST_TSO4, 1 },
+	{ "guest_tso6", F_GUEST_TSO6, 1 },
+	{ "host_tso4", F_HOST_TSO4, 1 },
+	{ "host_tso6", F_HOST_TSO6, 1 },
+	{ "event_idx", F_EVENT_IDX, 0 },
 };
 
 static volatile sig_atomic_t stop;
@@ -261,8 +311,51 @@ static void publish(struct vr *r, struct queue *q)
 
 	__atomic_store_n(idx, q->avail_idx, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (r->features & F_EVENT_IDX) {
+		/* avail_event, after the used ring's entries */
+		uint16_t *ev = (uint16_t *)(r->mem + q->base + 0x2000 + 4 +
+					    8 * NUM);
+		uint16_t e = __atomic_load_n(ev, __ATOMIC_ACQUIRE);
+		uint16_t old = q->kicked;
+
+		q->kicked = q->avail_idx;
+		/* vring_need_event(): did we pass the index it asked for */
+		if ((uint16_t)(q->avail_idx - e - 1) >=
+		    (uint16_t)(q->avail_idx - old))
+			return;
+	}
 	if (write(q->kick, &one, sizeof(one)) < 0)
 		die("kick");
+}
+
+/**
+ * ask_calls() - with EVENT_IDX, ask for a call at the next used entry
+ * @r:		relay
+ *
+ * used_event (after the avail ring's entries) set to what we have seen,
+ * then the used rings looked at again: an entry the back-end added before
+ * it could see the request would otherwise wait for the poll timeout.
+ *
+ * Return: 1 if there are used entries to handle now, 0 if not
+ */
+static int ask_calls(struct vr *r)
+{
+	int i, more = 0;
+
+	if (!(r->features & F_EVENT_IDX))
+		return 0;
+	for (i = 0; i < 2; i++) {
+		struct queue *q = &r->q[i];
+		uint16_t *ue = (uint16_t *)(r->mem + q->base + 0x1000 + 4 +
+					    2 * NUM);
+		uint16_t *used = (uint16_t *)(r->mem + q->base + 0x2000 + 2);
+
+		__atomic_store_n(ue, q->used_seen, __ATOMIC_RELEASE);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (__atomic_load_n(used, __ATOMIC_ACQUIRE) != q->used_seen)
+			more = 1;
+	}
+	return more;
 }
 
 /**
@@ -320,20 +413,17 @@ static void setup(struct vr *r)
 	f = PF_REPLY_ACK;
 	send_msg(r, SET_PROTOCOL_FEATURES, 0, &f, 8, NULL, 0);
 	send_msg(r, SET_OWNER, 0, NULL, 0, NULL, 0);
-	/* As Linux's driver: mergeable receive buffers when offered */
-	f = (feat & F_MRG_RXBUF) | F_VERSION_1 | F_PROTOCOL_FEATURES;
-	if (r->offload) {
-		unsigned int tun = TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6;
-
-		if ((feat & F_OFFLOADS) != F_OFFLOADS) {
-			fprintf(stderr, "vu_relay: offloads not offered\n");
-			exit(1);
-		}
-		f |= F_OFFLOADS;
-		if (ioctl(r->tap, TUNSETOFFLOAD, tun) < 0)
-			die("TUNSETOFFLOAD");
+	if (r->need_all && (feat & F_OFFLOADS) != F_OFFLOADS) {
+		fprintf(stderr, "vu_relay: offloads not offered\n");
+		exit(1);
 	}
+	/* As Linux's driver: mergeable receive buffers when offered, and
+	 * the offloads asked for where offered
+	 */
+	f = (feat & (F_MRG_RXBUF | r->want)) | F_VERSION_1 |
+	    F_PROTOCOL_FEATURES;
 	acked(r, SET_FEATURES, &f, 8, NULL, 0);
+	r->features = f;
 	memcpy(mem + 8, region, 32);
 	acked(r, SET_MEM_TABLE, mem, sizeof(mem), &r->memfd, 1);
 
@@ -470,8 +560,16 @@ static void rx_to_tap(struct vr *r)
 		if (!--left && flen > HDR) {
 			if (frame[0] & HDR_F_DATA_VALID)
 				fix_l4_csum(frame + HDR, flen - HDR);
-			if (write(r->tap, frame, flen) < 0 && errno != EAGAIN)
-				die("tap write");
+			if (write(r->tap, frame, flen) < 0) {
+				if (errno != EAGAIN)
+					die("tap write");
+				r->dropped++;
+			} else {
+				r->frames[0]++;
+				r->bytes[0] += flen;
+			}
+		} else if (!left) {
+			r->dropped++;
 		}
 		avail_add(r, q, id);
 		reposted++;
@@ -501,6 +599,8 @@ static void tap_to_tx(struct vr *r)
 		if (n <= HDR)
 			break;
 		r->nfree--;
+		r->frames[1]++;
+		r->bytes[1] += (uint64_t)n;
 		desc_put(r, q, slot, TX_BUFS + (uint64_t)slot * SLOT,
 			 (uint32_t)n, 0);
 		avail_add(r, q, slot);
@@ -511,6 +611,96 @@ static void tap_to_tx(struct vr *r)
 	}
 	if (sent)
 		publish(r, q);
+}
+
+/**
+ * feature_known() - whether a name is one --features takes
+ * @name:	the name
+ *
+ * Return: 1 if it is, 0 if not
+ */
+static int feature_known(const char *name)
+{
+	size_t i;
+
+	if (!strcmp(name, "all") || !strcmp(name, "none"))
+		return 1;
+	for (i = 0; i < sizeof(offloads) / sizeof(offloads[0]); i++)
+		if (!strcmp(name, offloads[i].name))
+			return 1;
+	return 0;
+}
+
+/**
+ * parse_features() - the offloads named in a comma-separated list
+ * @list:	csum, guest_tso4, ..., "all" or "none"
+ *
+ * Return: their feature bits; exits on a name it does not know
+ */
+static uint64_t parse_features(const char *list)
+{
+	char buf[256], *name, *save;
+	uint64_t f = 0;
+	size_t i;
+
+	if (strlen(list) >= sizeof(buf)) {
+		fprintf(stderr, "vu_relay: --features list too long\n");
+		exit(2);
+	}
+	strcpy(buf, list);
+	for (name = strtok_r(buf, ",", &save); name;
+	     name = strtok_r(NULL, ",", &save)) {
+		if (!feature_known(name)) {
+			fprintf(stderr, "vu_relay: unknown feature %s\n",
+				name);
+			exit(2);
+		}
+		for (i = 0; i < sizeof(offloads) / sizeof(offloads[0]); i++)
+			if ((!strcmp(name, "all") && offloads[i].offload) ||
+			    !strcmp(name, offloads[i].name))
+				f |= offloads[i].bit;
+	}
+	return f;
+}
+
+/**
+ * tap_offload() - let the tap hand over what the back-end accepted
+ * @r:		relay, features negotiated
+ *
+ * The tap gives the relay partial checksums and TSO frames only if told
+ * so, as a virtio-net device with CSUM and HOST_TSO gets them from the
+ * guest's driver.
+ */
+static void tap_offload(struct vr *r)
+{
+	unsigned long off = 0;
+
+	if (r->features & F_CSUM) {
+		off |= TUN_F_CSUM;
+		if (r->features & F_HOST_TSO4)
+			off |= TUN_F_TSO4;
+		if (r->features & F_HOST_TSO6)
+			off |= TUN_F_TSO6;
+	}
+	if (ioctl(r->tap, TUNSETOFFLOAD, off) < 0)
+		die("TUNSETOFFLOAD");
+}
+
+/**
+ * print_stats() - what the relay moved, on stderr
+ * @r:		relay
+ */
+static void print_stats(const struct vr *r)
+{
+	fprintf(stderr,
+		"vu_relay: features %#llx; to tap %llu frames %llu bytes, "
+		"from tap %llu frames %llu bytes, %llu dropped\n",
+		(unsigned long long)r->features,
+		(unsigned long long)r->frames[0],
+		(unsigned long long)r->bytes[0],
+		(unsigned long long)r->frames[1],
+		(unsigned long long)r->bytes[1],
+		(unsigned long long)r->dropped);
 }
 
 /**
@@ -553,7 +743,8 @@ static int tap_up(const char *name, int mtu)
 
 /**
  * sock_connect() - connect to the back-end, waiting up to 5 s for it
- * @path:	its socket
+ * @path:	its socket, or "fd:N" for a socket already connected as N (a
+ *		socketpair whose other end a launcher gave the back-end, -F)
  *
  * Return: the connected socket
  */
@@ -561,6 +752,19 @@ static int sock_connect(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int s, waited;
+
+	if (!strncmp(path, "fd:", 3)) {
+		char *end;
+		long fd = strtol(path + 3, &end, 10);
+
+		if (*end || end == path + 3 || fd <= 2 || fd > 1024 ||
+		    fcntl((int)fd, F_GETFD) < 0) {
+			fprintf(stderr, "vu_relay: %s: not an open descriptor\n",
+				path);
+			exit(2);
+		}
+		return (int)fd;
+	}
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		fprintf(stderr, "vu_relay: socket path too long\n");
@@ -587,7 +791,7 @@ static int sock_connect(const char *path)
  * main() - set up memory, rings and tap, then relay until the back-end
  *	    closes or a signal
  * @argc:	argument count
- * @argv:	[--mtu N] TAPNAME SOCKETPATH
+ * @argv:	[--mtu N] [--features LIST] TAPNAME SOCKETPATH
  *
  * Return: 0 on a signal, 1 if the back-end went away
  */
@@ -595,20 +799,33 @@ int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct vr r = { 0 };
-	int i, mtu = 1500, a = 1;
+	int i, mtu = 1500, a = 1, more = 0;
 	struct pollfd p[4];
 
-	if (argc > 2 && !strcmp(argv[1], "--mtu")) {
-		mtu = atoi(argv[2]);
-		a = 3;
-	}
-	if (argc > a && !strcmp(argv[a], "--offload")) {
-		r.offload = 1;
-		a++;
+	if (getenv("VU_RELAY_FEATURES"))
+		r.want = parse_features(getenv("VU_RELAY_FEATURES"));
+	while (argc - a > 2 && argv[a][0] == '-') {
+		if (!strcmp(argv[a], "--offload")) {
+			r.want |= F_OFFLOADS;
+			r.need_all = 1;
+			a++;
+			continue;
+		}
+		if (!strcmp(argv[a], "--mtu")) {
+			mtu = atoi(argv[a + 1]);
+		} else if (!strcmp(argv[a], "--features")) {
+			r.want = parse_features(argv[a + 1]);
+		} else {
+			fprintf(stderr, "vu_relay: unknown option %s\n",
+				argv[a]);
+			return 2;
+		}
+		a += 2;
 	}
 	if (argc - a != 2 || mtu < 68 || mtu > MTU_MAX) {
-		fprintf(stderr, "usage: %s [--mtu N] [--offload] TAPNAME "
-			"SOCKETPATH\n", argv[0]);
+		fprintf(stderr,
+			"usage: %s [--mtu N] [--features LIST] [--offload] TAPNAME SOCKETPATH|fd:N\n",
+			argv[0]);
 		return 2;
 	}
 	sigaction(SIGTERM, &sa, NULL);
@@ -631,6 +848,7 @@ int main(int argc, char **argv)
 	r.tap = tap_up(argv[a], mtu);
 	r.sock = sock_connect(argv[a + 1]);
 	setup(&r);
+	tap_offload(&r);
 
 	for (i = 0; i < NUM; i++) {
 		desc_put(&r, &r.q[0], i, RX_BUFS + (uint64_t)i * SLOT, SLOT,
@@ -641,13 +859,14 @@ int main(int argc, char **argv)
 	publish(&r, &r.q[0]);
 
 	while (!stop) {
+		int wait = more ? 0 : 100;
 		uint64_t v;
 
 		p[0] = (struct pollfd){ r.tap, r.nfree ? POLLIN : 0, 0 };
 		p[1] = (struct pollfd){ r.q[0].call, POLLIN, 0 };
 		p[2] = (struct pollfd){ r.q[1].call, POLLIN, 0 };
 		p[3] = (struct pollfd){ r.sock, POLLIN, 0 };
-		if (poll(p, 4, 100) < 0) {
+		if (poll(p, 4, wait) < 0) {
 			if (errno == EINTR)
 				continue;
 			die("poll");
@@ -657,6 +876,7 @@ int main(int argc, char **argv)
 
 			if (recv(r.sock, &c, 1, MSG_DONTWAIT) <= 0) {
 				fprintf(stderr, "vu_relay: back-end gone\n");
+				print_stats(&r);
 				return 1;
 			}
 		}
@@ -667,6 +887,8 @@ int main(int argc, char **argv)
 		/* Look at both rings every time: a call may be suppressed */
 		rx_to_tap(&r);
 		tap_to_tx(&r);
+		more = ask_calls(&r);
 	}
+	print_stats(&r);
 	return 0;
 }

@@ -103,6 +103,10 @@ static int vu_setup(struct ctx *c)
 	vu_dev_init(&v->dev);
 	for (i = 0; i < VU_QUEUES; i++)
 		v->kick_reg[i] = -1;
+	if (vu_mem_guard_init()) {
+		err("SIGBUS handler for guest memory: %m");
+		return -1;
+	}
 	return 0;
 }
 
@@ -116,6 +120,23 @@ static void vu_drop(struct ctx *c, const char *why)
 	c->cnt.vu_dropped++;
 	warn("vhost-user front-end dropped: %s", why);
 	vu_close(c, why);
+}
+
+/**
+ * vu_fault_check() - drop a front-end that shrank guest memory under us
+ * @c:		execution context
+ *
+ * The SIGBUS handler of mem.c has already put zero pages there, so what
+ * read them went on harmlessly; the front-end broke the rules all the same.
+ *
+ * Return: true if it was dropped
+ */
+static bool vu_fault_check(struct ctx *c)
+{
+	if (!vu_mem_faulted())
+		return false;
+	vu_drop(c, "guest memory truncated under its mapping (SIGBUS)");
+	return true;
 }
 
 /**
@@ -768,6 +789,8 @@ static int vu_flush(struct ctx *c)
 		vq_flush(vq, pushed);
 		vu_notify(vq);
 	}
+	if (vu_fault_check(c))
+		return -1;
 	c->link.blocked = lq_pending(&c->link.tx);
 	return c->link.blocked ? 1 : 0;
 }
@@ -972,6 +995,7 @@ static void vu_event(struct ctx *c, uint32_t idx, uint32_t events)
 		vu_tx(c);
 	else
 		vu_rx_kick(c);
+	vu_fault_check(c);
 }
 
 /**

@@ -6,14 +6,28 @@
  * pointer only when all of it lies inside one mapped region.  The table is
  * checked as a whole when it arrives (sizes, overflow, overlaps), so a
  * translation never has to guess which of two regions was meant.
+ *
+ * A front-end may shrink a file after netshim mapped it: the pages past the
+ * new end are then SIGBUS on first touch, checked bounds or not.  passt's
+ * vhost-user code (2025-05) has no guard; QEMU's memfd back-end seals its
+ * files against shrinking by default, a hostile front-end need not.  The
+ * SIGBUS handler below puts anonymous zero pages where the file went, so
+ * the access in flight completes, and flags the front-end, which the link
+ * then drops (vu_mem_faulted()).
  */
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "mem.h"
+
+/* The table the SIGBUS handler may patch: netshim serves one front-end */
+static const struct vu_mem *vu_mem_guarded;
+static volatile sig_atomic_t vu_mem_fault;
+static uintptr_t vu_mem_page = 4096;
 
 /**
  * range_ok() - does [start, start + len) fit in 64 bits
@@ -156,12 +170,85 @@ void *vu_uva(const struct vu_mem *m, uint64_t uva, uint64_t len)
 }
 
 /**
+ * vu_mem_sigbus() - a guest memory page went away under us: patch it
+ * @sig:	SIGBUS
+ * @si:		the faulting address
+ * @uc:		unused
+ *
+ * Only mmap() and write() here, both async-signal-safe and in the seccomp
+ * allow-list.  From the faulting page to the end of its region, anonymous
+ * private pages replace the truncated file: the access that faulted then
+ * reads zeros or writes into memory nobody else sees.  A SIGBUS anywhere
+ * else is a bug of netshim's: exit as the signal would have.
+ */
+static void vu_mem_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	static const char msg[] = "netshim: SIGBUS outside guest memory\n";
+	const struct vu_mem *m = vu_mem_guarded;
+	uintptr_t a = (uintptr_t)si->si_addr;
+	unsigned int i;
+	ssize_t n;
+
+	(void)uc;
+	for (i = 0; m && i < m->n; i++) {
+		uintptr_t start = (uintptr_t)m->r[i].map;
+		uintptr_t end = start + m->r[i].map_len;
+		uintptr_t page = a & ~(vu_mem_page - 1);
+
+		if (a < start || a >= end)
+			continue;
+		if (mmap((void *)page, end - page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |
+			 MAP_NORESERVE, -1, 0) == MAP_FAILED)
+			break;
+		vu_mem_fault = 1;
+		return;
+	}
+	n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	(void)n;
+	_exit(128 + sig);
+}
+
+/**
+ * vu_mem_guard_init() - catch SIGBUS on guest memory from now on
+ *
+ * Return: 0 on success, -1 with errno set on failure
+ */
+int vu_mem_guard_init(void)
+{
+	struct sigaction sa = { .sa_sigaction = vu_mem_sigbus,
+				.sa_flags = SA_SIGINFO };
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (page > 0)
+		vu_mem_page = (uintptr_t)page;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(SIGBUS, &sa, NULL);
+}
+
+/**
+ * vu_mem_faulted() - whether guest memory faulted since the last call
+ *
+ * Return: true once after the front-end shrank a file under its table
+ */
+bool vu_mem_faulted(void)
+{
+	if (!vu_mem_fault)
+		return false;
+	vu_mem_fault = 0;
+	return true;
+}
+
+/**
  * vu_mem_unmap() - forget the memory table, unmapping every region
  * @m:		memory table
  */
 void vu_mem_unmap(struct vu_mem *m)
 {
 	unsigned int i;
+
+	if (vu_mem_guarded == m)
+		vu_mem_guarded = NULL;
 
 	for (i = 0; i < m->n; i++)
 		if (m->r[i].map)
@@ -213,5 +300,7 @@ int vu_mem_map(struct vu_mem *m, const struct vu_region *r, unsigned int n,
 		m->r[i].map_len = len;
 		m->n = i + 1;
 	}
+	vu_mem_fault = 0;
+	vu_mem_guarded = m;
 	return 0;
 }

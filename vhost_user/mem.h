@@ -49,5 +49,7 @@ void *vu_uva(const struct vu_mem *m, uint64_t uva, uint64_t len);
 int vu_mem_map(struct vu_mem *m, const struct vu_region *r, unsigned int n,
 	       const int *fds);
 void vu_mem_unmap(struct vu_mem *m);
+int vu_mem_guard_init(void);
+bool vu_mem_faulted(void);
 
 #endif /* VHOST_USER_MEM_H */

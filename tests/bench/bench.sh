@@ -11,11 +11,20 @@
 #   netshim/pasta     namespace mode ("-- COMMAND"), MTU 65520: to the peer,
 #                     and local flows (-T) to the pod's loopback, beside
 #                     the pod's own loopback
-#   netshim/passt     a real Linux guest under QEMU on -netdev stream
+#   netshim/passt     vhost-user relay guest (the same tap joined by
+#                     tests/vu_relay, the tests' vhost-user front-end), MTU
+#                     65520 and 1500; passt's is a 2025 build (PASST_VU)
+#   netshim/passt     a real Linux guest under QEMU on -netdev stream, and
+#                     on -netdev vhost-user
 #   libslirp          the same guest on QEMU's -netdev user, run in the pod
+#   local flows       then tests/bench/local.sh (not with BENCH_QUICK):
+#                     kernel loopback, pasta, netshim splice, sockmap and
+#                     auto, -P 1 and -P 4, request/response latency
 # For the relay guests at MTU 65520 (and the kernel path) also: the
 # backend's CPU time per GiB moved, its peak RSS, and TCP connections per
 # second (short connect/send/recv/close loops, tests/bench/connrate.py).
+# Then -t all with one socket per port against eBPF sk_lookup: start-up
+# time, descriptors, RSS, kernel memory (tests/bench/fwdall.sh).
 #
 # Environment:
 #   BENCH_TIME=SEC    seconds per iperf3 run (default 10)
@@ -24,6 +33,12 @@
 #   BENCH_CONNS=N     connections of the connection-rate loop (default 2000)
 #   BENCH_OUT=DIR     results directory (default results/bench-TIMESTAMP)
 #   VM_ACCEL=kvm|tcg  skip the KVM probe
+#   PASST_VU=PATH     passt with --vhost-user for its vhost-user rows
+#                     (default: build/passt-vu/passt, built by
+#                     passt-vu.sh from trixie's source if missing)
+#   BENCH_VU_FEATURES="none all"  netshim's vhost-user relay rows once per
+#                     word, each a tests/vu_relay --features list (offloads
+#                     asked of the back-end; default "none")
 #
 # Writes DIR/results.json, DIR/throughput.png and DIR/raw/ (every iperf3
 # report and VM console log), prints the table. Exit status 1 only when a
@@ -50,6 +65,8 @@ BIG_MTU=65520
 STAMP=$(date +%Y%m%d-%H%M%S)
 OUT=${BENCH_OUT:-$REPO/results/bench-$STAMP}
 RAW=$OUT/raw
+BENCH_VU_FEATURES=${BENCH_VU_FEATURES:-none}
+PASST_VU=${PASST_VU:-$REPO/build/passt-vu/passt}
 
 # bench_info() - record the machine and the settings of this run
 # $1: accelerator of the VM cases
@@ -246,6 +263,57 @@ case_relay() {
 	backend_stop
 }
 
+# case_vu_relay() - a backend in vhost-user mode with the vhost-user relay
+# guest
+# $1: netshim or passt
+# $2: MTU of the guest
+# $3: offloads tests/vu_relay asks for (a --features list)
+#
+# The same tap guest as case_relay, joined by tests/vu_relay instead of
+# tests/relay: the front-end is the tests' own, so the back-end's ring
+# handling, not a VM, bounds the rate.
+case_vu_relay() {
+	local b=$1 mtu=$2 feat=$3 id label
+
+	id="$b-vu-relay-$mtu"
+	label="$b vu relay MTU $mtu"
+	if [ "$feat" != none ]; then
+		id="$id-${feat//,/+}"
+		label="$label, offloads $feat"
+	fi
+	case_begin "$id" "label=$label" backend="$b" guest=vu-relay \
+		mtu="$mtu" features="$feat"
+	if [ "$b" = passt ] && [ -n "$PASST_VU_SKIP" ]; then
+		echo "skip=$PASST_VU_SKIP" >>"$RAW/$CASE/meta"
+		return
+	fi
+	PASST=$PASST_VU backend_start "$b" --vhost-user -m "$mtu"
+	VU_RELAY_FEATURES=$feat topo_vu_relay_guest "$mtu"
+	guest_dhcp4
+	iperf_runs "$NS_GUEST" "$BPID"
+	peak_rss "$BPID"
+	backend_stop
+	# What the front-end negotiated and moved, printed as it stopped
+	cp "$WORK/relay.log" "$RAW/$CASE/relay.log" 2>/dev/null
+}
+
+# passt_vu() - find or build passt with --vhost-user, else say why not
+#
+# Sets PASST_VU_SKIP to the reason when there is none: its rows are then
+# listed as skipped, never silently dropped.
+passt_vu() {
+	PASST_VU_SKIP=
+	[ -x "$PASST_VU" ] && return
+	if [ "$PASST_VU" = "$REPO/build/passt-vu/passt" ] &&
+	   "$BENCH_DIR/passt-vu.sh" "$REPO/build/passt-vu" \
+		2>"$RAW/passt-vu.log"; then
+		return
+	fi
+	PASST_VU_SKIP="no passt with --vhost-user: $(tail -n 1 \
+		"$RAW/passt-vu.log" 2>/dev/null)"
+	log "note: $PASST_VU_SKIP"
+}
+
 # case_ns() - a backend serving a namespace it makes for a command
 # $1: netshim or pasta
 # $2: "local" for local flows: the namespace's loopback forwarded (-T) to
@@ -336,14 +404,33 @@ vm_boot() {
 
 # case_vm() - a real Linux guest under QEMU
 # $1: netshim, passt or slirp
+# $2: vhost-user for -netdev vhost-user (else -netdev stream, or user)
 case_vm() {
-	local b=$1 n mtu=$BIG_MTU
+	local b=$1 vu=${2:-} n mtu=$BIG_MTU id=$1-vm label
 
 	[ "$b" = slirp ] && mtu=1500
-	case_begin "$b-vm" "label=${b/slirp/libslirp} VM MTU $mtu" \
-		backend="$b" guest=vm mtu="$mtu" accel="$ACCEL"
+	label="${b/slirp/libslirp} VM MTU $mtu"
+	if [ -n "$vu" ]; then
+		id=$b-vm-vu
+		label="$b VM vu MTU $mtu"
+	fi
+	case_begin "$id" "label=$label" \
+		backend="$b" guest=vm mtu="$mtu" accel="$ACCEL" netdev="${vu:-stream}"
 	if [ -n "$VM_SKIP" ]; then
 		echo "skip=$VM_SKIP" >>"$RAW/$CASE/meta"
+		return
+	fi
+	if [ -n "$vu" ]; then
+		if [ "$b" = passt ] && [ -n "$PASST_VU_SKIP" ]; then
+			echo "skip=$PASST_VU_SKIP" >>"$RAW/$CASE/meta"
+			return
+		fi
+		PASST=$PASST_VU backend_start "$b" --vhost-user -m "$mtu"
+		for n in $(seq "$BENCH_RUNS"); do
+			vm_boot "$n" env NETDEV=vhost-user
+		done
+		peak_rss "$BPID"
+		backend_stop
 		return
 	fi
 	if [ "$b" = slirp ]; then
@@ -444,6 +531,14 @@ case_relay netshim "$BIG_MTU"
 case_relay passt "$BIG_MTU"
 case_relay netshim 1500
 case_relay passt 1500
+passt_vu
+for mtu in "$BIG_MTU" 1500; do
+	for feat in $BENCH_VU_FEATURES; do
+		case_vu_relay netshim "$mtu" "$feat"
+	done
+	# passt offers no offloads: one row per MTU
+	case_vu_relay passt "$mtu" none
+done
 case_ns netshim
 case_ns pasta
 # Local flows: servers on the pod's loopback, reached from the namespace's
@@ -457,7 +552,14 @@ case_ns netshim local
 case_ns pasta local
 case_vm netshim
 case_vm passt
+case_vm netshim vhost-user
+case_vm passt vhost-user
 case_vm slirp
+# Local flows in detail: splice against the eBPF sockmap, -P 1 and -P 4,
+# request/response latency (not in quick mode: minutes, not seconds)
+[ -n "${BENCH_QUICK:-}" ] ||
+	BENCH_OUT=$OUT/local BENCH_TIME=5 "$BENCH_DIR/local.sh" ||
+	log "local-flow bench failed"
 
 {
 	echo "loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -465,6 +567,8 @@ case_vm slirp
 } >>"$RAW/info"
 python3 "$BENCH_DIR/report.py" "$OUT"
 rc=$?
+# -t all: per-port sockets against sk_lookup (fwdall.sh, its own topology)
+NETSHIM=$NETSHIM "$BENCH_DIR/fwdall.sh" "$OUT" || rc=1
 plot
 log "results: $OUT/results.json, chart: $OUT/throughput.png"
 log "total $(($(date +%s) - START)) s"

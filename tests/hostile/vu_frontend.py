@@ -13,7 +13,7 @@ behind the 12-byte virtio-net header: the back-end serves this front-end.
 
 Every other case misbehaves in one way (messages cut short, a memory
 table that overlaps, a descriptor outside guest memory, a chain that
-loops, ...) and states what the back-end must do: drop the connection, or
+loops, guest memory truncated under the back-end's mapping, ...) and states what the back-end must do: drop the connection, or
 answer a failure and go on.  Run "good" after a hostile case to show the
 back-end serves the next front-end.
 
@@ -415,6 +415,29 @@ def case_too_many_fds(path):
         fe.close()
 
 
+def case_mem_shrink(path):
+    """The memfd shrinks under the back-end after SET_MEM_TABLE.
+
+    Its mapping then ends in pages with no file behind them: a read there
+    is SIGBUS.  The back-end must not die of it: the front-end may lose
+    its connection (netshim drops it), the back-end keeps serving the
+    next one.
+    """
+    fe = Frontend(path)
+    try:
+        fe.setup()
+        fe.post_rx()
+        for i in range(8):
+            fe.desc(1, i, fe.buf(b"\x00" * HDR + arp_request()), HDR + 42)
+            fe.make_avail(1, i)
+        # The rings (first 128 KiB) stay, the buffers go
+        os.ftruncate(fe.memfd, 0x20000)
+        fe.do_kick(1)
+        expect_dropped(fe, "memory truncated after SET_MEM_TABLE")
+    finally:
+        fe.close()
+
+
 def case_vanish_mid_transfer(path):
     fe = Frontend(path)
     try:
@@ -443,6 +466,7 @@ CASES = {
     "bad_version": case_bad_version,
     "too_many_fds": case_too_many_fds,
     "vanish_mid_transfer": case_vanish_mid_transfer,
+    "mem_shrink": case_mem_shrink,
 }
 
 

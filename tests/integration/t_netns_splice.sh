@@ -14,6 +14,8 @@
 # - 1000 short connections (5 rounds of 200 at once), each echoed intact;
 # - -T: 64 MiB each way IPv4, 16 MiB IPv6, checksummed, and nothing
 #   listening in the pod resets the namespace's client.
+# With --bpf off: these flows stay on splice (t_netns_sockmap.sh runs the
+# sockmap fast path and its cases on both paths).
 
 set -u
 # shellcheck source=tests/lib/topo.sh
@@ -61,7 +63,7 @@ local_down() {
 
 topo_init
 topo_peer_pod
-ns_start -t 5001-5003 -T 6001,6002
+ns_start -t 5001-5003 -T 6001,6002 --bpf off
 
 local_up 4 127.0.0.1 5001 1 "$(tcp_size 256M)"
 local_down 4 127.0.0.1 5001 2 "$(tcp_size 256M)"

@@ -3,7 +3,8 @@
 #
 # Hostile vhost-user front-ends (tests/hostile/vu_frontend.py): messages cut
 # short or too long, an unknown protocol version, too many descriptors, a
-# memory table that overlaps or lies past its file, descriptors outside
+# memory table that overlaps or lies past its file, a memory file
+# truncated after it was mapped (SIGBUS), descriptors outside
 # guest memory, a chain that loops, ring indices past the ring, a front-end
 # that vanishes mid-message or mid-transfer.  After each, a well-behaved
 # front-end must get its ARP reply through the rings: netshim --vhost-user
@@ -16,7 +17,7 @@ set -u
 
 FE=$REPO/tests/hostile/vu_frontend.py
 DROPS="desc_outside desc_loop avail_past_ring head_past_ring mem_overlap
-       too_long bad_version too_many_fds"
+       too_long bad_version too_many_fds mem_shrink"
 OTHERS="mem_past_file unknown cut_header cut_payload vanish_mid_transfer"
 
 # fd_count() - the backend's open descriptors

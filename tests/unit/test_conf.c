@@ -750,7 +750,10 @@ static void test_parse_fd(void **state)
 				"203.0.113.1", "-F", dgram_num };
 	const char *file[] = { "netshim", "-4", "-a", "203.0.113.2/24", "-g",
 			       "203.0.113.1", "-F", file_num };
-	int sv[2], dv[2], fd;
+	char listen_num[16];
+	const char *listening[] = { "netshim", "-4", "-a", "203.0.113.2/24",
+				    "-g", "203.0.113.1", "-F", listen_num };
+	int sv[2], dv[2], fd, ls;
 
 	(void)state;
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
@@ -771,6 +774,17 @@ static void test_parse_fd(void **state)
 	assert_int_equal(parse(ARGC(file), file), -1);
 	close(fd);
 	assert_int_equal(parse(ARGC(file), file), -1);
+	/* Listening, not connected: bound to a name Linux picks (autobind:
+	 * an address of the family alone)
+	 */
+	ls = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(ls > 2);
+	assert_int_equal(bind(ls, (struct sockaddr *)&(sa_family_t){ AF_UNIX },
+			      sizeof(sa_family_t)), 0);
+	assert_int_equal(listen(ls, 1), 0);
+	snprintf(listen_num, sizeof(listen_num), "%d", ls);
+	assert_int_equal(parse(ARGC(listening), listening), -1);
+	close(ls);
 	close(sv[0]);
 	close(sv[1]);
 	close(dv[0]);
@@ -846,6 +860,27 @@ static void test_parse_passt_refused(void **state)
 }
 
 /* Bad values of the new options: refused, the option named */
+/* --bpf takes exactly its three modes, auto by default */
+static void test_parse_bpf(void **state)
+{
+	static const char *const modes[] = { "off", "require", "auto" };
+	static const enum conf_bpf want[] = {
+		CONF_BPF_OFF, CONF_BPF_REQUIRE, CONF_BPF_AUTO
+	};
+	const char *plain[] = { BASE4 };
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(parse(ARGC(plain), plain), 0);
+	assert_int_equal(conf.bpf, CONF_BPF_AUTO);
+	for (i = 0; i < 3; i++) {
+		const char *argv[] = { BASE4, "--bpf", modes[i] };
+
+		assert_int_equal(parse(ARGC(argv), argv), 0);
+		assert_int_equal(conf.bpf, want[i]);
+	}
+}
+
 static void test_parse_passt_bad_values(void **state)
 {
 	static const char *const bad[][3] = {
@@ -869,6 +904,8 @@ static void test_parse_passt_bad_values(void **state)
 		{ "-t", "bogus%lo/80", "port spec" },
 		{ "--no-map-gw=1", NULL, "no-map-gw" },
 		{ "--map-host-loopback", "nonex", "map-host-loopback" },
+		{ "--bpf", "yes", "--bpf" },
+		{ "--bpf", "", "--bpf" },
 	};
 	char err[1024];
 	unsigned int i;
@@ -1135,7 +1172,6 @@ static void test_parse_ns_refused(void **state)
 		{ "--vhost-user", "--", "true" },
 		{ "--netns", "1", "--", "true" },
 		{ "--" },
-		{ "-t", "auto" },
 		{ "--ns-ifname", "eth7" },
 		{ "-u", "auto" },
 		{ "-U", "5", "--", "true" },
@@ -1160,6 +1196,21 @@ static void test_parse_ns_refused(void **state)
 				 bad[i][1] ? bad[i][1] : "",
 				 bad[i][2] ? bad[i][2] : "");
 	}
+}
+
+/* -t auto for a VM: every port no pod process listens on (sk_lookup);
+ * -u auto has no such meaning for a VM
+ */
+static void test_parse_t_auto_vm(void **state)
+{
+	const char *t[] = { BASE4, "-t", "auto", "-t", "~22" };
+	const char *u[] = { BASE4, "-u", "auto" };
+
+	(void)state;
+	assert_int_equal(parse(ARGC(t), t), 0);
+	assert_true(conf.tcp_fwd.follow);
+	assert_false(conf_fwd_lookup(&conf.tcp_fwd, 22, NULL));
+	assert_int_equal(parse(ARGC(u), u), -1);
 }
 
 static void test_parse_refused_dns_count(void **state)
@@ -1379,6 +1430,7 @@ int main(void)
 		cmocka_unit_test(test_parse_fd),
 		cmocka_unit_test(test_parse_passt_refused),
 		cmocka_unit_test(test_parse_passt_bad_values),
+		cmocka_unit_test(test_parse_bpf),
 		cmocka_unit_test(test_parse_no_proto),
 		cmocka_unit_test(test_parse_later_wins),
 		cmocka_unit_test(test_parse_limits),
@@ -1392,6 +1444,7 @@ int main(void)
 		cmocka_unit_test(test_parse_ns_refused),
 		cmocka_unit_test(test_parse_help_version),
 		cmocka_unit_test(test_help_man_in_sync),
+		cmocka_unit_test(test_parse_t_auto_vm),
 		cmocka_unit_test(test_log_summary),
 	};
 

@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
+#include <linux/bpf.h>
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <signal.h>
@@ -15,7 +17,32 @@
 #include "netshim/isolate.h"
 
 /**
- * run_filtered_as() - run @fn in a child under the filter, return its status
+ * run_filtered_bpf() - run @fn in a child under the filter, return its status
+ * @fn:		what the child does after installing the filter
+ * @vhost_user:	the filter of --vhost-user
+ * @bpf_maps:	the filter of --bpf auto or require
+ *
+ * Return: wait status of the child
+ */
+static int run_filtered_bpf(void (*fn)(void), bool vhost_user,
+			    bool bpf_maps)
+{
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (!pid) {
+		if (isolate_seccomp(vhost_user, bpf_maps))
+			_exit(100);
+		fn();
+		syscall(SYS_exit_group, 0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
+/**
+ * run_filtered_as() - run @fn in a child under the filter, without bpf()
  * @fn:		what the child does after installing the filter
  * @vhost_user:	the filter of --vhost-user
  *
@@ -23,18 +50,7 @@
  */
 static int run_filtered_as(void (*fn)(void), bool vhost_user)
 {
-	int status;
-	pid_t pid = fork();
-
-	assert_true(pid >= 0);
-	if (!pid) {
-		if (isolate_seccomp(vhost_user))
-			_exit(100);
-		fn();
-		syscall(SYS_exit_group, 0);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	return status;
+	return run_filtered_bpf(fn, vhost_user, false);
 }
 
 /**
@@ -151,6 +167,76 @@ static void test_ioctl_outq_only(void **state)
 	assert_int_equal(WTERMSIG(st), SIGSYS);
 }
 
+static void asks_inq(void)
+{
+	int inq;
+
+	if (syscall(SYS_ioctl, STDERR_FILENO, SIOCINQ, &inq) < 0 &&
+	    errno == ENOSYS)
+		syscall(SYS_exit_group, 103);
+}
+
+/* SIOCINQ passes too: the sockmap path checks a receive queue is empty */
+static void test_ioctl_inq(void **state)
+{
+	int st;
+
+	(void)state;
+	st = run_filtered(asks_inq);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+static void looks_up_map(void)
+{
+	union bpf_attr a;
+
+	/* No such map: EBADF from the kernel, not a kill from the filter */
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (unsigned int)-1;
+	syscall(SYS_bpf, BPF_MAP_LOOKUP_ELEM, &a, sizeof(a));
+	syscall(SYS_bpf, BPF_MAP_UPDATE_ELEM, &a, sizeof(a));
+	syscall(SYS_bpf, BPF_MAP_DELETE_ELEM, &a, sizeof(a));
+}
+
+static void loads_program(void)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	syscall(SYS_bpf, BPF_PROG_LOAD, &a, sizeof(a));
+}
+
+static void creates_map(void)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	syscall(SYS_bpf, BPF_MAP_CREATE, &a, sizeof(a));
+}
+
+/* bpf() with --bpf auto|require: map element commands only; never with
+ * --bpf off
+ */
+static void test_bpf_map_commands_only(void **state)
+{
+	int st;
+
+	(void)state;
+	st = run_filtered_bpf(looks_up_map, false, true);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	st = run_filtered_bpf(loads_program, false, true);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGSYS);
+	st = run_filtered_bpf(creates_map, true, true);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGSYS);
+	st = run_filtered(looks_up_map);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGSYS);
+}
+
 /* Without namespaces: a removed empty directory as root */
 static void test_chroot_empty(void **state)
 {
@@ -203,6 +289,8 @@ int main(void)
 		cmocka_unit_test(test_open_kills),
 		cmocka_unit_test(test_exec_kills),
 		cmocka_unit_test(test_ioctl_outq_only),
+		cmocka_unit_test(test_ioctl_inq),
+		cmocka_unit_test(test_bpf_map_commands_only),
 		cmocka_unit_test(test_mmap_vhost_user_only),
 		cmocka_unit_test(test_chroot_empty),
 	};

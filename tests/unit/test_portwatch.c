@@ -258,6 +258,34 @@ static void test_scan_skips_non_listeners(void **state)
 	close(pw.fd);
 }
 
+/* Our own listeners (sk_lookup's) are not the namespace's: a scan leaves
+ * them out by socket, and still sees the others
+ */
+static void test_scan_skips_own_socket(void **state)
+{
+	struct portwatch pw;
+	uint16_t own, other;
+	int fown, fother;
+
+	(void)state;
+	assert_int_equal(portwatch_open(&pw), 0);
+	fown = bound_socket(SOCK_STREAM, false, &own);
+	fother = bound_socket(SOCK_STREAM, true, &other);
+	assert_int_equal(portwatch_skip(&pw, 0, fown), 0);
+	assert_int_equal(portwatch_skip(&pw, PORTWATCH_SKIP_MAX, fown), -1);
+
+	assert_int_equal(portwatch_scan(&pw, IPPROTO_TCP, false, &seen), 0);
+	assert_false(portset_has(&seen, own));
+	assert_true(portset_has(&seen, other));
+
+	assert_int_equal(portwatch_skip(&pw, 1, fother), 0);
+	assert_int_equal(portwatch_scan(&pw, IPPROTO_TCP, false, &seen), 0);
+	assert_false(portset_has(&seen, other));
+	close(fown);
+	close(fother);
+	close(pw.fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -271,6 +299,7 @@ int main(void)
 		cmocka_unit_test_setup(test_scan_any_address, sets_clear),
 		cmocka_unit_test_setup(test_scan_skips_non_listeners,
 				       sets_clear),
+		cmocka_unit_test_setup(test_scan_skips_own_socket, sets_clear),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,6 +32,10 @@ static int setup(void **state)
 {
 	(void)state;
 	if (!ctx.epfd) {
+		/* The splice path itself: the sockmap one is tested end to end
+		 * (tests/integration/t_netns_splice.sh with --bpf require)
+		 */
+		ctx.conf.bpf = CONF_BPF_OFF;
 		ctx.epfd = epoll_create1(EPOLL_CLOEXEC);
 		assert_true(ctx.epfd >= 0);
 		assert_int_equal(splice_init(&ctx, 4), 0);

@@ -21,6 +21,12 @@
 #                   --vhost-user); guest RAM is a shared memfd.  Needs
 #                   QEMU 10 (bookworm-backports): 7.2 hangs at DRIVER_OK
 #                   under TCG
+#   VM_REBOOT=1     let the guest reboot (no -no-reboot): a scenario that
+#                   reboots then runs until VM_TIMEOUT or a kill of the
+#                   pid in VM_PIDFILE
+#   VM_PIDFILE=FILE QEMU's pid, written once it runs
+#   VM_RECONNECT_MS=N  with NETDEV=vhost-user, QEMU reconnects to the
+#                   back-end every N ms when it goes (reconnect-ms=)
 #   VM_LOG=FILE     console log (default build/vm/SCENARIO.log), with the
 #                   serial line's carriage returns removed
 #   VM_QUIET=1      do not copy the console to stdout
@@ -135,7 +141,7 @@ vhost-user)
 	}
 	# The back-end reads and writes guest memory: it must be shared
 	NET="vhost-user,id=n,chardev=vu"
-	VU="-chardev socket,id=vu,path=$SOCK
+	VU="-chardev socket,id=vu,path=$SOCK${VM_RECONNECT_MS:+,reconnect-ms=$VM_RECONNECT_MS}
 	    -object memory-backend-memfd,id=mem,size=${VM_MEM:-512}M,share=on
 	    -numa node,memdev=mem"
 	;;
@@ -150,6 +156,10 @@ CONSOLE=/dev/stdout
 PCAP=""
 [ -z "${VM_PCAP:-}" ] ||
 	PCAP="-object filter-dump,id=dump,netdev=n,file=$VM_PCAP"
+NOREBOOT=-no-reboot
+[ -z "${VM_REBOOT:-}" ] || NOREBOOT=
+PIDFILE=""
+[ -z "${VM_PIDFILE:-}" ] || PIDFILE="-pidfile $VM_PIDFILE"
 DISK=""
 [ -z "${VM_DISK:-}" ] ||
 	DISK="-drive file=$VM_DISK,format=raw,if=virtio,snapshot=on"
@@ -161,7 +171,7 @@ rc=0
 # shellcheck disable=SC2086 # $PCAP, $DISK and $VU are lists of words
 timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" \
 	-m "${VM_MEM:-512}" $VU -smp 1 \
-	-nographic -nodefaults -no-reboot \
+	-nographic -nodefaults $NOREBOOT $PIDFILE \
 	-chardev "stdio,id=con,signal=off,logfile=$LOG.raw" -serial chardev:con \
 	-kernel "$KERNEL" -initrd "$INITRD" \
 	-append "console=ttyS0 quiet panic=-1 netshim.run=$SCENARIO $GUEST_ARGS $*" \

@@ -37,4 +37,6 @@ case "$server" in
 *:*) slaac ;;
 esac
 bench_run up
+# iperf3 -s takes the next test only once it has closed this one
+sleep 1
 bench_run down -R
