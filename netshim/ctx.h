@@ -82,7 +82,12 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(vmm_connects,		"VMM connections accepted")		\
 	X(vu_dropped,		"vhost-user front-ends dropped: protocol or rings broken") \
 	X(drop_vu_len,		"dropped: guest frame too short or too long") \
-	X(drop_vu_rxbuf,	"dropped: frame larger than the guest's receive buffers")
+	X(drop_vu_rxbuf,	"dropped: frame larger than the guest's receive buffers") \
+	X(drop_vnet_hdr,	"dropped: virtio-net header malformed or not negotiated") \
+	X(tso_out,		"TCP segments to the guest larger than its MTU (TSO)") \
+	X(tso_in,		"TCP segments from the guest larger than its MTU (TSO)") \
+	X(frames_in_place,	"frames to the guest built in its own buffers") \
+	X(payload_in_place,	"guest TCP frames written to the socket from guest memory")
 
 #define COUNTER_FIELD(name, desc) uint64_t name;
 struct counters {
@@ -96,11 +101,15 @@ struct counters {
  * @size:	its size
  * @head:	first byte not yet written to the VMM
  * @tail:	end of the queued bytes
+ * @meta:	bytes between each frame's length and the frame, where a
+ *		back-end that offloads keeps its virtio-net header; 0 for
+ *		the stream, whose queue goes to QEMU as it is
  */
 struct tx {
 	uint8_t *buf;
 	size_t size;
 	size_t head, tail;
+	size_t meta;
 };
 
 /**
@@ -125,6 +134,22 @@ struct link_ops;
 struct vu_link;
 
 /**
+ * struct link_caps - offloads the guest took, as its back-end negotiated
+ * @csum:	frames may carry a partial TCP or UDP checksum for the guest
+ *		to finish (or trust): no need to sum the payload here
+ * @tso4:	TCP over IPv4 may go in segments larger than the MTU, cut at
+ *		the guest's MSS if the guest ever sends them on
+ * @tso6:	the same for IPv6
+ *
+ * All false until the back-end says otherwise, and again when its
+ * front-end goes: a new one negotiates anew.
+ */
+struct link_caps {
+	bool csum;
+	bool tso4, tso6;
+};
+
+/**
  * struct link - the link to the guest, whichever back-end carries it
  * @ops:	the back-end, chosen at start (netshim/link.h)
  * @up:		a VMM or front-end is connected and frames can flow
@@ -135,6 +160,11 @@ struct vu_link;
  *		guest (vhost-user)
  * @tx:		frames queued for the guest (netshim/link_queue.c)
  * @vu:		vhost-user back-end state, NULL for the others
+ * @caps:	offloads the guest negotiated
+ * @in_csum_partial: the frame being handled came with a partial checksum
+ *		(VNET_F_NEEDS_CSUM): the guest vouches for its payload
+ * @notify_due:	frames were handed over in place and the guest is not told
+ *		yet: link_flush() does, once per loop iteration
  */
 struct link {
 	const struct link_ops *ops;
@@ -145,6 +175,9 @@ struct link {
 	struct rx rx;
 	struct tx tx;
 	struct vu_link *vu;
+	struct link_caps caps;
+	bool in_csum_partial;
+	bool notify_due;
 };
 
 /**

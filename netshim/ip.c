@@ -172,7 +172,7 @@ static void ip_dispatch(struct ctx *c, const struct l4_meta *m,
 		c->cnt.drop_proto++;
 		return;
 	}
-	if (!ip_l4_csum_ok(m, l4)) {
+	if (!c->link.in_csum_partial && !ip_l4_csum_ok(m, l4)) {
 		c->cnt.drop_csum++;
 		return;
 	}
@@ -279,6 +279,54 @@ static size_t l4_csum_offset(uint8_t proto)
 }
 
 /**
+ * ip_hdrs_fill() - write Ethernet and IP headers of a frame to the guest
+ * @c:		execution context
+ * @frame:	frame start; layer 4 is already in place behind the headers
+ * @src:	source address (v4-mapped for IPv4)
+ * @dst:	destination address (v4-mapped for IPv4)
+ * @proto:	layer-4 protocol
+ * @l4len:	layer-4 length
+ * @dst_mac:	destination MAC, NULL for the guest's
+ *
+ * Return: the pseudo-header sum of the layer-4 checksum, unfolded
+ */
+static uint32_t ip_hdrs_fill(const struct ctx *c, uint8_t *frame,
+			     const struct in6_addr *src,
+			     const struct in6_addr *dst, uint8_t proto,
+			     size_t l4len, const uint8_t *dst_mac)
+{
+	bool v6 = !inany_is4(dst);
+	uint8_t *ip = frame + ETH_HLEN_;
+	struct in_addr s4, d4;
+
+	eth_hdr_fill(c, frame, dst_mac, v6 ? ETHERTYPE_IPV6_ : ETHERTYPE_IPV4_);
+	if (v6) {
+		wr32(ip, 6u << 28);
+		wr16(ip + 4, (uint16_t)l4len);
+		ip[6] = proto;
+		ip[7] = proto == IPPROTO_ICMPV6_ ? 255 : 64;
+		memcpy(ip + 8, src, 16);
+		memcpy(ip + 24, dst, 16);
+		return csum_pseudo6(src, dst, proto, (uint32_t)l4len);
+	}
+
+	s4 = inany_to4(src);
+	d4 = inany_to4(dst);
+	ip[0] = 0x45;
+	ip[1] = 0;
+	wr16(ip + 2, (uint16_t)(IP4_HLEN + l4len));
+	wr32(ip + 4, 0x4000);		/* id 0, DF */
+	ip[8] = 64;
+	ip[9] = proto;
+	wr16(ip + 10, 0);
+	memcpy(ip + 12, &s4, 4);
+	memcpy(ip + 16, &d4, 4);
+	wr16(ip + 10, csum_ip4_header(ip, IP4_HLEN));
+	return proto == IPPROTO_ICMP ? 0 :
+	       csum_pseudo4(s4, d4, proto, (uint16_t)l4len);
+}
+
+/**
  * ip_frame_fill() - write Ethernet and IP headers and the layer-4 checksum
  * @c:		execution context
  * @frame:	frame start; layer 4 is already in place behind the headers
@@ -292,45 +340,54 @@ void ip_frame_fill(const struct ctx *c, uint8_t *frame,
 		   const struct in6_addr *src, const struct in6_addr *dst,
 		   uint8_t proto, size_t l4len, const uint8_t *dst_mac)
 {
-	bool v6 = !inany_is4(dst);
-	uint8_t *ip = frame + ETH_HLEN_;
-	uint8_t *l4 = frame + ip_l2l3_len(v6);
+	uint8_t *l4 = frame + ip_l2l3_len(!inany_is4(dst));
 	size_t csum_off = l4_csum_offset(proto);
 	uint32_t sum;
 	uint16_t csum;
 
-	eth_hdr_fill(c, frame, dst_mac, v6 ? ETHERTYPE_IPV6_ : ETHERTYPE_IPV4_);
 	wr16(l4 + csum_off, 0);
-
-	if (v6) {
-		wr32(ip, 6u << 28);
-		wr16(ip + 4, (uint16_t)l4len);
-		ip[6] = proto;
-		ip[7] = proto == IPPROTO_ICMPV6_ ? 255 : 64;
-		memcpy(ip + 8, src, 16);
-		memcpy(ip + 24, dst, 16);
-		sum = csum_pseudo6(src, dst, proto, (uint32_t)l4len);
-	} else {
-		struct in_addr s4 = inany_to4(src), d4 = inany_to4(dst);
-
-		ip[0] = 0x45;
-		ip[1] = 0;
-		wr16(ip + 2, (uint16_t)(IP4_HLEN + l4len));
-		wr32(ip + 4, 0x4000);		/* id 0, DF */
-		ip[8] = 64;
-		ip[9] = proto;
-		wr16(ip + 10, 0);
-		memcpy(ip + 12, &s4, 4);
-		memcpy(ip + 16, &d4, 4);
-		wr16(ip + 10, csum_ip4_header(ip, IP4_HLEN));
-		sum = proto == IPPROTO_ICMP ? 0 :
-		      csum_pseudo4(s4, d4, proto, (uint16_t)l4len);
-	}
-
+	sum = ip_hdrs_fill(c, frame, src, dst, proto, l4len, dst_mac);
 	csum = csum_l4(sum, l4, l4len);
 	if (proto == IPPROTO_UDP && !csum)
 		csum = 0xffff;
 	wr16(l4 + csum_off, csum);
+}
+
+/**
+ * ip_frame_fill_offload() - the same, leaving the checksum to the guest
+ *			     when it negotiated that
+ * @c:		execution context
+ * @frame:	frame start; layer 4 is already in place behind the headers
+ * @src:	source address (v4-mapped for IPv4)
+ * @dst:	destination address (v4-mapped for IPv4)
+ * @proto:	IPPROTO_TCP or IPPROTO_UDP
+ * @l4len:	layer-4 length
+ * @o:		filled in: NEEDS_CSUM and where, or no flags if the checksum
+ *		was computed here; segmentation fields are the caller's
+ *
+ * A partial checksum is the pseudo-header's sum in the checksum field,
+ * not complemented, as a driver's NEEDS_CSUM frame has it (virtio 1.2,
+ * 5.1.6.2): the guest finishes it over the payload, or trusts it.
+ */
+void ip_frame_fill_offload(const struct ctx *c, uint8_t *frame,
+			   const struct in6_addr *src,
+			   const struct in6_addr *dst, uint8_t proto,
+			   size_t l4len, struct link_offload *o)
+{
+	size_t l3 = ip_l2l3_len(!inany_is4(dst));
+	size_t csum_off = l4_csum_offset(proto);
+
+	if (!c->link.caps.csum) {
+		o->flags = 0;
+		ip_frame_fill(c, frame, src, dst, proto, l4len, NULL);
+		return;
+	}
+	/* csum_fold() complements: the partial sum is the plain fold */
+	wr16(frame + l3 + csum_off, (uint16_t)~csum_fold(ip_hdrs_fill(c, frame,
+			src, dst, proto, l4len, NULL)));
+	o->flags = VNET_F_NEEDS_CSUM;
+	o->csum_start = (uint16_t)l3;
+	o->csum_offset = (uint16_t)csum_off;
 }
 
 /**

@@ -11,6 +11,7 @@
 
 #include "ctx.h"
 #include "packet.h"
+#include "vnet.h"
 
 #define IP4_HLEN	20
 #define IP6_HLEN	40
@@ -50,6 +51,10 @@ bool ip_l4_csum_ok(const struct l4_meta *m, const struct pkt *l4);
 void ip_frame_fill(const struct ctx *c, uint8_t *frame,
 		   const struct in6_addr *src, const struct in6_addr *dst,
 		   uint8_t proto, size_t l4len, const uint8_t *dst_mac);
+void ip_frame_fill_offload(const struct ctx *c, uint8_t *frame,
+			   const struct in6_addr *src,
+			   const struct in6_addr *dst, uint8_t proto,
+			   size_t l4len, struct link_offload *o);
 uint8_t *ip_tx_l4(struct ctx *c, bool v6, size_t l4max);
 void ip_tx_send(struct ctx *c, uint8_t *l4, const struct in6_addr *src,
 		const struct in6_addr *dst, uint8_t proto, size_t l4len,

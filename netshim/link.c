@@ -85,6 +85,7 @@ int link_init(struct ctx *c)
 	c->link.up = c->link.blocked = false;
 	c->link.rx.size = c->link.ops->rx_size;
 	c->link.tx.size = c->link.ops->tx_size;
+	c->link.tx.meta = c->link.ops->offloads ? VNET_HDR_BASE_LEN : 0;
 	c->link.rx.buf = malloc(c->link.rx.size);
 	c->link.tx.buf = malloc(c->link.tx.size);
 	if (!c->link.rx.buf || !c->link.tx.buf) {
@@ -179,7 +180,7 @@ void link_event(struct ctx *c, uint32_t idx, uint32_t events)
  */
 bool link_pending(const struct ctx *c)
 {
-	return c->link.up && lq_pending(&c->link.tx);
+	return c->link.up && (lq_pending(&c->link.tx) || c->link.notify_due);
 }
 
 /**
@@ -230,32 +231,32 @@ uint8_t *tx_reserve(struct ctx *c, size_t maxlen)
 }
 
 /**
- * tx_reserve_batch() - room for several frames of one size, without waiting
- * @c:		execution context
- * @len:	length of each frame (the last one committed may be shorter)
- * @n:		frames wanted
- * @frames:	filled with where each frame starts
- *
- * The frames must be committed in order; frames not committed are given
- * back by the next reservation.
- *
- * Return: number of frames reserved, 0 if the link cannot take one now
- */
-int tx_reserve_batch(struct ctx *c, size_t len, int n, uint8_t **frames)
-{
-	if (!c->link.up || len > FRAME_MAX || n <= 0)
-		return 0;
-	return lq_reserve_batch(&c->link.tx, len, n, frames);
-}
-
-/**
  * tx_commit() - queue a frame built in place by tx_reserve()'s caller
  * @c:		execution context
- * @frame:	frame start, as returned by tx_reserve() or tx_reserve_batch()
+ * @frame:	frame start, as returned by tx_reserve()
  * @len:	frame length, at most what was reserved
  */
 void tx_commit(struct ctx *c, uint8_t *frame, size_t len)
 {
+	tx_commit_offload(c, frame, len, NULL);
+}
+
+/**
+ * tx_commit_offload() - queue a frame that leaves work to the guest
+ * @c:		execution context
+ * @frame:	frame start, as returned by tx_reserve() (or a queued frame
+ *		of tx_reserve_frames(), through tx_commit_frame())
+ * @len:	frame length, at most what was reserved
+ * @o:		its partial checksum or segmentation, NULL for none; only
+ *		what c->link.caps allows
+ */
+void tx_commit_offload(struct ctx *c, uint8_t *frame, size_t len,
+		       const struct link_offload *o)
+{
+	if (c->link.tx.meta)
+		vnet_hdr_build(lq_meta(&c->link.tx, frame), o);
+	if (o && o->gso_type != VNET_GSO_NONE)
+		c->cnt.tso_out++;
 	trace("frame to the guest: %zu bytes, ethertype 0x%04x", len,
 	      rd16(frame + 12));
 	c->cnt.frames_out++;
@@ -266,12 +267,128 @@ void tx_commit(struct ctx *c, uint8_t *frame, size_t len)
 }
 
 /**
+ * tx_reserve_frames() - room for frames of one layout, in the guest's own
+ *			 buffers where the back-end can
+ * @c:		execution context
+ * @hlen:	header bytes of each frame, in one piece
+ * @plen:	payload bytes of each (the last one committed may be shorter)
+ * @n:		frames wanted
+ * @f:		filled in, one per frame reserved
+ *
+ * In place only where the guest finishes checksums itself (the payload
+ * is never read here then) and nothing is waiting in the queue, which
+ * would otherwise be overtaken; never while capturing, since the capture
+ * would have to read the guest's buffers back.  Frames must be committed
+ * in order; those not committed are given back by the next reservation
+ * or flush.
+ *
+ * Return: frames reserved, 0 if the link cannot take one now
+ */
+int tx_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
+		      struct link_frame *f)
+{
+	static uint8_t *frames[LINK_RESERVE_MAX];
+	int i, got;
+
+	if (!c->link.up || hlen + plen > FRAME_MAX || n <= 0)
+		return 0;
+	if (n > LINK_RESERVE_MAX)
+		n = LINK_RESERVE_MAX;
+	if (c->link.ops->reserve_frames && c->link.caps.csum &&
+	    c->pcap_fd < 0) {
+		if (lq_pending(&c->link.tx) && c->link.ops->flush(c) < 0)
+			return 0;
+		if (!lq_pending(&c->link.tx)) {
+			got = c->link.ops->reserve_frames(c, hlen, plen, n, f);
+			if (got >= 0)
+				return got;
+		}
+	}
+
+	got = lq_reserve_batch(&c->link.tx, hlen + plen, n, frames);
+	for (i = 0; i < got; i++) {
+		f[i].l2 = frames[i];
+		f[i].hlen = hlen;
+		f[i].iov[0].iov_base = frames[i] + hlen;
+		f[i].iov[0].iov_len = plen;
+		f[i].niov = 1;
+		f[i].room = plen;
+		f[i].slot = -1;
+	}
+	return got;
+}
+
+/**
+ * tx_commit_frame() - hand over a frame of tx_reserve_frames()
+ * @c:		execution context
+ * @f:		the frame, headers written at @f->l2
+ * @plen:	payload bytes in it, at most @f->room
+ * @o:		its offloads, NULL for none
+ */
+void tx_commit_frame(struct ctx *c, struct link_frame *f, size_t plen,
+		     const struct link_offload *o)
+{
+	if (f->slot < 0) {
+		tx_commit_offload(c, f->l2, f->hlen + plen, o);
+		return;
+	}
+	trace("frame to the guest in place: %zu bytes", f->hlen + plen);
+	c->cnt.frames_out++;
+	c->cnt.frames_in_place++;
+	c->cnt.bytes_out += f->hlen + plen;
+	if (o && o->gso_type != VNET_GSO_NONE)
+		c->cnt.tso_out++;
+	c->link.ops->commit_frame(c, f, plen, o);
+}
+
+/**
+ * link_tso_max() - largest TCP payload one frame to the guest may carry
+ * @c:		execution context
+ * @v6:		IPv6 (else IPv4)
+ *
+ * With segmentation offload a frame holds what one IP packet can, within
+ * FRAME_MAX; the guest cuts it at the MSS if it sends it on.
+ *
+ * Return: payload bytes, 0 if segments must fit the MTU
+ */
+uint32_t link_tso_max(const struct ctx *c, bool v6)
+{
+	if (!(v6 ? c->link.caps.tso6 : c->link.caps.tso4))
+		return 0;
+	/* IPv6 headers do not count in its payload length, but in frames */
+	return FRAME_MAX - ETH_HLEN_ - 40 - 20;
+}
+
+/**
+ * link_caps_set() - the back-end negotiated offloads with its guest
+ * @c:		execution context
+ * @caps:	what the guest takes from now on
+ *
+ * Segmentation is only offered with the partial checksum it needs (a
+ * virtio driver that takes TSO always takes GUEST_CSUM, 5.1.3.1).
+ */
+void link_caps_set(struct ctx *c, const struct link_caps *caps)
+{
+	c->link.caps = *caps;
+	if (!caps->csum)
+		c->link.caps.tso4 = c->link.caps.tso6 = false;
+	debug("link offloads: checksum %s, TSO IPv4 %s, IPv6 %s",
+	      c->link.caps.csum ? "on" : "off",
+	      c->link.caps.tso4 ? "on" : "off",
+	      c->link.caps.tso6 ? "on" : "off");
+}
+
+/**
  * link_buffers_reset() - forget a connection's partial input and queued
  *			  output: they belong to the VMM that came or went
  * @c:		execution context
  */
 static void link_buffers_reset(struct ctx *c)
 {
+	static const struct link_caps none;
+
+	c->link.caps = none;
+	c->link.notify_due = false;
 	c->link.rx.len = 0;
 	c->link.tx.head = c->link.tx.tail = 0;
 }
@@ -307,6 +424,28 @@ void link_frame_in(struct ctx *c, const struct pkt *frame)
 }
 
 /**
+ * link_frame_in_offload() - a frame from the guest with offload metadata
+ * @c:		execution context
+ * @frame:	the frame, valid until link_frames_done()
+ * @o:		its offloads, checked by vnet_hdr_parse() against what was
+ *		negotiated
+ *
+ * A partial checksum (NEEDS_CSUM) is the guest saying its payload is what
+ * it meant: the frame goes no further than a socket, where the kernel
+ * sums what it sends anyway, so the checksum is not verified.  A GSO
+ * frame's payload goes to the socket in one write, the kernel segments.
+ */
+void link_frame_in_offload(struct ctx *c, const struct pkt *frame,
+			   const struct link_offload *o)
+{
+	if (o->gso_type != VNET_GSO_NONE)
+		c->cnt.tso_in++;
+	c->link.in_csum_partial = o->flags & VNET_F_NEEDS_CSUM;
+	link_frame_in(c, frame);
+	c->link.in_csum_partial = false;
+}
+
+/**
  * link_frames_done() - the back-end is about to reuse its input buffers
  * @c:		execution context
  *
@@ -316,6 +455,32 @@ void link_frame_in(struct ctx *c, const struct pkt *frame)
 void link_frames_done(struct ctx *c)
 {
 	tcp_flush_writes(c);
+}
+
+/**
+ * link_iov_resolve() - where guest payload bytes are, to write them out
+ * @c:		execution context
+ * @in:		bytes of a frame handed to link_frame_in(), as the layers
+ *		above saw them
+ * @out:	filled with the buffers that hold them
+ * @max:	entries @out has
+ *
+ * A back-end may copy only the headers of a frame, which decide what
+ * happens to it, and leave its payload in the guest's memory: the socket
+ * then takes it from there, copied once.  Valid until link_frames_done()
+ * returns.
+ *
+ * Return: entries of @out used, 0 if @max is too few
+ */
+size_t link_iov_resolve(struct ctx *c, const struct iovec *in,
+			struct iovec *out, size_t max)
+{
+	if (c->link.ops->resolve)
+		return c->link.ops->resolve(c, in, out, max);
+	if (!max)
+		return 0;
+	*out = *in;
+	return 1;
 }
 
 /**

@@ -4,9 +4,10 @@
  * A back-end (the QEMU stream socket today; vhost-user and a tap device
  * later) hands each frame from the guest to link_frame_in() and tells
  * link.c when its VMM comes and goes.  Frames to the guest are built in the
- * back-end's own buffers through tx_reserve() / tx_reserve_batch() and
- * tx_commit(), whichever back-end it is: the protocol layers know nothing
- * else of the link.
+ * back-end's own buffers through tx_reserve() and tx_commit() (or
+ * tx_reserve_frames() and tx_commit_frame(), which may place them right in
+ * the guest's receive buffers), whichever back-end it is: the protocol
+ * layers know nothing else of the link but the offloads it offers.
  */
 #ifndef NETSHIM_LINK_H
 #define NETSHIM_LINK_H
@@ -14,9 +15,38 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "ctx.h"
 #include "packet.h"
+#include "vnet.h"
+
+/* Buffers the payload of one frame built in place may span: a 64 KiB TSO
+ * frame in 4 KiB receive buffers, or in a chain of pages
+ */
+#define LINK_FRAME_IOV		64
+
+/* Most frames one tx_reserve_frames() call reserves */
+#define LINK_RESERVE_MAX	128
+
+/**
+ * struct link_frame - room for one frame to the guest: headers in one
+ *		       piece, payload possibly scattered
+ * @l2:		where the Ethernet header starts, @hlen bytes in a row
+ * @hlen:	header bytes reserved at @l2
+ * @iov:	room for the payload behind the headers
+ * @niov:	entries of @iov
+ * @room:	payload bytes @iov holds
+ * @slot:	the back-end's own reference, -1 for a frame in the queue
+ */
+struct link_frame {
+	uint8_t *l2;
+	size_t hlen;
+	struct iovec iov[LINK_FRAME_IOV];
+	unsigned int niov;
+	size_t room;
+	int slot;
+};
 
 /**
  * struct link_ops - a back-end of the link
@@ -24,6 +54,9 @@
  * @rx_size:	bytes of its input buffer, allocated by link_init()
  * @tx_size:	bytes of the queue of frames to the guest (link_queue.c),
  *		which every back-end hands over its own way
+ * @offloads:	it may negotiate offloads (struct link_caps): each queued
+ *		frame keeps its virtio-net header (VNET_HDR_BASE_LEN bytes)
+ *		right in front of it
  * @setup:	anything else to prepare before the loop runs, or NULL
  * @listen:	open the socket the VMM or front-end connects to
  * @adopt:	take a connection that is already open (a launcher's fd)
@@ -31,10 +64,18 @@
  * @event:	an epoll event of the back-end (EPREF_LINK, its own index)
  * @flush:	hand queued frames over: 0 all done, 1 some wait, -1 closed
  * @close:	drop the connection, if any
+ * @reserve_frames: room for frames right where the guest reads them, or
+ *		NULL: 0 if the guest has no room now, -1 if its buffers do
+ *		not suit (the queue is used instead)
+ * @commit_frame: hand a frame built in place over, with its offloads
+ * @resolve:	where bytes of a guest frame really are, if the back-end
+ *		left some in the guest's memory instead of copying them, or
+ *		NULL: see link_iov_resolve()
  */
 struct link_ops {
 	const char *name;
 	size_t rx_size, tx_size;
+	bool offloads;
 	int (*setup)(struct ctx *c);
 	int (*listen)(struct ctx *c);
 	int (*adopt)(struct ctx *c, int fd);
@@ -42,6 +83,12 @@ struct link_ops {
 	void (*event)(struct ctx *c, uint32_t idx, uint32_t events);
 	int (*flush)(struct ctx *c);
 	void (*close)(struct ctx *c, const char *why);
+	int (*reserve_frames)(struct ctx *c, size_t hlen, size_t plen, int n,
+			      struct link_frame *f);
+	void (*commit_frame)(struct ctx *c, struct link_frame *f, size_t plen,
+			     const struct link_offload *o);
+	size_t (*resolve)(struct ctx *c, const struct iovec *in,
+			  struct iovec *out, size_t max);
 };
 
 extern const struct link_ops link_stream_ops;
@@ -58,14 +105,25 @@ void link_close(struct ctx *c, const char *why);
 
 /* The protocol layers' side */
 uint8_t *tx_reserve(struct ctx *c, size_t maxlen);
-int tx_reserve_batch(struct ctx *c, size_t len, int n, uint8_t **frames);
 void tx_commit(struct ctx *c, uint8_t *frame, size_t len);
+void tx_commit_offload(struct ctx *c, uint8_t *frame, size_t len,
+		       const struct link_offload *o);
+uint32_t link_tso_max(const struct ctx *c, bool v6);
+int tx_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
+		      struct link_frame *f);
+void tx_commit_frame(struct ctx *c, struct link_frame *f, size_t plen,
+		     const struct link_offload *o);
 
 /* The back-ends' side: the only way events reach the layers above */
 int link_listen(struct ctx *c);
 void link_connected(struct ctx *c);
 void link_frame_in(struct ctx *c, const struct pkt *frame);
+void link_frame_in_offload(struct ctx *c, const struct pkt *frame,
+			   const struct link_offload *o);
+void link_caps_set(struct ctx *c, const struct link_caps *caps);
 void link_frames_done(struct ctx *c);
+size_t link_iov_resolve(struct ctx *c, const struct iovec *in,
+			struct iovec *out, size_t max);
 void link_writable(struct ctx *c);
 void link_gone(struct ctx *c, const char *why);
 

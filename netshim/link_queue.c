@@ -4,7 +4,9 @@
  * The output queue of the back-ends that cannot build frames where the
  * guest reads them yet: the stream socket writes it as it is, vhost-user
  * copies each frame into the guest's receive buffers.  Frames are built in
- * place behind room for their length and only become queued on commit.
+ * place behind room for their length (and, for a back-end that offloads,
+ * room for their virtio-net header, q->meta bytes) and only become
+ * queued on commit.
  */
 #include <string.h>
 
@@ -32,7 +34,7 @@ bool lq_pending(const struct tx *q)
  */
 static size_t lq_space(struct tx *q)
 {
-	if (q->head && q->size - q->tail < LQ_HDR_LEN + FRAME_MAX) {
+	if (q->head && q->size - q->tail < LQ_HDR_LEN + q->meta + FRAME_MAX) {
 		memmove(q->buf, q->buf + q->head, q->tail - q->head);
 		q->tail -= q->head;
 		q->head = 0;
@@ -50,9 +52,9 @@ size_t lq_room(struct tx *q)
 {
 	size_t room = lq_space(q);
 
-	if (room <= LQ_HDR_LEN)
+	if (room <= LQ_HDR_LEN + q->meta)
 		return 0;
-	room -= LQ_HDR_LEN;
+	room -= LQ_HDR_LEN + q->meta;
 	return room > FRAME_MAX ? FRAME_MAX : room;
 }
 
@@ -67,7 +69,7 @@ uint8_t *lq_reserve(struct tx *q, size_t maxlen)
 {
 	if (lq_room(q) < maxlen)
 		return NULL;
-	return q->buf + q->tail + LQ_HDR_LEN;
+	return q->buf + q->tail + LQ_HDR_LEN + q->meta;
 }
 
 /**
@@ -81,8 +83,8 @@ uint8_t *lq_reserve(struct tx *q, size_t maxlen)
  */
 int lq_reserve_batch(struct tx *q, size_t len, int n, uint8_t **frames)
 {
-	size_t slot = LQ_HDR_LEN + len, space = lq_space(q);
-	uint8_t *base = q->buf + q->tail + LQ_HDR_LEN;
+	size_t slot = LQ_HDR_LEN + q->meta + len, space = lq_space(q);
+	uint8_t *base = q->buf + q->tail + LQ_HDR_LEN + q->meta;
 	int i;
 
 	if ((size_t)n * slot > space)
@@ -100,8 +102,20 @@ int lq_reserve_batch(struct tx *q, size_t len, int n, uint8_t **frames)
  */
 void lq_commit(struct tx *q, uint8_t *frame, size_t len)
 {
-	wr32(frame - LQ_HDR_LEN, (uint32_t)len);
-	q->tail += LQ_HDR_LEN + len;
+	wr32(frame - q->meta - LQ_HDR_LEN, (uint32_t)len);
+	q->tail += LQ_HDR_LEN + q->meta + len;
+}
+
+/**
+ * lq_meta() - the room kept in front of a frame for its offloads
+ * @q:		queue, with q->meta bytes of it
+ * @frame:	frame start, reserved or queued
+ *
+ * Return: where its metadata goes (the virtio-net header, netshim/vnet.h)
+ */
+uint8_t *lq_meta(const struct tx *q, uint8_t *frame)
+{
+	return frame - q->meta;
 }
 
 /**
@@ -117,7 +131,7 @@ bool lq_peek(const struct tx *q, uint8_t **frame, size_t *len)
 	if (q->tail - q->head < LQ_HDR_LEN)
 		return false;
 	*len = rd32(q->buf + q->head);
-	*frame = q->buf + q->head + LQ_HDR_LEN;
+	*frame = q->buf + q->head + LQ_HDR_LEN + q->meta;
 	return true;
 }
 
@@ -127,7 +141,7 @@ bool lq_peek(const struct tx *q, uint8_t **frame, size_t *len)
  */
 void lq_drop_head(struct tx *q)
 {
-	q->head += LQ_HDR_LEN + rd32(q->buf + q->head);
+	q->head += LQ_HDR_LEN + q->meta + rd32(q->buf + q->head);
 	if (q->head >= q->tail)
 		q->head = q->tail = 0;
 }

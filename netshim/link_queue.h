@@ -20,6 +20,7 @@ size_t lq_room(struct tx *q);
 uint8_t *lq_reserve(struct tx *q, size_t maxlen);
 int lq_reserve_batch(struct tx *q, size_t len, int n, uint8_t **frames);
 void lq_commit(struct tx *q, uint8_t *frame, size_t len);
+uint8_t *lq_meta(const struct tx *q, uint8_t *frame);
 bool lq_peek(const struct tx *q, uint8_t **frame, size_t *len);
 void lq_drop_head(struct tx *q);
 

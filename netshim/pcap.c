@@ -71,11 +71,15 @@ void pcap_frame(struct ctx *c, const uint8_t *frame, size_t len)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	h.sec = (uint32_t)ts.tv_sec;
 	h.usec = (uint32_t)(ts.tv_nsec / 1000);
-	h.caplen = h.len = (uint32_t)len;
+	/* A TSO frame can be longer than the snapshot length the file
+	 * header promises: readers refuse longer records, so cut it
+	 */
+	h.len = (uint32_t)len;
+	h.caplen = len > FRAME_MAX ? FRAME_MAX : (uint32_t)len;
 	iov[0].iov_base = &h;
 	iov[0].iov_len = sizeof(h);
 	iov[1].iov_base = (void *)frame;
-	iov[1].iov_len = len;
+	iov[1].iov_len = h.caplen;
 	if (writev(c->pcap_fd, iov, 2) < 0)
 		warn_rl(ts.tv_sec, "capture write failed: %m");
 }

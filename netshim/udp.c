@@ -261,6 +261,7 @@ static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
 	struct sockaddr_storage sa;
 	socklen_t sl = sizeof(sa);
 	bool v6 = f ? !inany_is4(&f->raddr) : lst->v6;
+	struct link_offload o = { 0 };
 	struct in6_addr raddr, gaddr;
 	uint16_t rport;
 	uint8_t *out;
@@ -315,8 +316,11 @@ static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
 	wr16(out, f->rport);
 	wr16(out + 2, f->gport);
 	wr16(out + 4, (uint16_t)(UDP_HLEN + n));
-	ip_tx_send(c, out, &f->raddr, &f->gaddr, IPPROTO_UDP, UDP_HLEN + n,
-		   NULL);
+	/* A guest that takes partial checksums sums the payload itself */
+	out -= ip_l2l3_len(v6);
+	ip_frame_fill_offload(c, out, &f->raddr, &f->gaddr, IPPROTO_UDP,
+			      UDP_HLEN + n, &o);
+	tx_commit_offload(c, out, ip_l2l3_len(v6) + UDP_HLEN + n, &o);
 	return true;
 }
 

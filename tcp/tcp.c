@@ -37,12 +37,15 @@
 #include "gaddr.h"
 #include "icmp.h"
 #include "inany.h"
+#include "ip.h"
 #include "link.h"
 #include "log.h"
 #include "outbound.h"
 #include "udp.h"
 
 #define TCP_BATCH		128	/* segments per peek */
+#define TCP_PEEK_IOV		1024	/* buffers per peek: IOV_MAX */
+#define TCP_WRITE_IOV		1024	/* buffers per write: IOV_MAX */
 #define TCP_WBATCH		256	/* guest segments per write */
 #define TCP_RTO_INIT_MS		1000	/* RFC 6298 2.1, before a sample */
 #define TCP_RETRIES_MAX		10
@@ -72,6 +75,7 @@
  * @wb_len:	bytes in @wb_iov
  * @peek_off:	the kernel has SO_PEEK_OFF for TCP
  * @discard:	bytes peeked again without SO_PEEK_OFF land here
+ * @frames:	frames reserved on the link for one peek
  * @isn_key:	secret for initial sequence numbers
  */
 struct tcp_table {
@@ -92,6 +96,7 @@ struct tcp_table {
 	uint32_t wb_len;
 	bool peek_off;
 	uint8_t *discard;
+	struct link_frame frames[TCP_BATCH];
 	uint64_t isn_key;
 };
 
@@ -632,19 +637,18 @@ static void tcp_send_fin(struct ctx *c, struct tcp_conn *conn)
  * tcp_peek() - peek new socket data into frames reserved on the link
  * @c:		execution context
  * @conn:	connection
- * @frames:	the reserved frames
- * @hlen:	header bytes in front of each payload
- * @mss:	payload bytes per segment
+ * @f:		the reserved frames
+ * @seg:	payload bytes per segment
  * @nseg:	number of frames reserved
  * @budget:	bytes the guest's window takes: the last frame may be short
  *
  * Return: new bytes peeked, 0 at EOF, -1 with errno set (EAGAIN: none)
  */
 static ssize_t tcp_peek(struct ctx *c, struct tcp_conn *conn,
-			uint8_t **frames, size_t hlen, size_t mss, int nseg,
+			const struct link_frame *f, size_t seg, int nseg,
 			size_t budget)
 {
-	struct iovec iov[TCP_BATCH + 1];
+	struct iovec iov[TCP_PEEK_IOV];
 	struct msghdr mh = { .msg_iov = iov };
 	int i, n = 0;
 
@@ -653,12 +657,22 @@ static ssize_t tcp_peek(struct ctx *c, struct tcp_conn *conn,
 		iov[n++].iov_len = conn->seq_to_guest - conn->seq_acked;
 	}
 	/* The kernel advances the peek offset by what it copied: never
-	 * peek more than will be sent.
+	 * peek more than will be sent.  A frame built in the guest's own
+	 * buffers may take several entries.
 	 */
 	for (i = 0; i < nseg && budget; i++) {
-		iov[n].iov_base = frames[i] + hlen;
-		iov[n].iov_len = budget < mss ? budget : mss;
-		budget -= iov[n++].iov_len;
+		size_t want = budget < seg ? budget : seg;
+		unsigned int k;
+
+		if (n + f[i].niov > TCP_PEEK_IOV)
+			break;
+		budget -= want;
+		for (k = 0; k < f[i].niov && want; k++) {
+			iov[n].iov_base = f[i].iov[k].iov_base;
+			iov[n].iov_len = f[i].iov[k].iov_len < want ?
+					 f[i].iov[k].iov_len : want;
+			want -= iov[n++].iov_len;
+		}
 	}
 	mh.msg_iovlen = n;
 	n = (int)recvmsg(conn->fd, &mh, MSG_PEEK | MSG_DONTWAIT);
@@ -682,14 +696,17 @@ static ssize_t tcp_peek(struct ctx *c, struct tcp_conn *conn,
  *
  * MSS-sized frames are reserved on the link, the socket is peeked into
  * their payload areas in one recvmsg(), then headers are written for the
- * segments that got data.
+ * segments that got data.  Where the link carries segmentation offload,
+ * frames hold as many MSS as one IP packet can instead, and the guest
+ * sees them cut at its MSS; where it takes partial checksums, the payload
+ * is not summed here.
  */
 static void tcp_send_data(struct ctx *c, struct tcp_conn *conn)
 {
 	bool v6 = !inany_is4(&conn->raddr);
 	size_t hlen = ip_l2l3_len(v6) + TCP_HLEN;
-	uint32_t budget, mss = conn->mss_guest, room;
-	uint8_t *frames[TCP_BATCH];
+	uint32_t budget, mss = conn->mss_guest, room, seg;
+	struct link_frame *f = c->tcp->frames;
 	ssize_t n;
 	int nseg, i;
 
@@ -714,19 +731,21 @@ static void tcp_send_data(struct ctx *c, struct tcp_conn *conn)
 	}
 	if (!budget)
 		return;		/* the guest's next ACK opens the window */
-	if (mss > budget)
-		mss = budget;
+	seg = link_tso_max(c, v6);
+	seg = seg > mss ? seg - seg % mss : mss;
+	if (seg > budget)
+		seg = budget;
 
-	nseg = (int)((budget + mss - 1) / mss);
+	nseg = (int)((budget + seg - 1) / seg);
 	if (nseg > TCP_BATCH)
 		nseg = TCP_BATCH;
-	nseg = tx_reserve_batch(c, hlen + mss, nseg, frames);
+	nseg = tx_reserve_frames(c, hlen, seg, nseg, f);
 	if (!nseg) {
 		tcp_wait_tx(c, conn);
 		return;
 	}
 
-	n = tcp_peek(c, conn, frames, hlen, mss, nseg, budget);
+	n = tcp_peek(c, conn, f, seg, nseg, budget);
 	if (n < 0) {
 		/* Nothing new: the next EPOLLIN edge says when there is,
 		 * until then guest segments need not ask the socket again.
@@ -746,17 +765,23 @@ static void tcp_send_data(struct ctx *c, struct tcp_conn *conn)
 
 	room = sock_room(conn);
 	for (i = 0; n > 0; i++) {
-		uint8_t *frame = frames[i];
-		size_t plen = (size_t)n < mss ? (size_t)n : mss;
+		uint8_t *frame = f[i].l2;
+		size_t plen = (size_t)n < seg ? (size_t)n : seg;
 		uint8_t *l4 = frame + ip_l2l3_len(v6);
+		struct link_offload o = { 0 };
 
 		tcp_hdr_build(l4, conn->rport, conn->gport, conn->seq_to_guest,
 			      conn->seq_from_guest,
 			      TH_ACK | ((size_t)n == plen ? TH_PSH : 0),
 			      wnd_to_guest(room, conn->ws_ours), 0, -1);
-		ip_frame_fill(c, frame, &conn->raddr, &conn->gaddr,
-			      IPPROTO_TCP, TCP_HLEN + plen, NULL);
-		tx_commit(c, frame, ip_l2l3_len(v6) + TCP_HLEN + plen);
+		ip_frame_fill_offload(c, frame, &conn->raddr, &conn->gaddr,
+				      IPPROTO_TCP, TCP_HLEN + plen, &o);
+		if (plen > mss) {
+			o.gso_type = v6 ? VNET_GSO_TCPV6 : VNET_GSO_TCPV4;
+			o.gso_size = (uint16_t)mss;
+			o.hdr_len = (uint16_t)hlen;
+		}
+		tx_commit_frame(c, &f[i], plen, &o);
 		conn->seq_to_guest += (uint32_t)plen;
 		n -= (ssize_t)plen;
 	}
@@ -884,8 +909,11 @@ void tcp_flush_writes(struct ctx *c)
 {
 	struct tcp_table *t = c->tcp;
 	struct tcp_conn *conn = t->wb_conn;
-	struct msghdr mh = { .msg_iov = t->wb_iov, .msg_iovlen = t->wb_n };
-	uint32_t len = t->wb_len;
+	struct iovec iov[TCP_WRITE_IOV];
+	struct msghdr mh = { .msg_iov = iov };
+	uint32_t len = t->wb_len, chunk = 0, done = 0;
+	int i = 0, n_in = t->wb_n;
+	size_t k = 0, r;
 	ssize_t n;
 
 	if (!conn)
@@ -894,17 +922,39 @@ void tcp_flush_writes(struct ctx *c)
 	t->wb_n = 0;
 	t->wb_len = 0;
 
-	n = sendmsg(conn->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
-	if (n < 0) {
-		if (errno != EAGAIN && errno != EWOULDBLOCK) {
-			tcp_reset(c, conn);
-			return;
+	/* Payloads the link left in the guest's memory may take several
+	 * buffers each: as many writes as IOV_MAX needs, usually one.
+	 */
+	while (i < n_in) {
+		r = link_iov_resolve(c, &t->wb_iov[i], iov + k,
+				     TCP_WRITE_IOV - k);
+		if (r) {
+			k += r;
+			chunk += (uint32_t)t->wb_iov[i++].iov_len;
+			if (i < n_in)
+				continue;
 		}
-		n = 0;
+		if (!k)
+			break;		/* cannot be: a frame has fewer */
+		mh.msg_iovlen = k;
+		n = sendmsg(conn->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK &&
+			    !done) {
+				tcp_reset(c, conn);
+				return;
+			}
+			n = 0;
+		}
+		done += (uint32_t)n;
+		if ((uint32_t)n < chunk)
+			break;
+		k = 0;
+		chunk = 0;
 	}
-	conn->seq_from_guest += (uint32_t)n;
+	conn->seq_from_guest += done;
 	tcp_ack_later(c, conn);
-	if ((uint32_t)n < len) {
+	if (done < len) {
 		/* Socket full: the rest comes back as a retransmission once
 		 * the window we advertise opens again.
 		 */

@@ -22,6 +22,13 @@
 uint64_t vu_features_offered(void)
 {
 	return 1ULL << VIRTIO_F_VERSION_1 |
+	       1ULL << VIRTIO_NET_F_CSUM |
+	       1ULL << VIRTIO_NET_F_GUEST_CSUM |
+	       1ULL << VIRTIO_NET_F_GUEST_TSO4 |
+	       1ULL << VIRTIO_NET_F_GUEST_TSO6 |
+	       1ULL << VIRTIO_NET_F_HOST_TSO4 |
+	       1ULL << VIRTIO_NET_F_HOST_TSO6 |
+	       1ULL << VIRTIO_NET_F_HOST_ECN |
 	       1ULL << VIRTIO_NET_F_MRG_RXBUF |
 	       1ULL << VIRTIO_RING_F_INDIRECT_DESC |
 	       1ULL << VIRTIO_RING_F_EVENT_IDX |

@@ -20,6 +20,7 @@
 #include "netshim/link.h"
 #include "netshim/link_queue.h"
 #include "netshim/log.h"
+#include "netshim/vnet.h"
 #include "dev.h"
 
 #define VU_RX_BUF_SIZE	(8 << 20)	/* guest frames of one batch */
@@ -28,6 +29,16 @@
 				 * go back: TCP writes them in one call */
 #define VU_TX_BUDGET	1024	/* guest frames per kick before other events */
 #define VU_RX_ELEMS	64	/* receive buffers one frame may take */
+#define VU_TX_HDR_COPY	128	/* bytes of a guest TCP frame copied before
+				 * it is parsed: all its headers; its payload
+				 * is written to the socket from guest memory */
+#define VU_IP_CHAINS	256	/* receive chains held for frames built in
+				 * place by one reservation */
+
+/* A TSO frame from the guest: one IP packet of up to 64 KiB, whose IPv6
+ * header is not counted in its payload length
+ */
+#define VU_FRAME_IN_MAX	(ETH_HLEN_ + 40 + 65535)
 
 /**
  * struct vu_link - the front-end and what it is in the middle of sending
@@ -40,7 +51,18 @@
  * @kick_reg:	kick eventfd of each queue as registered with epoll, or -1
  * @elem:	chains of the transmit batch
  * @flen:	length of each frame of the batch, 0 if it is dropped
+ * @off:	offloads of each frame of the batch
+ * @fpos:	where each frame of the batch starts in the input buffer
+ * @fcopy:	bytes of it copied there: the rest is only in guest memory
+ * @nframes:	frames of the batch being handled, 0 between batches
  * @rx_elem:	receive buffers of the frame being copied to the guest
+ * @ip_elem:	receive chains taken for frames built in place
+ * @ip_popped:	how many of them the current reservation took
+ * @ip_used:	how many of them went to the guest
+ * @ip_first:	first chain of each frame reserved in place, and one past
+ *		the last frame's
+ * @ip_frames:	frames reserved in place
+ * @ip_next:	the next of them to be committed
  */
 struct vu_link {
 	struct vu_dev dev;
@@ -52,7 +74,14 @@ struct vu_link {
 	int kick_reg[VU_QUEUES];
 	struct vq_elem elem[VU_TX_BATCH];
 	size_t flen[VU_TX_BATCH];
+	struct link_offload off[VU_TX_BATCH];
+	size_t fpos[VU_TX_BATCH], fcopy[VU_TX_BATCH];
+	int nframes;
 	struct vq_elem rx_elem[VU_RX_ELEMS];
+	struct vq_elem ip_elem[VU_IP_CHAINS];
+	unsigned int ip_popped, ip_used;
+	unsigned int ip_first[LINK_RESERVE_MAX + 1];
+	int ip_frames, ip_next;
 };
 
 static struct vu_link vu_link;
@@ -181,11 +210,195 @@ static size_t vu_frame_len(struct ctx *c, const struct vq_elem *e, size_t hdr)
 {
 	size_t len = e->out_len;
 
-	if (len < hdr + ETH_HLEN_ || len - hdr > FRAME_MAX) {
+	if (len < hdr + ETH_HLEN_ || len - hdr > VU_FRAME_IN_MAX) {
 		c->cnt.drop_vu_len++;
 		return 0;
 	}
 	return len - hdr;
+}
+
+/**
+ * vu_accepts() - the offloads the driver may use in frames it sends
+ * @d:		device
+ * @ok:		filled in from its features
+ */
+static void vu_accepts(const struct vu_dev *d, struct vnet_accept *ok)
+{
+	ok->csum = d->features & (1ULL << VIRTIO_NET_F_CSUM);
+	ok->tso4 = d->features & (1ULL << VIRTIO_NET_F_HOST_TSO4);
+	ok->tso6 = d->features & (1ULL << VIRTIO_NET_F_HOST_TSO6);
+	ok->ecn = d->features & (1ULL << VIRTIO_NET_F_HOST_ECN);
+}
+
+/**
+ * vu_caps_update() - tell the layers above which offloads the driver took
+ * @c:		execution context
+ *
+ * After every request: SET_FEATURES sets them, a device reset clears them.
+ */
+static void vu_caps_update(struct ctx *c)
+{
+	uint64_t f = c->link.vu->dev.features;
+	struct link_caps caps = {
+		.csum = f & (1ULL << VIRTIO_NET_F_GUEST_CSUM),
+		.tso4 = f & (1ULL << VIRTIO_NET_F_GUEST_TSO4),
+		.tso6 = f & (1ULL << VIRTIO_NET_F_GUEST_TSO6),
+	};
+
+	if (memcmp(&caps, &c->link.caps, sizeof(caps)))
+		link_caps_set(c, &caps);
+}
+
+/**
+ * vu_frame_hdr() - copy and check the virtio-net header of a guest frame
+ * @c:		execution context
+ * @e:		the chain
+ * @flen:	length of the frame behind the header
+ * @o:		filled in with its offloads
+ *
+ * Return: true if the frame may be used, false if dropped (counted)
+ */
+static bool vu_frame_hdr(struct ctx *c, const struct vq_elem *e, size_t flen,
+			 struct link_offload *o)
+{
+	uint8_t h[VNET_HDR_BASE_LEN];
+	struct pkt hp = { h, sizeof(h) };
+	struct vnet_accept ok;
+
+	vu_accepts(&c->link.vu->dev, &ok);
+	if (iov_to_buf(e->iov, e->n_out, 0, h, sizeof(h)) != sizeof(h) ||
+	    vnet_hdr_parse(&hp, flen, &ok, o)) {
+		c->cnt.drop_vnet_hdr++;
+		return false;
+	}
+	return true;
+}
+
+/**
+ * vu_tcp_hdr_end() - where the headers of a TCP frame end
+ * @b:		the frame's first bytes, copied
+ * @len:	how many
+ *
+ * Return: offset of the TCP payload, 0 if this is not plain TCP over IPv4
+ * or IPv6 with its headers in @len
+ */
+static size_t vu_tcp_hdr_end(const uint8_t *b, size_t len)
+{
+	struct pkt p = { b, len };
+	const uint8_t *h = pkt_get(&p, 0, ETH_HLEN_ + 40);
+	size_t l4;
+
+	if (!h)
+		return 0;
+	if (rd16(h + 12) == 0x0800 && h[ETH_HLEN_ + 9] == 6)
+		l4 = ETH_HLEN_ + (size_t)(h[ETH_HLEN_] & 0x0f) * 4;
+	else if (rd16(h + 12) == 0x86dd && h[ETH_HLEN_ + 6] == 6)
+		l4 = ETH_HLEN_ + 40;
+	else
+		return 0;
+	h = pkt_get(&p, l4, 20);
+	if (!h || !pkt_get(&p, 0, l4 + (size_t)(h[12] >> 4) * 4))
+		return 0;
+	return l4 + (size_t)(h[12] >> 4) * 4;
+}
+
+/**
+ * vu_tx_copy() - copy what netshim needs of a guest frame
+ * @c:		execution context
+ * @e:		its chain
+ * @hdr:	virtio-net header length
+ * @flen:	frame length
+ * @o:		its offloads
+ * @buf:	where the frame goes, @flen bytes of room
+ *
+ * The guest can rewrite its buffers while we parse, so what is parsed is
+ * a copy.  Of a TCP frame with a partial checksum, which nothing reads
+ * but the socket, only the headers are: the payload stays in the guest's
+ * memory and goes to the socket from there (link_iov_resolve()).  Not
+ * while capturing, which would write what was never copied.
+ *
+ * Return: bytes copied
+ */
+static size_t vu_tx_copy(struct ctx *c, const struct vq_elem *e, size_t hdr,
+			 size_t flen, const struct link_offload *o,
+			 uint8_t *buf)
+{
+	size_t n = flen < VU_TX_HDR_COPY ? flen : VU_TX_HDR_COPY;
+
+	iov_to_buf(e->iov, e->n_out, hdr, buf, n);
+	if (flen > n && c->pcap_fd < 0 && (o->flags & VNET_F_NEEDS_CSUM) &&
+	    vu_tcp_hdr_end(buf, n)) {
+		c->cnt.payload_in_place++;
+		return n;
+	}
+	iov_to_buf(e->iov, e->n_out, hdr + n, buf + n, flen - n);
+	return flen;
+}
+
+/**
+ * vu_resolve() - where bytes of a frame of the batch are: the copy, or
+ *		  the guest's buffers for what was not copied
+ * @c:		execution context
+ * @in:		bytes as the layers above saw them
+ * @out:	filled in
+ * @max:	entries @out has
+ *
+ * Return: entries used, 0 if @max is too few
+ */
+static size_t vu_resolve(struct ctx *c, const struct iovec *in,
+			 struct iovec *out, size_t max)
+{
+	struct vu_link *v = c->link.vu;
+	const uint8_t *p = in->iov_base, *base = c->link.rx.buf;
+	size_t len = in->iov_len, rel, k = 0, skip;
+	const struct vq_elem *e;
+	unsigned int j;
+	int i;
+
+	for (i = 0; i < v->nframes; i++) {
+		if (p >= base + v->fpos[i] &&
+		    p < base + v->fpos[i] + v->flen[i])
+			break;
+	}
+	if (i == v->nframes || v->fcopy[i] == v->flen[i] ||
+	    len > v->flen[i] - (size_t)(p - base - v->fpos[i])) {
+		if (!max)
+			return 0;
+		*out = *in;
+		return 1;
+	}
+
+	rel = (size_t)(p - base) - v->fpos[i];
+	if (rel < v->fcopy[i]) {
+		size_t l = v->fcopy[i] - rel < len ? v->fcopy[i] - rel : len;
+
+		if (!max)
+			return 0;
+		out[k].iov_base = (void *)p;
+		out[k++].iov_len = l;
+		rel += l;
+		len -= l;
+	}
+	e = &v->elem[i];
+	skip = vu_vnet_hdr_len(&v->dev) + rel;
+	for (j = 0; j < e->n_out && len; j++) {
+		size_t l = e->iov[j].iov_len;
+
+		if (skip >= l) {
+			skip -= l;
+			continue;
+		}
+		if (k == max)
+			return 0;
+		l -= skip;
+		if (l > len)
+			l = len;
+		out[k].iov_base = (uint8_t *)e->iov[j].iov_base + skip;
+		out[k++].iov_len = l;
+		len -= l;
+		skip = 0;
+	}
+	return k;
 }
 
 /**
@@ -212,26 +425,30 @@ static int vu_tx_batch(struct ctx *c)
 			return -1;
 		}
 		v->flen[n] = vu_frame_len(c, e, hdr);
+		if (v->flen[n] && !vu_frame_hdr(c, e, v->flen[n], &v->off[n]))
+			v->flen[n] = 0;
 		if (v->flen[n] > c->link.rx.size - off) {
 			vq_unpop(vq, 1);
 			break;
 		}
-		/* A copy: the guest can rewrite its buffer while we parse */
-		iov_to_buf(e->iov, e->n_out, hdr, c->link.rx.buf + off,
-			   v->flen[n]);
+		v->fpos[n] = off;
+		v->fcopy[n] = vu_tx_copy(c, e, hdr, v->flen[n], &v->off[n],
+					 c->link.rx.buf + off);
 		off += v->flen[n];
 	}
 
+	v->nframes = n;
 	for (i = 0, off = 0; i < n; off += v->flen[i], i++) {
 		struct pkt frame = { c->link.rx.buf + off, v->flen[i] };
 
 		if (!frame.len)
 			continue;
-		link_frame_in(c, &frame);
+		link_frame_in_offload(c, &frame, &v->off[i]);
 		if (c->link.fd < 0)
 			return -1;
 	}
 	link_frames_done(c);
+	v->nframes = 0;
 	if (c->link.fd < 0 || !n)
 		return c->link.fd < 0 ? -1 : 0;
 
@@ -309,6 +526,7 @@ static int vu_rx_frame(struct ctx *c, struct vq *vq, const uint8_t *frame,
 		got += v->rx_elem[k].in_len;
 	}
 
+	memcpy(h, lq_meta(&c->link.tx, (uint8_t *)frame), VNET_HDR_BASE_LEN);
 	/* num_buffers: how many chains the frame spans (5.1.6.4) */
 	if (hdr == VNET_HDR_LEN) {
 		h[VNET_HDR_NUM_BUFFERS] = k & 0xff;
@@ -329,6 +547,208 @@ static int vu_rx_frame(struct ctx *c, struct vq *vq, const uint8_t *frame,
 }
 
 /**
+ * vu_ip_release() - give back the receive chains reserved for frames in
+ *		     place that were never committed
+ * @c:		execution context
+ *
+ * Before anything else takes chains from the receive queue, or changes
+ * it: chains are given back by rewinding, so they must be the last taken.
+ */
+static void vu_ip_release(struct ctx *c)
+{
+	struct vu_link *v = c->link.vu;
+
+	if (v->ip_popped > v->ip_used)
+		vq_unpop(&v->dev.vq[VU_RX_Q], v->ip_popped - v->ip_used);
+	v->ip_popped = v->ip_used = 0;
+	v->ip_frames = v->ip_next = 0;
+}
+
+/**
+ * vu_ip_map() - lay one frame out over the receive chains taken for it
+ * @v:		back-end state
+ * @first:	its first chain in @v->ip_elem
+ * @end:	one past its last chain
+ * @vnet:	virtio-net header length, at the start of the first chain
+ * @hlen:	header bytes, which must be in one piece
+ * @plen:	payload bytes behind them
+ * @f:		filled in
+ *
+ * Return: true if the headers are in one buffer and the payload in at
+ * most LINK_FRAME_IOV
+ */
+static bool vu_ip_map(const struct vu_link *v, unsigned int first,
+		      unsigned int end, size_t vnet, size_t hlen, size_t plen,
+		      struct link_frame *f)
+{
+	size_t off = 0, want = plen;
+	bool hdr_done = false;
+	unsigned int j, i;
+
+	if (v->ip_elem[first].in_len < vnet)
+		return false;
+	f->niov = 0;
+	f->room = 0;
+	f->hlen = hlen;
+	for (j = first; j < end && want; j++) {
+		const struct vq_elem *e = &v->ip_elem[j];
+
+		for (i = 0; i < e->n_in && want; i++) {
+			const struct iovec *b = &e->iov[e->n_out + i];
+			uint8_t *p = b->iov_base;
+			size_t l = b->iov_len, skip = 0;
+
+			if (off + l <= vnet) {
+				off += l;
+				continue;
+			}
+			if (off < vnet)
+				skip = vnet - off;
+			off += l;
+			if (!hdr_done) {
+				if (l - skip < hlen)
+					return false;
+				f->l2 = p + skip;
+				skip += hlen;
+				hdr_done = true;
+			}
+			if (skip == l)
+				continue;
+			if (f->niov == LINK_FRAME_IOV)
+				return false;
+			f->iov[f->niov].iov_base = p + skip;
+			f->iov[f->niov].iov_len = l - skip < want ? l - skip :
+						  want;
+			want -= f->iov[f->niov++].iov_len;
+		}
+	}
+	f->room = plen - want;
+	return hdr_done && !want;
+}
+
+/**
+ * vu_reserve_frames() - take receive chains for frames built in place
+ * @c:		execution context
+ * @hlen:	header bytes of each frame
+ * @plen:	payload bytes of each
+ * @n:		frames wanted, at most LINK_RESERVE_MAX
+ * @f:		filled in
+ *
+ * Each frame takes the chains its virtio-net header, headers and payload
+ * need (one without MRG_RXBUF); the guest's buffers are only ever written
+ * here, never read, so what it does with them meanwhile is its business.
+ *
+ * Return: frames reserved, 0 if the guest has no buffer now (a kick
+ * resumes), -1 if its buffers cannot hold this layout
+ */
+static int vu_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
+			     struct link_frame *f)
+{
+	struct vu_link *v = c->link.vu;
+	struct vq *vq = &v->dev.vq[VU_RX_Q];
+	bool mrg = v->dev.features & (1ULL << VIRTIO_NET_F_MRG_RXBUF);
+	size_t vnet = vu_vnet_hdr_len(&v->dev), need = vnet + hlen + plen;
+	unsigned int first;
+	int k, tries = 0;
+
+	vu_ip_release(c);
+	if (!vq_ready(vq))
+		return -1;
+	for (k = 0; k < n; k++) {
+		size_t got = 0;
+
+		first = v->ip_popped;
+		while (got < need) {
+			enum vq_result r = VQ_EMPTY;
+
+			if (v->ip_popped == VU_IP_CHAINS ||
+			    (!mrg && v->ip_popped > first))
+				break;
+			r = vq_pop(vq, &v->dev.mem, &v->ip_elem[v->ip_popped]);
+			if (r == VQ_BROKEN) {
+				v->ip_popped = v->ip_used = 0;
+				vu_drop(c, "broken receive queue");
+				return 0;
+			}
+			if (r == VQ_EMPTY) {
+				if (!k && v->ip_popped == first &&
+				    vq_kick_me(vq) && ++tries < 3)
+					continue;
+				break;
+			}
+			got += v->ip_elem[v->ip_popped++].in_len;
+		}
+		if (got < need || !vu_ip_map(v, first, v->ip_popped, vnet,
+					     hlen, plen, &f[k])) {
+			vq_unpop(vq, v->ip_popped - first);
+			v->ip_popped = first;
+			break;
+		}
+		v->ip_first[k] = first;
+		f[k].slot = k;
+	}
+	v->ip_first[k] = v->ip_popped;
+	v->ip_frames = k;
+	if (k)
+		return k;
+	/* No chain at all: wait for the guest's kick; chains that were
+	 * there but too small for the layout: the queue copies instead
+	 */
+	if (vq_avail_count(vq) > 0)
+		return -1;
+	c->link.blocked = true;
+	return 0;
+}
+
+/**
+ * vu_commit_frame() - hand a frame built in place to the guest
+ * @c:		execution context
+ * @f:		the frame, from vu_reserve_frames()
+ * @plen:	payload bytes in it
+ * @o:		its offloads, NULL for none
+ *
+ * The used entries are published now and the guest told at the end of
+ * the loop iteration (link_flush()).  A frame shorter than reserved keeps
+ * the chains it does not need, and every later reservation of the batch,
+ * for vu_ip_release().
+ */
+static void vu_commit_frame(struct ctx *c, struct link_frame *f, size_t plen,
+			    const struct link_offload *o)
+{
+	struct vu_link *v = c->link.vu;
+	struct vq *vq = &v->dev.vq[VU_RX_Q];
+	size_t vnet = vu_vnet_hdr_len(&v->dev), left = vnet + f->hlen + plen;
+	uint8_t h[VNET_HDR_LEN] = { 0 };
+	unsigned int j, m = 0, first;
+
+	if (f->slot != v->ip_next || f->slot >= v->ip_frames ||
+	    v->ip_used != v->ip_first[f->slot]) {
+		/* Out of order, or behind a short frame: cannot be */
+		c->cnt.drop_tx_full++;
+		return;
+	}
+	first = v->ip_first[f->slot];
+	for (j = first; j < v->ip_first[f->slot + 1] && left; j++, m++) {
+		size_t l = v->ip_elem[j].in_len < left ?
+			   v->ip_elem[j].in_len : left;
+
+		vq_push(vq, v->ip_elem[j].head, (uint32_t)l, m);
+		left -= l;
+	}
+	vnet_hdr_build(h, o);
+	if (vnet == VNET_HDR_LEN) {
+		h[VNET_HDR_NUM_BUFFERS] = m & 0xff;
+		h[VNET_HDR_NUM_BUFFERS + 1] = m >> 8;
+	}
+	iov_from_buf(v->ip_elem[first].iov + v->ip_elem[first].n_out,
+		     v->ip_elem[first].n_in, 0, h, vnet);
+	vq_flush(vq, m);
+	v->ip_used = first + m;
+	v->ip_next = f->slot + 1;
+	c->link.notify_due = true;
+}
+
+/**
  * vu_flush() - copy queued frames into the guest's receive buffers
  * @c:		execution context
  *
@@ -343,6 +763,10 @@ static int vu_flush(struct ctx *c)
 	uint8_t *frame;
 	size_t len;
 
+	vu_ip_release(c);
+	if (c->link.notify_due && vq_ready(vq))
+		vu_notify(vq);
+	c->link.notify_due = false;
 	if (!vq_ready(vq)) {
 		c->link.blocked = lq_pending(&c->link.tx);
 		return c->link.blocked ? 1 : 0;
@@ -477,11 +901,13 @@ static int vu_request(struct ctx *c)
 	      vu_request_name(m->request), m->request, m->size, m->nfds);
 
 	vu_kick_unregister(c);
+	vu_ip_release(c);
 	r = vu_handle(&v->dev, m);
 	if (r == VU_DROP) {
 		vu_drop(c, vu_request_name(m->request));
 		return -1;
 	}
+	vu_caps_update(c);
 	if (r == VU_REPLY) {
 		n = vu_msg_encode(m, out, sizeof(out));
 		if (!n || send(c->link.fd, out, n, MSG_DONTWAIT |
@@ -589,6 +1015,9 @@ static void vu_close(struct ctx *c, const char *why)
 	c->link.fd = -1;
 	vu_forget_fds(v);
 	v->in_len = 0;
+	v->ip_popped = v->ip_used = 0;
+	v->ip_frames = v->ip_next = 0;
+	v->nframes = 0;
 	vu_dev_reset(&v->dev);
 	link_gone(c, why);
 }
@@ -639,6 +1068,7 @@ const struct link_ops link_vu_ops = {
 	.name		= "vhost-user",
 	.rx_size	= VU_RX_BUF_SIZE,
 	.tx_size	= VU_TX_BUF_SIZE,
+	.offloads	= true,
 	.setup		= vu_setup,
 	.listen		= link_listen,
 	.adopt		= vu_adopt,
@@ -646,4 +1076,7 @@ const struct link_ops link_vu_ops = {
 	.event		= vu_event,
 	.flush		= vu_flush,
 	.close		= vu_close,
+	.reserve_frames	= vu_reserve_frames,
+	.commit_frame	= vu_commit_frame,
+	.resolve	= vu_resolve,
 };

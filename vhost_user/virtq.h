@@ -12,6 +12,13 @@
 #include "mem.h"
 
 /* Virtio feature bits netshim knows (virtio 1.2, 5.1.3 and 6) */
+#define VIRTIO_NET_F_CSUM		0
+#define VIRTIO_NET_F_GUEST_CSUM		1
+#define VIRTIO_NET_F_GUEST_TSO4		7
+#define VIRTIO_NET_F_GUEST_TSO6		8
+#define VIRTIO_NET_F_HOST_TSO4		11
+#define VIRTIO_NET_F_HOST_TSO6		12
+#define VIRTIO_NET_F_HOST_ECN		13
 #define VIRTIO_NET_F_MRG_RXBUF		15
 #define VIRTIO_RING_F_INDIRECT_DESC	28
 #define VIRTIO_RING_F_EVENT_IDX		29

@@ -6,7 +6,12 @@
  * layer-4 checksum to be set right before the frame goes in: a mutated
  * packet almost never has a valid checksum, and without this the fuzzer
  * would hardly get past ip_l4_csum_ok().  Inputs without the bit still
- * test the checksum checks themselves.  The frame goes through
+ * test the checksum checks themselves.  Bit 1 puts a virtio-net header
+ * (VNET_HDR_BASE_LEN bytes, after the control byte) in front of the
+ * frame, checked by vnet_hdr_parse() as vhost-user does with every
+ * offload negotiated, and the frame goes in with its offloads: partial
+ * checksums are not verified, TSO frames may be up to 64 KiB of IP
+ * packet.  The frame goes through
  * Ethernet, ARP, IPv4/IPv6, UDP (DHCP, DHCPv6), ICMP (echo, NDP) and TCP
  * exactly as in the daemon, with a context set up as main.c's setup() does
  * it but without the VMM's socket: the link is one end of a socketpair.
@@ -40,9 +45,13 @@
 #include "ip.h"
 #include "link.h"
 #include "stream.h"
+#include "vnet.h"
 #include "tcp/tcp.h"
 
 #define FUZZ_FIX_CSUM		0x01
+#define FUZZ_VNET_HDR		0x02
+/* A TSO frame from a vhost-user guest: 64 KiB of IPv6 payload */
+#define FUZZ_FRAME_IN_MAX	(ETH_HLEN_ + 40 + 65535)
 /* Empty the connection and flow tables this often, as a VMM reconnect does */
 #define FUZZ_GUEST_GONE_EVERY	64
 /* Room for every reply one frame can cause, several times over */
@@ -275,25 +284,42 @@ static void drain_vmm(void)
  */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static const struct vnet_accept all = { true, true, true, true };
 	static unsigned int inputs;
 	struct ctx *c = &ctx;
+	struct link_offload o;
+	size_t skip = 1;
 	struct pkt frame;
 	uint8_t *f;
 
-	/* What link_input() lets through */
-	if (size < 1 + STREAM_MIN_FRAME || size > 1 + FRAME_MAX)
+	if (size && (data[0] & FUZZ_VNET_HDR)) {
+		struct pkt h = { data + 1, size - 1 };
+
+		if (size < 1 + VNET_HDR_BASE_LEN ||
+		    vnet_hdr_parse(&h, size - 1 - VNET_HDR_BASE_LEN, &all,
+				   &o))
+			return 0;
+		skip += VNET_HDR_BASE_LEN;
+	}
+	/* What link_input() lets through, and vhost-user with TSO */
+	if (size < skip + STREAM_MIN_FRAME ||
+	    size > skip + ((data[0] & FUZZ_VNET_HDR) ? FUZZ_FRAME_IN_MAX :
+			   FRAME_MAX))
 		return 0;
 
 	/* A copy of the exact size: ASan sees any read past the frame */
-	frame.len = size - 1;
+	frame.len = size - skip;
 	f = malloc(frame.len);
 	FUZZ_CHECK(f);
-	memcpy(f, data + 1, frame.len);
+	memcpy(f, data + skip, frame.len);
 	if (data[0] & FUZZ_FIX_CSUM)
 		fix_csums(f, frame.len);
 	frame.data = f;
 
-	eth_input(c, &frame);
+	if (data[0] & FUZZ_VNET_HDR)
+		link_frame_in_offload(c, &frame, &o);
+	else
+		eth_input(c, &frame);
 	/* As the stream back-end does: gathered guest data points into the
 	 * frame
 	 */

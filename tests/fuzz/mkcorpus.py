@@ -36,6 +36,7 @@ DHCP6_MCAST = ipaddress.IPv6Address("ff02::1:2").packed
 
 FIX_CSUM = b"\x01"      # fuzz_frame's control byte: repair checksums
 KEEP_CSUM = b"\x00"
+VNET_HDR = b"\x02"       # fuzz_frame's control byte: a virtio-net header
 
 
 def csum(data):
@@ -301,6 +302,29 @@ def frames():
     return f
 
 
+def vnet_frames():
+    """Frames from a virtio-net guest behind their header, as Linux sends
+    them: a TSO segment of 9000 bytes and a partial checksum on UDP (the
+    checksum field holds the pseudo-header sum, not the full one)."""
+    def hdr(flags, gso, hdr_len, gso_size, start, off):
+        return struct.pack("<BBHHHH", flags, gso, hdr_len, gso_size, start,
+                           off)
+
+    data = bytes(i * 7 & 0xff for i in range(9000))
+    t4 = ip4(GUEST4, PEER4, 6, tcp(40000, 80, 1001, 5001, ACK, data))
+    t6 = ip6(GUEST6, PEER6, 6, tcp(40000, 80, 1001, 5001, ACK, data))
+    u4 = ip4(GUEST4, PEER4, 17, udp(40000, 53, dns_query()))
+    u4 = u4[:26] + b"\x12\x34" + u4[28:]
+    return {
+        "vnet-tso4": hdr(1, 1, 54, 1460, 34, 16) + eth(OUR_MAC, 0x0800, t4),
+        "vnet-tso6": hdr(1, 4, 74, 1440, 54, 16) + eth(OUR_MAC, 0x86dd, t6),
+        "vnet-csum-udp4": hdr(1, 0, 0, 0, 34, 6) + eth(OUR_MAC, 0x0800, u4),
+        "vnet-none": hdr(0, 0, 0, 0, 0, 0) +
+        eth(OUR_MAC, 0x0800, ip4(GUEST4, PEER4, 17, udp(40000, 53,
+                                                        dns_query()))),
+    }
+
+
 def stream_inputs():
     """Bytes a VMM writes: 32-bit big-endian length, then the frame."""
     fr = frames()
@@ -351,6 +375,8 @@ def main():
         write(outdir, "fuzz_frame", name, FIX_CSUM + data)
     for name in ("tcp4-syn", "udp4-dns", "icmp6-echo", "dhcp4-discover"):
         write(outdir, "fuzz_frame", name + "-keep-csum", KEEP_CSUM + fr[name])
+    for name, data in vnet_frames().items():
+        write(outdir, "fuzz_frame", name, VNET_HDR + data)
     for name, data in stream_inputs().items():
         write(outdir, "fuzz_stream", name, data)
     for name, data in dhcp4_messages().items():

@@ -267,7 +267,8 @@ topo_backend() {
 #
 # GUEST_SYSCTLS: "key=value ..." set in the guest namespace before tap0
 # exists (net.ipv6.conf.default.* then applies to tap0), the way a system
-# configures itself at boot.
+# configures itself at boot.  RELAY_ARGS: more options for the relay
+# (vu_relay --offload).
 topo_relay_start() {
 	local relay=$1 mtu=$2 _ kv
 
@@ -277,8 +278,9 @@ topo_relay_start() {
 	for kv in ${GUEST_SYSCTLS:-}; do
 		in_guest sysctl -qw "$kv" || fail "guest sysctl $kv"
 	done
+	# shellcheck disable=SC2086 # RELAY_ARGS is a list of words
 	ip netns exec "$NS_GUEST" "$REPO/tests/$relay" --mtu "$mtu" \
-		tap0 "$WORK/backend.sock" >"$WORK/relay.log" 2>&1 &
+		${RELAY_ARGS:-} tap0 "$WORK/backend.sock" >"$WORK/relay.log" 2>&1 &
 	RELAY_PID=$!
 	topo_pid_add "$RELAY_PID"
 	export RELAY_PID

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "tests/unit/unit.h"
+#include "netshim/ctx.h"
 #include "netshim/inany.h"
 #include "netshim/ip.h"
 
@@ -959,6 +960,70 @@ static void test_csum_icmp(void **state)
  *
  * Return: number of failed tests
  */
+/**
+ * check_partial() - a frame left to the guest's checksum offload, finished
+ *		     as a virtio device finishes it (virtio 1.2, 5.1.6.2), is
+ *		     the frame netshim sums itself
+ * @v6:		IPv6, else IPv4
+ * @proto:	IPPROTO_TCP or IPPROTO_UDP
+ * @l4len:	layer-4 length
+ */
+static void check_partial(bool v6, uint8_t proto, size_t l4len)
+{
+	static struct ctx c;
+	struct in6_addr src = v6 ? a6("2001:db8:2::1") :
+				   inany_from4(a4("203.0.113.1"));
+	struct in6_addr dst = v6 ? a6("2001:db8:1::2") :
+				   inany_from4(a4("203.0.113.2"));
+	size_t l3 = ETH_HLEN_ + (v6 ? 40 : 20), i, at;
+	uint8_t full[ETH_HLEN_ + 40 + 1500], part[sizeof(full)];
+	struct link_offload o = { 0 };
+
+	for (i = 0; i < l4len; i++)
+		full[l3 + i] = (uint8_t)(i * 7 + l4len);
+	memcpy(part, full, sizeof(full));
+
+	c.link.caps.csum = false;
+	ip_frame_fill_offload(&c, full, &src, &dst, proto, l4len, &o);
+	assert_int_equal(o.flags, 0);
+
+	c.link.caps.csum = true;
+	ip_frame_fill_offload(&c, part, &src, &dst, proto, l4len, &o);
+	assert_int_equal(o.flags, VNET_F_NEEDS_CSUM);
+	assert_int_equal(o.csum_start, l3);
+	assert_int_equal(o.csum_offset, proto == IPPROTO_TCP ? 16 : 6);
+	at = o.csum_start + o.csum_offset;
+	{
+		uint16_t f = ref_fold(ref_sum(part + o.csum_start,
+					      l3 + l4len - o.csum_start, 0));
+
+		/* A UDP checksum of zero is sent as 0xffff (RFC 768) */
+		if (proto == IPPROTO_UDP && !f)
+			f = 0xffff;
+		part[at] = f >> 8;
+		part[at + 1] = f & 0xff;
+	}
+	assert_memory_equal(part, full, l3 + l4len);
+}
+
+/**
+ * test_frame_partial() - partial checksums, both families, TCP and UDP,
+ *			  odd and even lengths
+ * @state:	cmocka state, unused
+ */
+static void test_frame_partial(void **state)
+{
+	size_t len;
+
+	(void)state;
+	for (len = 20; len < 1400; len += 97) {
+		check_partial(false, IPPROTO_TCP, len);
+		check_partial(true, IPPROTO_TCP, len);
+		check_partial(false, IPPROTO_UDP, len);
+		check_partial(true, IPPROTO_UDP, len);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -987,6 +1052,7 @@ int main(void)
 		cmocka_unit_test(test_csum_tcp),
 		cmocka_unit_test(test_csum_tcp_pseudo_header),
 		cmocka_unit_test(test_csum_icmp),
+		cmocka_unit_test(test_frame_partial),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

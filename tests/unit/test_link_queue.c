@@ -164,6 +164,43 @@ static void test_batch(void **state)
 	assert_int_equal(n, 3);
 }
 
+/**
+ * test_meta() - a back-end that offloads keeps each frame's metadata
+ *		 between its length and its bytes, and gets it back with it
+ * @state:	unused
+ */
+static void test_meta(void **state)
+{
+	uint8_t *frames[4], *p;
+	size_t len;
+	int n, i;
+
+	(void)state;
+	q.meta = 10;
+	n = lq_reserve_batch(&q, 1000, 4, frames);
+	assert_int_equal(n, 4);
+	for (i = 0; i < n; i++) {
+		assert_ptr_equal(frames[i] - 10 - LQ_HDR_LEN,
+				 q.buf + (size_t)i * (LQ_HDR_LEN + 10 + 1000));
+		memset(lq_meta(&q, frames[i]), 0xa0 + i, 10);
+		memset(frames[i], i, 1000);
+		lq_commit(&q, frames[i], 1000);
+	}
+	for (i = 0; i < n; i++) {
+		assert_true(lq_peek(&q, &p, &len));
+		assert_int_equal(len, 1000);
+		assert_int_equal(p[0], i);
+		assert_int_equal(p[999], i);
+		assert_int_equal(lq_meta(&q, p)[0], 0xa0 + i);
+		assert_int_equal(lq_meta(&q, p)[9], 0xa0 + i);
+		lq_drop_head(&q);
+	}
+	assert_false(lq_pending(&q));
+	/* Three of the largest frames no longer fit with their metadata */
+	assert_int_equal(lq_reserve_batch(&q, FRAME_MAX, 8, frames), 2);
+	q.meta = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +210,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_meta, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -39,6 +39,9 @@
 #   VM_DISK=FILE    raw disk image on virtio-blk (/dev/vda), opened with
 #                   snapshot=on: the guest's writes never reach FILE
 #   VM_MEM=MIB      guest memory (default 512)
+#   VM_NIC_OPTS=P=V,...  more properties of the virtio-net-pci device, e.g.
+#                   csum=off,guest_csum=off,guest_tso4=off,... to run
+#                   without the offloads a vhost-user back-end offers
 #
 # Exit status: 0 when the guest printed NETSHIM-DONE, 1 otherwise.
 set -eu
@@ -172,7 +175,7 @@ timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" \
 	-chardev "stdio,id=con,signal=off,logfile=$LOG.raw" -serial chardev:con \
 	-kernel "$KERNEL" -initrd "$INITRD" \
 	-append "console=ttyS0 quiet panic=-1 netshim.run=$SCENARIO $GUEST_ARGS $*" \
-	-device virtio-net-pci,netdev=n,mac=52:54:00:12:34:56,romfile= \
+	-device "virtio-net-pci,netdev=n,mac=52:54:00:12:34:56,romfile=${VM_NIC_OPTS:+,$VM_NIC_OPTS}" \
 	-netdev "$NET" $PCAP $DISK </dev/null >"$CONSOLE" ||
 	rc=$?
 end=$(date +%s.%N)

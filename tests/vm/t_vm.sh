@@ -10,7 +10,10 @@
 # the accelerator; VM_DHCP6=no runs no DHCPv6 client in the guest, whose
 # IPv6 then comes from router advertisements alone (t_vm_slaac.sh);
 # NETDEV=vhost-user runs the same checks with QEMU as the backend's
-# vhost-user front-end (tests/integration/t_vhost_user.sh).
+# vhost-user front-end (tests/integration/t_vhost_user.sh); there netshim's
+# counters must show TSO frames both ways and data moved straight between
+# the guest's buffers and the sockets, or none of it when VM_NIC_OPTS turns
+# the device's offloads off (t_vhost_user_nooffload.sh).
 
 set -u
 VM=$(cd "$(dirname "$(readlink -f "$0")")/../vm" && pwd)
@@ -70,4 +73,16 @@ for k in tcp4_halfclose tcp6_halfclose; do
 	fi
 	expect "$k"
 done
+if [ "$BACKEND" = netshim ] && [ "${NETDEV:-stream}" = vhost-user ]; then
+	for k in tso_out tso_in frames_in_place payload_in_place drop_csum \
+		drop_vnet_hdr; do
+		v=$(topo_counter "$k")
+		log "netshim counter $k: $v"
+		case "$k:${VM_NIC_OPTS:+off}" in
+		tso_*: | *_in_place:) [ "${v:-0}" -gt 0 ] ||
+			fail "$k is ${v:-missing} with offloads on" ;;
+		*) [ "${v:-1}" -eq 0 ] || fail "$k is ${v:-missing}, not 0" ;;
+		esac
+	done
+fi
 log "guest check passed behind $BACKEND"

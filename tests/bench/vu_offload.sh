@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# vu_offload.sh - netshim --vhost-user through tests/vu_relay, checksum and
+# TSO offloads off and on, side by side in one run: iperf3 guest->peer
+# (up) and peer->guest (down), netshim's CPU seconds per GiB moved.
+#
+# Usage: tests/bench/vu_offload.sh [MTU]    (as root; MTU default 1500)
+#        tests/bench/vu_offload.sh --vm       the VM guest of tests/vm
+#                   instead, QEMU 10 as the front-end, offloads switched
+#                   with virtio-net-pci's own properties
+#   ROUNDS=N   alternations of off and on (default 2)
+#   SECS=N     seconds per iperf3 run (default 5)
+#   NETSHIM=   binary (default build/netshim)
+#   BACKEND=passt PASST=/path/to/passt  passt's vhost-user mode instead,
+#              for reference: it offers no offloads, so only "off" runs
+# Prints one line per run: mode direction Gbit/s CPU-s/GiB.
+
+set -u
+DIR=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$DIR/../.." && pwd)
+export BACKEND=${BACKEND:-netshim} NETSHIM=${NETSHIM:-$REPO/build/netshim}
+. "$REPO/tests/lib/topo.sh"
+
+VM_MODE=
+if [ "${1:-}" = --vm ]; then
+	VM_MODE=1
+	shift
+	. "$REPO/tests/vm/peer.sh"
+fi
+MTU=${1:-1500}
+NIC_OFF=csum=off,guest_csum=off,host_tso4=off,host_tso6=off,guest_tso4=off,guest_tso6=off
+ROUNDS=${ROUNDS:-2}
+SECS=${SECS:-5}
+
+# ticks() - CPU ticks (user + system) of a process so far
+# $1: pid
+ticks() {
+	local stat
+
+	stat=$(cat "/proc/$1/stat") || return 1
+	echo "${stat##*) }" | awk '{ print $12 + $13 }'
+}
+
+# run() - one iperf3 run through the current topology, printed
+# $1: mode label, $2: up or down
+run() {
+	local rev=() t0 t1 bytes hz out
+
+	[ "$2" = down ] && rev=(-R)
+	hz=$(getconf CLK_TCK)
+	t0=$(ticks "$BACKEND_PID")
+	out=$(in_guest timeout $((SECS + 20)) iperf3 -c 203.0.113.1 \
+		-t "$SECS" -J "${rev[@]}") || { echo "$1 $2 iperf3 failed"; return; }
+	t1=$(ticks "$BACKEND_PID")
+	bytes=$(echo "$out" | python3 -c 'import json,sys
+print(json.load(sys.stdin)["end"]["sum_received"]["bytes"])')
+	awk -v m="$1" -v d="$2" -v b="$bytes" -v s="$SECS" -v c=$((t1 - t0)) \
+	    -v hz="$hz" 'BEGIN { printf "%-4s %-5s %6.2f Gbit/s %6.2f CPU-s/GiB\n",
+	    m, d, b * 8 / s / 1e9, c / hz / (b / 2^30) }'
+	sleep 0.5
+}
+
+# vm_round() - boot the VM guest once, iperf3 up and down, print them
+# $1: off or on
+vm_round() {
+	local log opts= dir t0 t1 hz
+
+	[ "$1" = off ] && opts=$NIC_OFF
+	topo_init
+	topo_peer_pod
+	topo_dns
+	vm_peer_iperf
+	topo_backend --vhost-user
+	log=$WORK/vm.log
+	hz=$(getconf CLK_TCK)
+	t0=$(ticks "$BACKEND_PID")
+	NETDEV=vhost-user VM_NIC_OPTS=$opts VM_QUIET=1 VM_LOG=$log \
+		VM_TIMEOUT=$((4 * SECS + 150)) "$REPO/tests/vm/run-vm.sh" \
+		bench "$WORK/backend.sock" "netshim.iperf_time=$SECS" ||
+		echo "$1: the guest did not finish"
+	t1=$(ticks "$BACKEND_PID")
+	for dir in up down; do
+		sed -n "/NETSHIM-JSON-BEGIN $dir/,/NETSHIM-JSON-END $dir/p" \
+			"$log" | sed '1d;$d' | python3 -c 'import json,sys
+r = json.load(sys.stdin)["end"]["sum_received"]
+print("%-4s %-5s %6.3f Gbit/s" % (sys.argv[1], sys.argv[2],
+      r["bytes"] * 8 / r["seconds"] / 1e9))' "$1" "$dir" ||
+			echo "$1 $dir: no iperf3 report"
+	done
+	echo "$1: netshim CPU $(( (t1 - t0) * 100 / hz ))/100 s for the run"
+	topo_cleanup
+	trap - EXIT
+}
+
+for r in $(seq "$ROUNDS"); do
+	if [ -n "$VM_MODE" ]; then
+		echo "round $r, VM guest (QEMU vhost-user), MTU 1500"
+		vm_round off
+		vm_round on
+		continue
+	fi
+	for mode in off on; do
+		[ "$BACKEND" = passt ] && [ "$mode" = on ] && continue
+		topo_init
+		topo_peer_pod
+		topo_backend --vhost-user -m "$MTU"
+		if [ "$mode" = on ]; then
+			RELAY_ARGS=--offload topo_vu_relay_guest "$MTU"
+		else
+			topo_vu_relay_guest "$MTU"
+		fi
+		guest_dhcp4 >/dev/null
+		in_peer timeout $((4 * SECS + 60)) iperf3 -s -B 203.0.113.1 \
+			>/dev/null 2>&1 &
+		topo_pid_add $!
+		sleep 0.5
+		echo "round $r, MTU $MTU, offloads $mode"
+		run "$mode" up
+		run "$mode" down
+		topo_cleanup
+		trap - EXIT
+	done
+done

@@ -1,0 +1,11 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# t_vhost_user.sh with the virtio-net device's offloads switched off the
+# way a user does it, with QEMU's own device properties: the guest then
+# sends and gets only MTU-sized frames with full checksums, and every
+# check of the VM guest must pass as with the offloads on.
+
+export NETDEV=vhost-user
+export VM_NIC_OPTS=csum=off,guest_csum=off,host_tso4=off,host_tso6=off,guest_tso4=off,guest_tso6=off
+exec bash "$(cd "$(dirname "$(readlink -f "$0")")/../vm" && pwd)/t_vm.sh"
