@@ -14,7 +14,8 @@
 # the backend's -t 8080 over both families. Any failure shows the guest's
 # own view of its network (networkctl, ip, resolvectl).
 # BACKEND=netshim|passt as for every topo.sh test; VM_ACCEL=kvm|tcg forces
-# the accelerator.
+# the accelerator; NETDEV=vhost-user boots it with QEMU as the backend's
+# vhost-user front-end instead (t_vm_debian_vhost.sh).
 
 set -u
 VM=$(cd "$(dirname "$(readlink -f "$0")")/../vm" && pwd)
@@ -104,7 +105,11 @@ for _ in $(seq 50); do
 done
 [ -n "$(in_peer ss -Hltn 'sport = :80')" ] ||
 	fail "peer web server not listening after 5 s"
-topo_backend -t 8080
+if [ "${NETDEV:-stream}" = vhost-user ]; then
+	topo_backend --vhost-user -t 8080
+else
+	topo_backend -t 8080
+fi
 
 LOG=$WORK/vm.log
 start=$(date +%s)
