@@ -107,7 +107,9 @@ done
 	fail "netshim had $fds_idle descriptors before QEMU, $fds after it"
 [ "$rss" -le $((rss0 + RSS_SLACK_KB)) ] ||
 	fail "netshim's RSS grew from $rss0 kB to $rss kB"
-[ "$(grep -c '^NETSHIM-BOOT' "$LOG")" -ge "$BOOTS" ] ||
+# Not anchored: after a reboot, firmware output without a newline may
+# stand in front of the guest's first line
+[ "$(grep -o 'NETSHIM-BOOT' "$LOG" | wc -l)" -ge "$BOOTS" ] ||
 	fail "fewer than $BOOTS boots in the console log"
 log "ok: $BOOTS boots on one netshim --vhost-user; RSS $rss0 -> $rss kB," \
 	"$fds descriptors after QEMU as before it"
