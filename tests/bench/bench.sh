@@ -37,10 +37,12 @@
 #   VM_ACCEL=kvm|tcg  skip the KVM probe
 #   PASST_VU=PATH     passt with --vhost-user for its vhost-user rows
 #                     (default: build/passt-vu/passt, built by
-#                     passt-vu.sh from trixie's source if missing)
+#                     passt-vu.sh from trixie's source if missing, but
+#                     not with BENCH_QUICK)
 #   BENCH_VU_FEATURES="none all"  netshim's vhost-user relay rows once per
 #                     word, each a tests/vu_relay --features list (offloads
-#                     asked of the back-end; default "none")
+#                     asked of the back-end; default "none all", "all" with
+#                     BENCH_QUICK)
 #
 # Writes DIR/results.json, DIR/throughput.png and DIR/raw/ (every iperf3
 # report and VM console log), prints the table. Exit status 1 only when a
@@ -67,7 +69,12 @@ BIG_MTU=65520
 STAMP=$(date +%Y%m%d-%H%M%S)
 OUT=${BENCH_OUT:-$REPO/results/bench-$STAMP}
 RAW=$OUT/raw
-BENCH_VU_FEATURES=${BENCH_VU_FEATURES:-none}
+# Offloads on are what QEMU's virtio-net negotiates by default; the full
+# run shows them off too
+if [ -n "${BENCH_QUICK:-}" ]; then
+	BENCH_VU_FEATURES=${BENCH_VU_FEATURES:-all}
+fi
+BENCH_VU_FEATURES=${BENCH_VU_FEATURES:-none all}
 PASST_VU=${PASST_VU:-$REPO/build/passt-vu/passt}
 
 # bench_info() - record the machine and the settings of this run
@@ -315,6 +322,12 @@ case_vu_relay() {
 passt_vu() {
 	PASST_VU_SKIP=
 	[ -x "$PASST_VU" ] && return
+	if [ -n "${BENCH_QUICK:-}" ]; then
+		# A build takes minutes, more than CI's short run may spend
+		PASST_VU_SKIP="quick mode builds no passt (make bench does: tests/bench/passt-vu.sh)"
+		log "note: $PASST_VU_SKIP"
+		return
+	fi
 	if [ "$PASST_VU" = "$REPO/build/passt-vu/passt" ] &&
 	   "$BENCH_DIR/passt-vu.sh" "$REPO/build/passt-vu" \
 		2>"$RAW/passt-vu.log"; then

@@ -70,17 +70,11 @@ stop_backend() {
 
 # guest_up() - join the guest to the new netshim, address it
 guest_up() {
-	local _
-
 	ip netns exec "$NS_GUEST" "$REPO/tests/relay" tap0 \
 		"$WORK/backend.sock" >"$WORK/relay.log" 2>&1 &
 	RELAY_PID=$!
 	topo_pid_add "$RELAY_PID"
-	for _ in $(seq 100); do
-		ip -n "$NS_GUEST" -o link show tap0 2>/dev/null |
-			grep -q '[<,]UP[,>]' && break
-		sleep 0.1
-	done
+	topo_relay_wait "$WORK/relay.log"
 	guest_dhcp4
 	guest_slaac
 }

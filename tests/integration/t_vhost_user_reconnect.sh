@@ -37,20 +37,11 @@ rss_kb() {
 # $2: its log
 # $3: its --features (default none)
 relay_start() {
-	local _
-
 	ip netns exec "$NS_GUEST" "$REPO/tests/vu_relay" \
 		--features "${3:-none}" tap0 "$1" >"$2" 2>&1 &
 	RELAY_PID=$!
 	topo_pid_add "$RELAY_PID"
-	for _ in $(seq 100); do
-		ip -n "$NS_GUEST" -o link show tap0 2>/dev/null |
-			grep -q '[<,]UP[,>]' && return 0
-		kill -0 "$RELAY_PID" 2>/dev/null ||
-			fail "vu_relay exited: $(tail -3 "$2")"
-		sleep 0.1
-	done
-	fail "tap0 not up after 10 s"
+	topo_relay_wait "$2"
 }
 
 # relay_kill_mid_transfer() - kill the front-end while the peer streams
@@ -162,11 +153,7 @@ fd_pass() {
 		fail "the launcher did not start both ends"
 	topo_pid_add "$BACKEND_PID"
 	topo_pid_add "$RELAY_PID"
-	for _ in $(seq 100); do
-		ip -n "$NS_GUEST" -o link show tap0 2>/dev/null |
-			grep -q '[<,]UP[,>]' && break
-		sleep 0.1
-	done
+	topo_relay_wait "$WORK/relay-fd.log"
 	guest_dhcp4
 	tcp_upload "$NS_GUEST" "$NS_PEER" 4 203.0.113.1 5301 1 "$n" 30
 	tcp_download "$NS_GUEST" "$NS_PEER" 4 203.0.113.1 5302 2 "$n" 30

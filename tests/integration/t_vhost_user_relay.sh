@@ -68,11 +68,7 @@ restart_pass() {
 		"$WORK/backend.sock" >"$WORK/relay2.log" 2>&1 &
 	RELAY_PID=$!
 	topo_pid_add "$RELAY_PID"
-	for _ in $(seq 100); do
-		ip -n "$NS_GUEST" -o link show tap0 2>/dev/null |
-			grep -q '[<,]UP[,>]' && break
-		sleep 0.1
-	done
+	topo_relay_wait "$WORK/relay2.log"
 	guest_dhcp4
 	tcp_upload "$NS_GUEST" "$NS_PEER" 4 203.0.113.1 5002 2 "$n" 30
 	tcp_download "$NS_GUEST" "$NS_PEER" 4 203.0.113.1 5003 3 "$n" 30

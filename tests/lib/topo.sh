@@ -284,12 +284,21 @@ topo_relay_start() {
 	RELAY_PID=$!
 	topo_pid_add "$RELAY_PID"
 	export RELAY_PID
-	# The relay brings tap0 up only once it is connected
+	topo_relay_wait "$WORK/relay.log"
+}
+
+# topo_relay_wait() - wait until the relay $RELAY_PID has brought tap0 up
+# in the guest, which it does only once it is connected; fail if it exits
+# or 10 s pass
+# $1: the relay's log, quoted if it exits
+topo_relay_wait() {
+	local _
+
 	for _ in $(seq 100); do
 		ip -n "$NS_GUEST" -o link show tap0 2>/dev/null |
 			grep -q '[<,]UP[,>]' && return 0
 		kill -0 "$RELAY_PID" 2>/dev/null ||
-			fail "$relay exited: $(tail -5 "$WORK/relay.log")"
+			fail "the relay exited: $(tail -5 "$1")"
 		sleep 0.1
 	done
 	fail "tap0 not up after 10 s"
