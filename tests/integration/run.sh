@@ -9,7 +9,15 @@
 # BACKEND=netshim (default) or BACKEND=passt picks the daemon under test,
 # NETSHIM the netshim binary (default build/netshim).
 # Logs go to $LOGDIR (default: a new build/integration/run.XXXXXX); the
-# tail of a failing test's log is printed.  Ends with "N passed, N failed".
+# tail of a failing test's log is printed.  Ends with "N passed, N skipped,
+# N failed".
+#
+# A test that cannot run here exits 77 (skip() in tests/lib/topo.sh) and is
+# reported as SKIP with its reason, never as PASS.  With the netshim
+# backend a skip fails the run, so that a kernel or privilege change that
+# stops an eBPF program from loading in CI cannot pass unnoticed;
+# ALLOW_SKIP=1 accepts skips (a machine known to lack something).  With
+# BACKEND=passt, skips of netshim-only tests are expected and accepted.
 
 set -u
 
@@ -57,7 +65,10 @@ selected() {
 
 FILTERS=("$@")
 pass=0
+skipped=0
 failed=0
+ALLOW_SKIP=${ALLOW_SKIP:-0}
+[ "$BACKEND" = netshim ] || ALLOW_SKIP=1
 echo "backend: $BACKEND, logs in $LOGDIR"
 for t in "$DIR"/t_*.sh; do
 	[ -e "$t" ] || continue
@@ -72,6 +83,10 @@ for t in "$DIR"/t_*.sh; do
 	if [ "$rc" = 0 ]; then
 		echo "PASS $name (${secs}s)"
 		pass=$((pass + 1))
+	elif [ "$rc" = 77 ]; then
+		echo "SKIP $name (${secs}s): $(sed -n 's/^SKIP: //p' "$log" |
+			tail -n 1)"
+		skipped=$((skipped + 1))
 	else
 		[ "$rc" = 124 ] && echo "  timed out after ${TIMEOUT}s" >>"$log"
 		echo "FAIL $name (${secs}s, exit $rc, log $log)"
@@ -79,5 +94,9 @@ for t in "$DIR"/t_*.sh; do
 		failed=$((failed + 1))
 	fi
 done
-echo "$pass passed, $failed failed"
+echo "$pass passed, $skipped skipped, $failed failed"
+if [ "$skipped" -gt 0 ] && [ "$ALLOW_SKIP" != 1 ]; then
+	echo "run.sh: $skipped test(s) skipped; ALLOW_SKIP=1 accepts that" >&2
+	exit 1
+fi
 [ "$failed" = 0 ] && [ "$pass" -gt 0 ]

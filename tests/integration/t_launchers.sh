@@ -26,7 +26,7 @@ set -u
 # shellcheck source=tests/lib/topo.sh
 . "$(dirname "$0")/../lib/topo.sh"
 
-[ "$BACKEND" = netshim ] || { echo "SKIP: netshim only"; exit 0; }
+[ "$BACKEND" = netshim ] || skip "netshim only"
 
 DNS=(--dns 203.0.113.1)
 MAC=52:54:00:4e:53:01

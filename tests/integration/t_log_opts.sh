@@ -12,7 +12,7 @@ set -u
 # shellcheck source=tests/lib/topo.sh
 . "$(dirname "$0")/../lib/topo.sh"
 
-[ "$BACKEND" = netshim ] || { echo "SKIP: netshim only"; exit 0; }
+[ "$BACKEND" = netshim ] || skip "netshim only"
 
 topo_init
 topo_peer_pod

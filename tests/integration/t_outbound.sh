@@ -20,7 +20,7 @@ set -u
 # shellcheck source=tests/lib/topo.sh
 . "$(dirname "$0")/../lib/topo.sh"
 
-[ "$BACKEND" = netshim ] || { echo "SKIP: netshim only"; exit 0; }
+[ "$BACKEND" = netshim ] || skip "netshim only"
 
 # restart() - a fresh backend with these options, and a fresh relay guest
 # $@: backend options

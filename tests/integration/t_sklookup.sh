@@ -29,7 +29,7 @@ set -u
 # shellcheck source=tests/tcp/lib.sh
 . "$(dirname "$0")/../tcp/lib.sh"
 
-[ "$BACKEND" = netshim ] || { echo "SKIP: netshim only"; exit 0; }
+[ "$BACKEND" = netshim ] || skip "netshim only"
 
 WHOAMI=$REPO/tests/tcp/whoami.py
 SAMPLE="1 22 80 443 1023 1024 3001 8080 12345 20000 32768 33333 45678
@@ -169,11 +169,10 @@ ALL=(-t all -t "~5000-5009" -t 40000-40009:6000-6009)
 if ! start_backend "${ALL[@]}" --bpf require; then
 	if grep -q 'cannot load the eBPF sk_lookup program' \
 		"$WORK/backend.log"; then
-		echo "SKIP: this kernel or these privileges cannot load the" \
+		skip "this kernel or these privileges cannot load the" \
 		     "sk_lookup program: $(sed -n \
 		     's/.*cannot load the eBPF sk_lookup program: //p' \
 		     "$WORK/backend.log")"
-		exit 0
 	fi
 	fail "netshim exited: $(tail -5 "$WORK/backend.log")"
 fi

@@ -89,3 +89,80 @@ local_down() {
 	tcp_check "$p" "$(tcp_size_str "$5") $NS_GUEST $2 port $3 -> $NS_POD"
 	tcp_rate "$NS_GUEST $2 port $3 -> $NS_POD (spliced)" "$5" "$t0" 90
 }
+
+# The -t/-u/-T/-U auto tests (t_netns_auto, t_netns_auto_ns) watch ports
+# follow listeners with the helpers below.  $1 of each names the function
+# that runs a command on the side the client is on (in_pod, in_guest,
+# in_peer).
+
+# ms() - milliseconds since the epoch
+ms() {
+	echo $(( $(date +%s%N) / 1000000 ))
+}
+
+# auto_tcp_reach() - send a word over TCP every 50 ms until a server has
+# received it; sets dt to the milliseconds it took, fails after 5 s
+# $1: runner, $2: address, $3: port, $4: the server's output file, $5: word
+auto_tcp_reach() {
+	local t0
+
+	t0=$(ms)
+	until grep -qx "$5" "$4" 2>/dev/null; do
+		[ $(( $(ms) - t0 )) -lt 5000 ] ||
+			fail "TCP $2 port $3 not reachable ($1) after 5 s"
+		echo "$5" | "$1" timeout 2 socat -u - "TCP:$2:$3" 2>/dev/null
+		sleep 0.05
+	done
+	dt=$(( $(ms) - t0 ))
+}
+
+# auto_udp_reach() - one process sends a datagram every 50 ms until one is
+# echoed (a process per attempt would cost more than the 50 ms on a loaded
+# machine); sets dt to the milliseconds it took, fails after 5 s
+# $1: runner, $2: IPv4 address, $3: port
+auto_udp_reach() {
+	local t0 t1
+
+	t0=$(ms)
+	t1=$("$1" timeout 8 python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(0.05)
+t0 = time.monotonic()
+while time.monotonic() - t0 < 5:
+    try:
+        s.sendto(b"ping", (sys.argv[1], int(sys.argv[2])))
+        if s.recv(64) == b"ping":
+            print(int(time.time() * 1000))
+            sys.exit(0)
+    except OSError:
+        time.sleep(0.05)
+print("none")
+' "$2" "$3" 2>&1)
+	[ "$t1" != none ] || fail "UDP $2 port $3 not answering ($1) after 5 s"
+	case "$t1" in
+	''|*[!0-9]*) fail "UDP $2 port $3 ($1): $t1" ;;
+	esac
+	dt=$((t1 - t0))
+}
+
+# auto_released() - wait until nothing listens on a port; sets dt to the
+# milliseconds it took, fails after 5 s
+# $1: runner, $2: ss option (-t or -u), $3: port
+auto_released() {
+	local t0
+
+	t0=$(ms)
+	while "$1" ss -Hln "$2" "sport = :$3" | grep -q .; do
+		[ $(( $(ms) - t0 )) -lt 5000 ] ||
+			fail "port $3 ($2) still bound ($1) 5 s after its server exited"
+		sleep 0.05
+	done
+	dt=$(( $(ms) - t0 ))
+}
+
+# auto_within() - fail if dt is over two seconds, the issue's bound
+# $@: what took dt
+auto_within() {
+	[ "$dt" -le 2000 ] || fail "$* only after $dt ms (2 s allowed)"
+}

@@ -33,6 +33,13 @@ fail() {
 	exit 1
 }
 
+# skip() - say why the test cannot run here and exit 77, the status
+# tests/integration/run.sh reports as SKIP (never as PASS)
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
 # log() - progress message on stderr, so test output stays readable
 log() {
 	echo "[$(date +%T)] $*" >&2
