@@ -227,6 +227,7 @@ static void isolate_keep_path(const char *path, struct isolate_path *k,
 	char dir[PATH_MAX], base[PATH_MAX];
 
 	k->dirfd = -1;
+	k->uid = uid;
 	if (!path || !*path || strlen(path) >= PATH_MAX)
 		return;
 	strcpy(dir, path);
@@ -243,7 +244,17 @@ static void isolate_keep_path(const char *path, struct isolate_path *k,
  */
 void isolate_remove(const struct isolate_path *k)
 {
-	if (k->dirfd >= 0 && unlinkat(k->dirfd, k->name, 0) && errno != ENOENT)
+	if (k->dirfd < 0 || !unlinkat(k->dirfd, k->name, 0) || errno == ENOENT)
+		return;
+	/* Started as root with the file in a directory only root may
+	 * write (/run): the unprivileged user we became cannot remove it,
+	 * and taking a capability back for that is not worth it.  passt
+	 * leaves its files too; libvirt removes them itself.
+	 */
+	if (errno == EACCES || errno == EPERM)
+		info("%s left in place: its directory is not writable by "
+		     "uid %u", k->name, (unsigned int)k->uid);
+	else
 		warn("cannot remove %s: %m", k->name);
 }
 

@@ -5,6 +5,7 @@
 #define NETSHIM_ISOLATE_H
 
 #include <limits.h>
+#include <sys/types.h>
 
 #include "conf.h"
 
@@ -12,10 +13,12 @@
  * struct isolate_path - a file to remove at exit, after the root is gone
  * @dirfd:	its directory, opened before detaching (-1: nothing to do)
  * @name:	its name in that directory
+ * @uid:	the user that will try to remove it
  */
 struct isolate_path {
 	int dirfd;
 	char name[NAME_MAX + 1];
+	uid_t uid;
 };
 
 int isolate(const struct conf *c, struct isolate_path *sock,

@@ -82,3 +82,29 @@ for _ in $(seq 30); do
 done
 [ ! -e "$sock" ] || fail "unprivileged netshim left its socket behind"
 log "ok: unprivileged netshim (uid 4242) served DHCP, detached, cleaned up"
+
+# Started as root with its files in a directory only root may write, as
+# launchers do with /run: the unprivileged user netshim becomes cannot
+# remove them.  SIGTERM must still be a clean exit (status 0, not killed
+# by its own seccomp filter on the way out), and the log says what was left.
+rundir=$WORK/run
+mkdir -m 755 "$rundir"
+sock=$rundir/backend.sock
+ip netns exec "$NS_POD" "$NETSHIM" -f -s "$sock" -P "$rundir/backend.pid" \
+	-D 203.0.113.1 >"$WORK/rootdir.log" 2>&1 &
+rpid=$!
+topo_pid_add "$rpid"
+for _ in $(seq 50); do
+	[ -S "$sock" ] && break
+	sleep 0.1
+done
+[ -S "$sock" ] || fail "netshim with files in $rundir: no socket: $(tail -3 "$WORK/rootdir.log")"
+kill -TERM "$rpid"
+wait "$rpid"
+rc=$?
+[ "$rc" = 0 ] ||
+	fail "SIGTERM with files in a root-only directory: exit status $rc, log: $(tail -3 "$WORK/rootdir.log")"
+grep -q 'backend.sock left in place' "$WORK/rootdir.log" &&
+	grep -q 'backend.pid left in place' "$WORK/rootdir.log" ||
+	fail "the log does not say the files were left: $(tail -3 "$WORK/rootdir.log")"
+log "ok: files in a root-only directory: clean exit, the log names what was left"
