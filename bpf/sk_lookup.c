@@ -8,7 +8,8 @@
  * namespace and hands each connection to a forwarded port to one
  * listening socket of netshim per family, unless a pod process listens
  * on that port: the set of those is listed through sock_diag once a
- * second (portwatch.c) and written into the program's memory-mapped data.
+ * second (netshim/podwatch.c, which leaves netshim's own sockets out) and
+ * written into the program's memory-mapped data.
  * After start-up this needs no bpf() call, so the sandbox's seccomp
  * filter does not grow.
  *
@@ -30,13 +31,13 @@
 #include "sk_lookup.bpf.h"
 #include "sk_lookup.skel.h"
 #include "log.h"
+#include "podwatch.h"
 #include "portwatch.h"
 
 /**
  * struct sk_lookup_fwd - the loaded program and what keeps it current
  * @skel:	the program, its socket map and its data
  * @link:	its attachment to the pod's network namespace
- * @pw:		sock_diag socket in the pod's namespace
  * @fwd:	ports forwarded (the program's read-only copy is the one used)
  * @seen:	ports pod processes listened on at the last scan
  * @scan_err:	the last scan failed, reported once
@@ -44,7 +45,6 @@
 struct sk_lookup_fwd {
 	struct sk_lookup *skel;
 	struct bpf_link *link;
-	struct portwatch pw;
 	struct portset fwd;
 	struct portset seen;
 	bool scan_err;
@@ -52,7 +52,7 @@ struct sk_lookup_fwd {
 
 /**
  * sk_lookup_scan() - list the pod's listeners, less netshim's own
- * @s:		state; its watch leaves netshim's listeners out
+ * @c:		execution context
  * @out:	filled in
  *
  * Every listener counts, loopback ones too: the program also sees
@@ -60,9 +60,9 @@ struct sk_lookup_fwd {
  *
  * Return: 0 on success, -1 with errno set
  */
-static int sk_lookup_scan(struct sk_lookup_fwd *s, struct portset *out)
+static int sk_lookup_scan(struct ctx *c, struct portset *out)
 {
-	return portwatch_scan(&s->pw, IPPROTO_TCP, false, out);
+	return podwatch_scan(c, IPPROTO_TCP, out);
 }
 
 /**
@@ -109,8 +109,6 @@ static void sk_lookup_destroy(struct sk_lookup_fwd *s)
 		bpf_link__destroy(s->link);
 	if (s->skel)
 		sk_lookup__destroy(s->skel);
-	if (s->pw.fd >= 0)
-		close(s->pw.fd);
 	free(s);
 }
 
@@ -138,7 +136,6 @@ int sk_lookup_start(struct ctx *c, const struct portset *fwd, int fd4,
 
 	if (!s)
 		return -ENOMEM;
-	s->pw.fd = -1;
 	s->fwd = *fwd;
 	s->skel = sk_lookup__open();
 	if (!s->skel) {
@@ -162,10 +159,8 @@ int sk_lookup_start(struct ctx *c, const struct portset *fwd, int fd4,
 			goto fail;
 	}
 
-	if (portwatch_open(&s->pw) ||
-	    (fd4 >= 0 && portwatch_skip(&s->pw, 0, fd4)) ||
-	    (fd6 >= 0 && portwatch_skip(&s->pw, 1, fd6)) ||
-	    sk_lookup_scan(s, &pod)) {
+	/* Our two sockets were noted as ours when opened (fwd_open_one()) */
+	if (sk_lookup_scan(c, &pod)) {
 		err = -errno;
 		warn("sk_lookup: cannot list the pod's listening sockets: %m");
 		goto fail;
@@ -204,7 +199,7 @@ void sk_lookup_timer(struct ctx *c)
 
 	if (!s)
 		return;
-	if (sk_lookup_scan(s, &s->seen)) {
+	if (sk_lookup_scan(c, &s->seen)) {
 		if (!s->scan_err)
 			warn("sk_lookup: cannot list the pod's listening "
 			     "sockets (%m): ports keep their last state");

@@ -128,6 +128,7 @@ struct flow_table;
 struct tcp_table;
 struct fwd_auto;
 struct sk_lookup_fwd;
+struct podwatch;
 struct splice_table;
 struct udp_splice_table;
 struct link_ops;
@@ -210,6 +211,7 @@ struct ctx {
 
 	struct fwd_auto *fwd_auto;	/* -t auto, NULL without */
 	struct sk_lookup_fwd *sk_lookup; /* bpf/sk_lookup.c, NULL without */
+	struct podwatch *podwatch;	/* podwatch.c, NULL without */
 	struct splice_table *splice;	/* local flows, NULL without */
 	struct udp_splice_table *udp_splice;	/* UDP ones, NULL without */
 	struct flow_table *flows;

@@ -22,6 +22,7 @@
 #include "fwd.h"
 #include "inany.h"
 #include "log.h"
+#include "podwatch.h"
 #include "bpf/bpf.h"
 #include "bpf/sk_lookup.h"
 
@@ -62,6 +63,9 @@ bool fwd_bind_addr(const char *bind, bool v6, struct in6_addr *a)
  * @l:		listener to fill in; its index is the epoll reference's
  * @idx:	that index
  *
+ * The socket is noted as ours for scans of the pod's listeners
+ * (podwatch.c).
+ *
  * Return: 0 on success, -1 on failure (errno set)
  */
 int fwd_open_one(struct ctx *c, int type, enum epref_type ref,
@@ -100,6 +104,7 @@ int fwd_open_one(struct ctx *c, int type, enum epref_type ref,
 	}
 	l->fd = fd;
 	l->v6 = v6;
+	podwatch_own(c, fd);
 	return 0;
 }
 
@@ -111,6 +116,7 @@ int fwd_open_one(struct ctx *c, int type, enum epref_type ref,
 static void fwd_close_last(struct ctx *c, struct fwd_listener *l)
 {
 	epoll_ctl(c->epfd, EPOLL_CTL_DEL, l->fd, NULL);
+	podwatch_disown(c, l->fd);
 	close(l->fd);
 	l->fd = -1;
 }

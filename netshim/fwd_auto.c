@@ -18,9 +18,11 @@
  * reach) are listed once a second, and the namespace's loopback gets a
  * listener on each of those ports, made there by the namespace helper,
  * joined to the pod's loopback (fwd_ns.c).  A port a process of the
- * namespace holds is left to it.  Our own listeners of the pod (-t, -u,
- * and those -t auto and -u auto follow) are left out of the pod's list,
- * or each side would mirror the other's mirrors.
+ * namespace holds is left to it.  Our own sockets in the pod (-t, -u,
+ * and those -t auto and -u auto follow) are left out of the pod's list by
+ * their socket cookies (podwatch.c), or each side would mirror the
+ * other's mirrors; a pod process sharing a port with one of them (on
+ * another address) is still mirrored.
  *
  * The tables are sized at start-up; a listener appearing when one is full
  * is reported once and not followed.
@@ -37,13 +39,11 @@
 #include "fwd_ns.h"
 #include "log.h"
 #include "netns.h"
+#include "podwatch.h"
 #include "portwatch.h"
 #include "udp.h"
 #include "udp_splice.h"
 #include "tcp/tcp.h"
-
-/* Ports followed at once, per protocol */
-#define FWD_AUTO_MAX		1024
 
 /**
  * struct fwd_auto_port - one followed port, its listeners in the pod
@@ -66,9 +66,6 @@ struct fwd_auto_port {
  * @cur:	ports we forward now
  * @seen:	ports the last scan found bound in the namespace
  * @skip:	ports never to take: those the same option names explicitly
- * @mirror:	for -T and -U auto: the pod-side state of the same
- *		protocol, whose listeners a scan of the pod sees and must
- *		not follow
  * @held:	ports a pod process held at our last try, reported once
  * @full_logged: the table filled up, reported once
  * @p:		slots
@@ -80,22 +77,21 @@ struct fwd_auto_proto {
 	const char *name;
 	enum epref_type ref;
 	struct portset cur, seen, skip, held;
-	const struct fwd_auto_proto *mirror;
 	bool full_logged;
 	struct fwd_auto_port p[FWD_AUTO_MAX];
 };
 
 /**
- * struct fwd_auto - the sock_diag sockets, and each option's state
- * @pw:		sock_diag socket inside the namespace (-t, -u auto)
- * @pw_pod:	sock_diag socket in the pod (-T, -U auto)
+ * struct fwd_auto - the namespace's sock_diag socket, each option's state
+ * @pw:		sock_diag socket inside the namespace (-t, -u auto); the
+ *		pod's (-T, -U auto) is shared, in podwatch.c
  * @tcp:	-t auto
  * @udp:	-u auto
  * @tcp_ns:	-T auto
  * @udp_ns:	-U auto
  */
 struct fwd_auto {
-	struct portwatch pw, pw_pod;
+	struct portwatch pw;
 	struct fwd_auto_proto tcp, udp, tcp_ns, udp_ns;
 };
 
@@ -123,21 +119,19 @@ static int fwd_auto_open_in(struct ctx *c)
  * @spec:	its -t or -u spec
  * @proto:	IPPROTO_TCP or IPPROTO_UDP
  * @ref:	epoll reference type of its listeners
- * @mirror:	for -T and -U: the pod-side state of the same protocol;
- *		NULL for -t and -u
+ * @in_ns:	for -T and -U: listeners in the namespace, following the
+ *		pod's; false for -t and -u
  */
 static void fwd_auto_proto_init(struct ctx *c, struct fwd_auto_proto *ap,
 				const struct fwd_spec *spec, int proto,
-				enum epref_type ref,
-				const struct fwd_auto_proto *mirror)
+				enum epref_type ref, bool in_ns)
 {
 	unsigned int i;
 
 	ap->on = spec->follow;
-	ap->in_ns = mirror;
-	ap->mirror = mirror;
+	ap->in_ns = in_ns;
 	ap->proto = proto;
-	if (mirror)
+	if (in_ns)
 		ap->name = proto == IPPROTO_TCP ? "-T TCP" : "-U UDP";
 	else
 		ap->name = proto == IPPROTO_TCP ? "TCP" : "UDP";
@@ -152,7 +146,7 @@ static void fwd_auto_proto_init(struct ctx *c, struct fwd_auto_proto *ap,
 			portset_add(&ap->skip, (uint16_t)i);
 	if (ap->on)
 		info("%s ports forwarded: those the %s listens on (auto)",
-		     ap->name, mirror ? "pod" : "namespace");
+		     ap->name, in_ns ? "pod" : "namespace");
 	(void)c;
 }
 
@@ -176,21 +170,17 @@ int fwd_auto_init(struct ctx *c)
 		err("out of memory for auto forwarding");
 		return -1;
 	}
-	fa->pw.fd = fa->pw_pod.fd = -1;
+	fa->pw.fd = -1;
 	fwd_auto_proto_init(c, &fa->tcp, &cf->tcp_fwd, IPPROTO_TCP,
-			    EPREF_TCP_AUTO, NULL);
+			    EPREF_TCP_AUTO, false);
 	fwd_auto_proto_init(c, &fa->udp, &cf->udp_fwd, IPPROTO_UDP,
-			    EPREF_UDP_AUTO, NULL);
+			    EPREF_UDP_AUTO, false);
 	fwd_auto_proto_init(c, &fa->tcp_ns, &cf->tcp_ns_fwd, IPPROTO_TCP,
-			    EPREF_TCP_NS_AUTO, &fa->tcp);
+			    EPREF_TCP_NS_AUTO, true);
 	fwd_auto_proto_init(c, &fa->udp_ns, &cf->udp_ns_fwd, IPPROTO_UDP,
-			    EPREF_UDP_NS_AUTO, &fa->udp);
+			    EPREF_UDP_NS_AUTO, true);
 	c->fwd_auto = fa;
-	if ((cf->tcp_ns_fwd.follow || cf->udp_ns_fwd.follow) &&
-	    portwatch_open(&fa->pw_pod)) {
-		err("auto forwarding: cannot open a sock_diag socket: %m");
-		return -1;
-	}
+	/* -T and -U auto scan the pod through podwatch.c, opened already */
 	return netns_call(c, fwd_auto_open_in);
 }
 
@@ -305,6 +295,7 @@ static void fwd_auto_release(struct ctx *c, struct fwd_auto_proto *ap,
 				continue;
 			/* UDP local flows reply through it */
 			udp_splice_forget(c, ap->p[i].l[v6].fd);
+			podwatch_disown(c, ap->p[i].l[v6].fd);
 			close(ap->p[i].l[v6].fd);
 			ap->p[i].l[v6].fd = -1;
 		}
@@ -322,10 +313,9 @@ static void fwd_auto_release(struct ctx *c, struct fwd_auto_proto *ap,
 static void fwd_auto_follow(struct ctx *c, struct fwd_auto *fa,
 			    struct fwd_auto_proto *ap)
 {
-	static struct portset skip;
-	unsigned int from = 0, i;
+	unsigned int from = 0;
 	bool bind;
-	int port;
+	int port, rc;
 
 	if (!ap->on)
 		return;
@@ -333,16 +323,16 @@ static void fwd_auto_follow(struct ctx *c, struct fwd_auto *fa,
 	 * traffic reaches the namespace over the tap.  The pod's are not:
 	 * they are what -T and -U auto are for.
 	 */
-	if (portwatch_scan(ap->in_ns ? &fa->pw_pod : &fa->pw, ap->proto,
-			   !ap->in_ns, &ap->seen)) {
+	if (ap->in_ns)
+		rc = podwatch_scan(c, ap->proto, &ap->seen);
+	else
+		rc = portwatch_scan(&fa->pw, ap->proto, true, &ap->seen);
+	if (rc) {
 		debug("%s auto: listing the %s's sockets: %m", ap->name,
 		      ap->in_ns ? "pod" : "namespace");
 		return;
 	}
-	skip = ap->skip;
-	for (i = 0; ap->mirror && i < PORTSET_WORDS; i++)
-		skip.w[i] |= ap->mirror->skip.w[i] | ap->mirror->cur.w[i];
-	while ((port = portwatch_next_change(&ap->cur, &ap->seen, &skip,
+	while ((port = portwatch_next_change(&ap->cur, &ap->seen, &ap->skip,
 					     from, &bind)) >= 0) {
 		if (!bind) {
 			fwd_auto_release(c, ap, (uint16_t)port);

@@ -9,6 +9,9 @@
 
 #include "ctx.h"
 
+/* Ports followed at once, per protocol */
+#define FWD_AUTO_MAX		1024
+
 int fwd_auto_init(struct ctx *c);
 void fwd_auto_timer(struct ctx *c);
 void fwd_auto_ready(struct ctx *c, bool udp, uint32_t idx);

@@ -24,6 +24,7 @@
 #include "conf.h"
 #include "flow.h"
 #include "fwd_auto.h"
+#include "podwatch.h"
 #include "fwd_ns.h"
 #include "udp_splice.h"
 #include "icmp.h"
@@ -430,6 +431,9 @@ static int setup(struct ctx *c)
 		err("cannot size the flow and connection tables: %m");
 		return -1;
 	}
+	/* Before any pod socket is opened: each is noted as ours */
+	if (podwatch_init(c))
+		return -1;
 	if (tcp_init(c))		/* says why itself */
 		return -1;
 	if (udp_init(c))

@@ -16,11 +16,11 @@
  * forwarding the other way), so it is unit-tested without sockets.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <linux/inet_diag.h>
 #include <linux/sock_diag.h>
 #include <libmnl/libmnl.h>
@@ -72,8 +72,138 @@ int portwatch_next_change(const struct portset *cur, const struct portset *seen,
 }
 
 /**
+ * sockset_init() - size a set of sockets
+ * @s:		set
+ * @max:	the most sockets it will hold at once
+ *
+ * At most half full, so that a probe ends soon.
+ *
+ * Return: 0 on success, -1 with errno set
+ */
+int sockset_init(struct sockset *s, uint32_t max)
+{
+	uint32_t size = 16;
+
+	while (size < 2 * (uint64_t)max && size < (1U << 30))
+		size *= 2;
+	s->slot = calloc(size, sizeof(*s->slot));
+	if (!s->slot)
+		return -1;
+	s->mask = size - 1;
+	s->n = 0;
+	return 0;
+}
+
+/**
+ * sockset_hash() - first slot to probe for a cookie
+ * @s:		set
+ * @cookie:	socket cookie, not 0
+ *
+ * Cookies are counters: multiply to spread neighbours.
+ *
+ * Return: slot index
+ */
+static uint32_t sockset_hash(const struct sockset *s, uint64_t cookie)
+{
+	return (uint32_t)((cookie * 0x9e3779b97f4a7c15ULL) >> 32) & s->mask;
+}
+
+/**
+ * sockset_add() - put a socket in a set
+ * @s:		set
+ * @cookie:	its cookie, not 0
+ *
+ * Return: 0 on success (also if it was there), -1 with errno ENOSPC if
+ * the set is full
+ */
+int sockset_add(struct sockset *s, uint64_t cookie)
+{
+	uint32_t i = sockset_hash(s, cookie);
+
+	if (!cookie) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (; s->slot[i]; i = (i + 1) & s->mask)
+		if (s->slot[i] == cookie)
+			return 0;
+	if (s->n >= s->mask / 2) {
+		errno = ENOSPC;
+		return -1;
+	}
+	s->slot[i] = cookie;
+	s->n++;
+	return 0;
+}
+
+/**
+ * sockset_del() - take a socket out of a set
+ * @s:		set
+ * @cookie:	its cookie
+ *
+ * Linear probing without tombstones: entries after the hole that probed
+ * past it move back into it, so every lookup still finds its entry.
+ */
+void sockset_del(struct sockset *s, uint64_t cookie)
+{
+	uint32_t i = sockset_hash(s, cookie), j, home;
+
+	if (!cookie)
+		return;
+	for (; s->slot[i] != cookie; i = (i + 1) & s->mask)
+		if (!s->slot[i])
+			return;
+	s->slot[i] = 0;
+	s->n--;
+	for (j = (i + 1) & s->mask; s->slot[j]; j = (j + 1) & s->mask) {
+		home = sockset_hash(s, s->slot[j]);
+		/* Leave it if its home lies cyclically in (i, j] */
+		if (((j - home) & s->mask) < ((j - i) & s->mask))
+			continue;
+		s->slot[i] = s->slot[j];
+		s->slot[j] = 0;
+		i = j;
+	}
+}
+
+/**
+ * sockset_has() - tell if a socket is in a set
+ * @s:		set
+ * @cookie:	its cookie
+ *
+ * Return: true if it is
+ */
+bool sockset_has(const struct sockset *s, uint64_t cookie)
+{
+	uint32_t i = sockset_hash(s, cookie);
+
+	if (!cookie)
+		return false;
+	for (; s->slot[i]; i = (i + 1) & s->mask)
+		if (s->slot[i] == cookie)
+			return true;
+	return false;
+}
+
+/**
+ * sock_cookie() - the cookie of a socket, as sock_diag reports it
+ * @fd:		socket
+ *
+ * Return: the cookie, 0 on failure
+ */
+uint64_t sock_cookie(int fd)
+{
+	uint64_t cookie = 0;
+	socklen_t sl = sizeof(cookie);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_COOKIE, &cookie, &sl))
+		return 0;
+	return cookie;
+}
+
+/**
  * portwatch_open() - open a sock_diag socket in the current namespace
- * @pw:		filled in
+ * @pw:		filled in, with no sockets of our own to leave out
  *
  * Call it from inside the namespace to watch: a netlink socket answers
  * about the namespace it was made in, wherever it is used later.  A plain
@@ -83,41 +213,15 @@ int portwatch_next_change(const struct portset *cur, const struct portset *seen,
  */
 int portwatch_open(struct portwatch *pw)
 {
-	memset(pw->skip_ino, 0, sizeof(pw->skip_ino));
+	pw->own = NULL;
 	pw->seq = 0;
 	pw->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	return pw->fd < 0 ? -1 : 0;
 }
 
 /**
- * portwatch_skip() - leave a socket of our own out of every scan
- * @pw:		sock_diag socket, from portwatch_open()
- * @i:		slot, below PORTWATCH_SKIP_MAX
- * @fd:		the socket
- *
- * A listener of ours in the watched namespace is not a listener of
- * someone else's, whatever its port: it is told by its inode, which the
- * socket records of a dump carry.
- *
- * Return: 0 on success, -1 with errno set
- */
-int portwatch_skip(struct portwatch *pw, unsigned int i, int fd)
-{
-	struct stat st;
-
-	if (i >= PORTWATCH_SKIP_MAX) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (fstat(fd, &st))
-		return -1;
-	pw->skip_ino[i] = (uint32_t)st.st_ino;
-	return 0;
-}
-
-/**
  * struct pw_dump - what one dump's callback needs
- * @pw:		the watch, with the sockets to leave out
+ * @pw:		the watch, with the sockets of ours to leave out
  * @out:	ports seen, added to
  * @proto:	IPPROTO_TCP or IPPROTO_UDP
  * @skip_lo:	leave out sockets bound to a loopback address
@@ -155,13 +259,16 @@ static int pw_msg_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct inet_diag_msg *m = mnl_nlmsg_get_payload(nlh);
 	struct pw_dump *d = data;
-	int i;
+	uint64_t cookie;
 
 	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*m))
 		return MNL_CB_ERROR;
-	for (i = 0; i < PORTWATCH_SKIP_MAX; i++)
-		if (d->pw->skip_ino[i] && m->idiag_inode == d->pw->skip_ino[i])
-			return MNL_CB_OK;
+	/* A socket of ours is not someone else's listener, whatever its
+	 * port and address
+	 */
+	cookie = (uint64_t)m->id.idiag_cookie[1] << 32 | m->id.idiag_cookie[0];
+	if (d->pw->own && sockset_has(d->pw->own, cookie))
+		return MNL_CB_OK;
 	/* A UDP socket connected to a peer is one end of a conversation,
 	 * not a service: only unconnected ones are listeners.
 	 */

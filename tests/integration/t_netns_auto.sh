@@ -33,11 +33,12 @@ topo_peer_pod
 ns_start -t auto -u auto
 
 # A server appears in the namespace: one connection, then it exits
+auto_tcp_poll in_pod 127.0.0.1 6000 "$WORK/got6000" hello
 ip netns exec "$NS_GUEST" timeout 60 socat -u TCP4-LISTEN:6000 \
 	"OPEN:$WORK/got6000,creat" 2>>"$WORK/socat.log" &
 topo_pid_add $!
 tcp_wait_listen "$NS_GUEST" 6000
-auto_tcp_reach in_pod 127.0.0.1 6000 "$WORK/got6000" hello
+auto_reached "$(ms)"
 auto_within "port 6000 of the namespace reachable from the pod"
 log "ok: a new listener in the namespace reachable from the pod after $dt ms"
 
@@ -60,7 +61,8 @@ ip netns exec "$NS_GUEST" timeout 60 socat -u TCP4-LISTEN:6002 \
 	"OPEN:$WORK/got6002,creat" 2>>"$WORK/socat.log" &
 topo_pid_add $!
 tcp_wait_listen "$NS_GUEST" 6002
-auto_tcp_reach in_pod 203.0.113.2 6002 "$WORK/got6002" hi
+auto_tcp_poll in_pod 203.0.113.2 6002 "$WORK/got6002" hi
+auto_reached "$(ms)"
 sleep 1.1
 send_token 127.0.0.1 6001 mine || fail "cannot reach the pod's own 6001"
 sleep 0.2
@@ -70,6 +72,7 @@ sleep 0.2
 log "ok: a port a pod process holds is left alone"
 
 # UDP: an echo server on an unconnected socket, as real UDP services are
+auto_udp_poll in_peer 203.0.113.2 7000
 ip netns exec "$NS_GUEST" timeout 60 python3 -c '
 import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -80,11 +83,11 @@ while True:
 ' 2>>"$WORK/udp-server.log" &
 usrv=$!
 topo_pid_add "$usrv"
-for _ in $(seq 50); do
-	in_guest ss -Hlun 'sport = :7000' | grep -q . && break
-	sleep 0.1
+until in_guest ss -Hlun 'sport = :7000' | grep -q .; do
+	kill -0 "$usrv" 2>/dev/null || fail "the UDP server did not start"
+	sleep 0.02
 done
-auto_udp_reach in_peer 203.0.113.2 7000
+auto_reached "$(ms)"
 auto_within "UDP port 7000 answered at the pod's address"
 log "ok: a new UDP server in the namespace answers at the pod's address after $dt ms"
 got=$(in_pod timeout 3 python3 -c '

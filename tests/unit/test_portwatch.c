@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -263,27 +264,139 @@ static void test_scan_skips_non_listeners(void **state)
  */
 static void test_scan_skips_own_socket(void **state)
 {
+	struct sockset own_set;
 	struct portwatch pw;
-	uint16_t own, other;
-	int fown, fother;
+	uint16_t own, other, shared;
+	int fown, fother, fshared4, fshared6;
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
+				   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	int one = 1;
 
 	(void)state;
+	assert_int_equal(sockset_init(&own_set, 4), 0);
 	assert_int_equal(portwatch_open(&pw), 0);
+	pw.own = &own_set;
 	fown = bound_socket(SOCK_STREAM, false, &own);
 	fother = bound_socket(SOCK_STREAM, true, &other);
-	assert_int_equal(portwatch_skip(&pw, 0, fown), 0);
-	assert_int_equal(portwatch_skip(&pw, PORTWATCH_SKIP_MAX, fown), -1);
+	assert_int_equal(sockset_add(&own_set, sock_cookie(fown)), 0);
 
 	assert_int_equal(portwatch_scan(&pw, IPPROTO_TCP, false, &seen), 0);
 	assert_false(portset_has(&seen, own));
 	assert_true(portset_has(&seen, other));
 
-	assert_int_equal(portwatch_skip(&pw, 1, fother), 0);
+	assert_int_equal(sockset_add(&own_set, sock_cookie(fother)), 0);
 	assert_int_equal(portwatch_scan(&pw, IPPROTO_TCP, false, &seen), 0);
 	assert_false(portset_has(&seen, other));
+
+	/* Ours on 127.0.0.1, someone else's on ::1, same port: the port is
+	 * still someone else's (a forward bound to one address, a sidecar
+	 * on another)
+	 */
+	fshared4 = bound_socket(SOCK_STREAM, false, &shared);
+	assert_int_equal(sockset_add(&own_set, sock_cookie(fshared4)), 0);
+	fshared6 = socket(AF_INET6, SOCK_STREAM, 0);
+	assert_true(fshared6 >= 0);
+	setsockopt(fshared6, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	a6.sin6_port = htons(shared);
+	assert_int_equal(bind(fshared6, (struct sockaddr *)&a6, sizeof(a6)), 0);
+	assert_int_equal(listen(fshared6, 1), 0);
+	assert_int_equal(portwatch_scan(&pw, IPPROTO_TCP, false, &seen), 0);
+	assert_true(portset_has(&seen, shared));
+	close(fshared6);
+	assert_int_equal(portwatch_scan(&pw, IPPROTO_TCP, false, &seen), 0);
+	assert_false(portset_has(&seen, shared));
+
+	/* Taken out of the set, a socket is listed again */
+	sockset_del(&own_set, sock_cookie(fown));
+	assert_int_equal(portwatch_scan(&pw, IPPROTO_TCP, false, &seen), 0);
+	assert_true(portset_has(&seen, own));
 	close(fown);
 	close(fother);
+	close(fshared4);
 	close(pw.fd);
+	free(own_set.slot);
+}
+
+/* Cookies whose home slots collide, in a set that wraps around */
+static void test_sockset_collisions(void **state)
+{
+	struct sockset s;
+	uint64_t k[12];
+	unsigned int i, n = 0;
+	uint64_t c;
+
+	(void)state;
+	assert_int_equal(sockset_init(&s, 8), 0);
+	assert_int_equal(s.mask, 15);
+	/* Twelve cookies sharing two home slots, one of them the last slot,
+	 * so that probes wrap around the table
+	 */
+	for (c = 1; n < 12 && c < 1000000; c++) {
+		uint32_t h = (uint32_t)((c * 0x9e3779b97f4a7c15ULL) >> 32) &
+			     s.mask;
+
+		if (h == 15 || (h == 14 && n % 2))
+			k[n++] = c;
+	}
+	assert_int_equal(n, 12);
+	for (i = 0; i < 7; i++)
+		assert_int_equal(sockset_add(&s, k[i]), 0);
+	/* At most half full */
+	assert_int_equal(sockset_add(&s, k[7]), -1);
+	assert_int_equal(errno, ENOSPC);
+	assert_int_equal(sockset_add(&s, k[0]), 0);	/* already there */
+	assert_int_equal(s.n, 7);
+	for (i = 0; i < 7; i++)
+		assert_true(sockset_has(&s, k[i]));
+	assert_false(sockset_has(&s, k[8]));
+	assert_false(sockset_has(&s, 0));
+	assert_int_equal(sockset_add(&s, 0), -1);
+
+	/* Remove from the middle of the chains: the rest stays reachable */
+	sockset_del(&s, k[1]);
+	sockset_del(&s, k[4]);
+	sockset_del(&s, k[9]);		/* not there: nothing happens */
+	assert_int_equal(s.n, 5);
+	for (i = 0; i < 7; i++)
+		assert_int_equal(sockset_has(&s, k[i]), i != 1 && i != 4);
+	sockset_del(&s, k[0]);
+	for (i = 0; i < 7; i++)
+		assert_int_equal(sockset_has(&s, k[i]),
+				 i != 0 && i != 1 && i != 4);
+	free(s.slot);
+}
+
+/* Many adds and removes against a plain list of what should be there */
+static void test_sockset_churn(void **state)
+{
+	static bool in[4096];
+	struct sockset s;
+	unsigned int i, n = 0, r = 12345;
+
+	(void)state;
+	memset(in, 0, sizeof(in));
+	assert_int_equal(sockset_init(&s, 1000), 0);
+	for (i = 0; i < 200000; i++) {
+		uint64_t c;
+
+		r = r * 1103515245 + 12345;
+		c = (r >> 8) % 4095 + 1;
+		if (in[c]) {
+			sockset_del(&s, c);
+			in[c] = false;
+			n--;
+		} else if (n < 1000) {
+			assert_int_equal(sockset_add(&s, c), 0);
+			in[c] = true;
+			n++;
+		}
+		if (i % 997 == 0) {
+			for (c = 1; c < 4096; c++)
+				assert_int_equal(sockset_has(&s, c), in[c]);
+		}
+	}
+	assert_int_equal(s.n, n);
+	free(s.slot);
 }
 
 int main(void)
@@ -300,6 +413,8 @@ int main(void)
 		cmocka_unit_test_setup(test_scan_skips_non_listeners,
 				       sets_clear),
 		cmocka_unit_test_setup(test_scan_skips_own_socket, sets_clear),
+		cmocka_unit_test(test_sockset_collisions),
+		cmocka_unit_test(test_sockset_churn),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
