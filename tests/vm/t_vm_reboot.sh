@@ -57,9 +57,18 @@ nonsock_count() {
 	echo "$n"
 }
 
-# rss_kb() - netshim's resident set, kB
+# rss_kb() - netshim's own resident set, kB: anonymous and file pages,
+# not the guest's memory (a memfd: RssShmem) it has touched through its
+# mapping.  A guest that reboots on one connection keeps that mapping (QEMU
+# adds no region again), and writes new pages of it each boot.
 rss_kb() {
-	sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$BACKEND_PID/status"
+	awk '/^Rss(Anon|File):/ { kb += $2 } END { print kb }' \
+		"/proc/$BACKEND_PID/status"
+}
+
+# shmem_kb() - guest memory netshim has resident through its mapping, kB
+shmem_kb() {
+	awk '/^RssShmem:/ { print $2 }' "/proc/$BACKEND_PID/status"
 }
 
 # iperf_conns() - TCP connections established to the peer's iperf3
@@ -101,7 +110,7 @@ wait_rounds() {
 # $1: what just happened, for the log
 check_flat() {
 	log "$1: netshim has $(fd_count) fds ($(nonsock_count) not" \
-		"sockets), RSS $(rss_kb) kB"
+		"sockets), RSS $(rss_kb) kB and $(shmem_kb) kB of guest memory"
 	[ "$(nonsock_count)" -le "$other0" ] ||
 		fail "descriptors other than sockets grew from $other0 to" \
 			"$(nonsock_count) by: $1"
