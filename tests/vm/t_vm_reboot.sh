@@ -7,7 +7,9 @@
 # launchers set it, and resets the device); during the second boot's
 # iperf3 transfer QEMU A is killed with SIGKILL, as a crashed or evicted
 # VMM goes, and QEMU B starts with the same command line on the same
-# socket, netshim still running.  Every complete boot must get its DHCPv4
+# socket, netshim still running.  Before that, in the first boot, netshim
+# drops QEMU A's connection (another front-end replacing it) and QEMU
+# reconnects by itself.  Every complete boot must get its DHCPv4
 # lease, ping the peer and move TCP both ways with iperf3 (the peer's one
 # iperf3 server must be free again after the killed transfer); netshim's
 # descriptors other than sockets and its resident memory must stay where
@@ -139,6 +141,34 @@ fds_idle=$(fd_count)
 # QEMU A, boot 1 and the reboot
 qemu_start a "netshim.iperf_time=$A_IPERF_TIME"
 QEMU_A=$QEMU_RUN
+
+# Boot 1, once the guest has its lease: netshim drops QEMU's connection
+# (another front-end connects and replaces it), QEMU's reconnect-ms brings
+# it back by itself, and the rest of this boot (ping, iperf3 both ways)
+# must work without a reboot
+deadline=$(($(date +%s) + 120))
+until grep -q 'NETSHIM-RESULT dhcp4 ok' "$WORK/vm-a.log.raw" 2>/dev/null; do
+	[ "$(date +%s)" -lt "$deadline" ] || fail "no DHCPv4 lease in boot 1"
+	topo_alive "$QEMU_A" || fail "QEMU A ended: $(tail -n 3 "$WORK/run-vm-a.out")"
+	sleep 0.05
+done
+python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+time.sleep(0.2)
+s.close()
+' "$WORK/backend.sock" || fail "cannot connect to netshim's socket"
+for _ in $(seq 100); do
+	[ "$(grep -c 'VMM connected' "$WORK/backend.log")" -ge 3 ] && break
+	sleep 0.1
+done
+grep -q 'VMM connection closed: replaced by a new front-end' \
+	"$WORK/backend.log" || fail "netshim did not drop QEMU A's connection"
+[ "$(grep -c 'VMM connected' "$WORK/backend.log")" -ge 3 ] ||
+	fail "QEMU A did not reconnect within 10 s of being dropped"
+log "QEMU A dropped by netshim after DHCP in boot 1, and reconnected"
+
 wait_rounds "$WORK/vm-a.log" 1 150 ||
 	fail "QEMU A: first boot unfinished: $(tail -n 3 "$WORK/run-vm-a.out")"
 other0=$(nonsock_count)
@@ -187,7 +217,9 @@ for _ in $(seq 100); do
 done
 fds=$(fd_count)
 
-check_rounds "$WORK/vm-a.log" 1
+# Boot 1 alone: boot 2 printed results of its own before the kill
+sed '/NETSHIM-RESULT reboot_round/q' "$WORK/vm-a.log" >"$WORK/vm-a-boot1.log"
+check_rounds "$WORK/vm-a-boot1.log" 1
 check_rounds "$WORK/vm-b.log" 1
 [ "$fds" -le "$fds_idle" ] ||
 	fail "netshim had $fds_idle descriptors before QEMU, $fds after it"
