@@ -2,7 +2,7 @@
 /*
  * vu_relay - join a tap device to a vhost-user back-end, as a front-end
  *
- * Usage: vu_relay [--mtu N] [--features LIST] [--offload]
+ * Usage: vu_relay [--mtu N] [--features LIST] [--offload] [--mem-slots]
  *		  TAPNAME SOCKETPATH|fd:N
  *
  * The vhost-user counterpart of tests/relay.c: it runs in the test's guest
@@ -26,8 +26,17 @@
  * the tap is told the same (TUNSETOFFLOAD), so the guest kernel hands over
  * and takes what a virtio-net guest with those features would.  --offload
  * is "all", and the relay exits if the back-end does not offer every one
- * of them.  On exit
- * the relay prints what it moved and what it negotiated.
+ * of them.
+ *
+ * --mem-slots (or VU_RELAY_MEM_SLOTS=1) gives the back-end guest memory as
+ * QEMU does when the back-end offers CONFIGURE_MEM_SLOTS: GET_MAX_MEM_SLOTS,
+ * then one ADD_MEM_REG per region instead of SET_MEM_TABLE.  The memfd is
+ * cut into three regions (the rings; the receive buffers up to a page in
+ * the middle of one; the rest), adjacent in guest-physical and front-end
+ * addresses, so one buffer straddles two regions; the last is then
+ * removed and added back (REM_MEM_REG), as QEMU updates a changed region.
+ * The relay exits if the feature is not offered.  On exit the relay prints
+ * what it moved and what it negotiated.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -69,6 +78,9 @@
 #define GET_PROTOCOL_FEATURES	15
 #define SET_PROTOCOL_FEATURES	16
 #define SET_VRING_ENABLE	18
+#define GET_MAX_MEM_SLOTS	36
+#define ADD_MEM_REG		37
+#define REM_MEM_REG		38
 #define F_VERSION_1		(1ULL << 32)
 #define F_MRG_RXBUF		(1ULL << 15)
 #define F_CSUM			(1ULL << 0)
@@ -82,6 +94,9 @@
 #define F_EVENT_IDX		(1ULL << 29)
 #define F_PROTOCOL_FEATURES	(1ULL << 30)
 #define PF_REPLY_ACK		(1ULL << 3)
+#define PF_MEM_SLOTS		(1ULL << 15)	/* CONFIGURE_MEM_SLOTS */
+/* Where --mem-slots cuts guest memory: a page inside receive buffer 100 */
+#define MEM_CUT			(RX_BUFS + 100 * SLOT + 8192)
 #define FLAG_VERSION		1
 #define FLAG_REPLY		4
 #define FLAG_NEED_REPLY		8
@@ -116,6 +131,8 @@ struct queue {
  * @nfree:	how many
  * @want:	offload features asked for (--features)
  * @need_all:	--offload: exit unless every offload is offered
+ * @mem_slots:	--mem-slots: memory by ADD_MEM_REG, not SET_MEM_TABLE
+ * @max_slots:	what GET_MAX_MEM_SLOTS answered
  * @features:	features negotiated
  * @frames:	frames moved: to the tap (0), from it (1)
  * @bytes:	their bytes, virtio-net headers included
@@ -131,6 +148,8 @@ struct vr {
 	int nfree;
 	uint64_t want;
 	int need_all;
+	int mem_slots;
+	uint64_t max_slots;
 	uint64_t features;
 	uint64_t frames[2];
 	uint64_t bytes[2];
@@ -265,6 +284,41 @@ static void acked(struct vr *r, uint32_t req, const void *p, uint32_t len,
 }
 
 /**
+ * mem_regions() - give the back-end guest memory region by region
+ * @r:		relay
+ *
+ * As QEMU's front-end with CONFIGURE_MEM_SLOTS: one ADD_MEM_REG per
+ * region, each with the memfd; a changed region is removed, then added
+ * again.
+ */
+static void mem_regions(struct vr *r)
+{
+	static const uint64_t cut[4] = { 0, RING_AREA, MEM_CUT, MEM_SIZE };
+	uint64_t reg[5] = { 0 };	/* padding, then the region */
+	int i;
+
+	send_msg(r, GET_MAX_MEM_SLOTS, 0, NULL, 0, NULL, 0);
+	r->max_slots = recv_u64(r, GET_MAX_MEM_SLOTS);
+	if (r->max_slots < 3) {
+		fprintf(stderr, "vu_relay: %llu memory slots\n",
+			(unsigned long long)r->max_slots);
+		exit(1);
+	}
+	for (i = 0; i < 3; i++) {
+		reg[1] = cut[i];		/* guest-physical address */
+		reg[2] = cut[i + 1] - cut[i];	/* size */
+		reg[3] = UVA + cut[i];		/* our address */
+		reg[4] = cut[i];		/* offset in the memfd */
+		acked(r, ADD_MEM_REG, reg, sizeof(reg), &r->memfd, 1);
+	}
+	/* QEMU names the region to remove with a zero offset */
+	reg[4] = 0;
+	acked(r, REM_MEM_REG, reg, sizeof(reg), NULL, 0);
+	reg[4] = cut[2];
+	acked(r, ADD_MEM_REG, reg, sizeof(reg), &r->memfd, 1);
+}
+
+/**
  * desc_put() - write a descriptor of a queue
  * @r:		relay
  * @q:		queue
@@ -394,7 +448,7 @@ static int used_next(struct vr *r, struct queue *q, uint16_t *id,
  */
 static void setup(struct vr *r)
 {
-	uint64_t f, feat, region[4] = { 0, MEM_SIZE, UVA, 0 };
+	uint64_t f, pf, feat, region[4] = { 0, MEM_SIZE, UVA, 0 };
 	uint8_t mem[8 + 32] = { 1 };
 	int i;
 
@@ -406,11 +460,19 @@ static void setup(struct vr *r)
 		exit(1);
 	}
 	send_msg(r, GET_PROTOCOL_FEATURES, 0, NULL, 0, NULL, 0);
-	if (!(recv_u64(r, GET_PROTOCOL_FEATURES) & PF_REPLY_ACK)) {
+	pf = recv_u64(r, GET_PROTOCOL_FEATURES);
+	if (!(pf & PF_REPLY_ACK)) {
 		fprintf(stderr, "vu_relay: no REPLY_ACK\n");
 		exit(1);
 	}
 	f = PF_REPLY_ACK;
+	if (r->mem_slots) {
+		if (!(pf & PF_MEM_SLOTS)) {
+			fprintf(stderr, "vu_relay: no CONFIGURE_MEM_SLOTS\n");
+			exit(1);
+		}
+		f |= PF_MEM_SLOTS;
+	}
 	send_msg(r, SET_PROTOCOL_FEATURES, 0, &f, 8, NULL, 0);
 	send_msg(r, SET_OWNER, 0, NULL, 0, NULL, 0);
 	if (r->need_all && (feat & F_OFFLOADS) != F_OFFLOADS) {
@@ -424,8 +486,12 @@ static void setup(struct vr *r)
 	    F_PROTOCOL_FEATURES;
 	acked(r, SET_FEATURES, &f, 8, NULL, 0);
 	r->features = f;
-	memcpy(mem + 8, region, 32);
-	acked(r, SET_MEM_TABLE, mem, sizeof(mem), &r->memfd, 1);
+	if (r->mem_slots) {
+		mem_regions(r);
+	} else {
+		memcpy(mem + 8, region, 32);
+		acked(r, SET_MEM_TABLE, mem, sizeof(mem), &r->memfd, 1);
+	}
 
 	for (i = 0; i < 2; i++) {
 		struct queue *q = &r->q[i];
@@ -694,13 +760,15 @@ static void print_stats(const struct vr *r)
 {
 	fprintf(stderr,
 		"vu_relay: features %#llx; to tap %llu frames %llu bytes, "
-		"from tap %llu frames %llu bytes, %llu dropped\n",
+		"from tap %llu frames %llu bytes, %llu dropped; memory %s\n",
 		(unsigned long long)r->features,
 		(unsigned long long)r->frames[0],
 		(unsigned long long)r->bytes[0],
 		(unsigned long long)r->frames[1],
 		(unsigned long long)r->bytes[1],
-		(unsigned long long)r->dropped);
+		(unsigned long long)r->dropped,
+		r->mem_slots ? "in 3 regions by ADD_MEM_REG" :
+			       "by SET_MEM_TABLE");
 }
 
 /**
@@ -791,7 +859,8 @@ static int sock_connect(const char *path)
  * main() - set up memory, rings and tap, then relay until the back-end
  *	    closes or a signal
  * @argc:	argument count
- * @argv:	[--mtu N] [--features LIST] TAPNAME SOCKETPATH
+ * @argv:	[--mtu N] [--features LIST] [--offload] [--mem-slots]
+ *		TAPNAME SOCKETPATH
  *
  * Return: 0 on a signal, 1 if the back-end went away
  */
@@ -804,10 +873,17 @@ int main(int argc, char **argv)
 
 	if (getenv("VU_RELAY_FEATURES"))
 		r.want = parse_features(getenv("VU_RELAY_FEATURES"));
+	if (getenv("VU_RELAY_MEM_SLOTS"))
+		r.mem_slots = !!atoi(getenv("VU_RELAY_MEM_SLOTS"));
 	while (argc - a > 2 && argv[a][0] == '-') {
 		if (!strcmp(argv[a], "--offload")) {
 			r.want |= F_OFFLOADS;
 			r.need_all = 1;
+			a++;
+			continue;
+		}
+		if (!strcmp(argv[a], "--mem-slots")) {
+			r.mem_slots = 1;
 			a++;
 			continue;
 		}
@@ -824,7 +900,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - a != 2 || mtu < 68 || mtu > MTU_MAX) {
 		fprintf(stderr,
-			"usage: %s [--mtu N] [--features LIST] [--offload] TAPNAME SOCKETPATH|fd:N\n",
+			"usage: %s [--mtu N] [--features LIST] [--offload] [--mem-slots] TAPNAME SOCKETPATH|fd:N\n",
 			argv[0]);
 		return 2;
 	}

@@ -9,6 +9,7 @@
  * NEED_REPLY flag asks: a front-end waiting for a reply that never comes
  * freezes its VM, one that gets an unexpected reply loses track.
  */
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -44,7 +45,8 @@ uint64_t vu_protocol_offered(void)
 {
 	return 1ULL << VU_PROTOCOL_F_MQ |
 	       1ULL << VU_PROTOCOL_F_RARP |
-	       1ULL << VU_PROTOCOL_F_REPLY_ACK;
+	       1ULL << VU_PROTOCOL_F_REPLY_ACK |
+	       1ULL << VU_PROTOCOL_F_CONFIGURE_MEM_SLOTS;
 }
 
 /**
@@ -351,6 +353,99 @@ static enum vu_result set_mem_table(struct vu_dev *d, struct vu_msg *m)
 }
 
 /**
+ * vq_remap_all() - find every queue's rings again after the table changed
+ * @d:		device
+ *
+ * A queue whose rings are no longer (or not yet) all in mapped memory
+ * stops until they are: QEMU removes a region and adds it back, changed,
+ * while the device runs, and re-adds come one message at a time.
+ */
+static void vq_remap_all(struct vu_dev *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < VU_QUEUES; i++)
+		vq_remap(d, &d->vq[i]);
+}
+
+/**
+ * mem_reg() - the region an ADD_MEM_REG or REM_MEM_REG carries
+ * @d:		device
+ * @m:		the message
+ * @r:		filled with the region
+ *
+ * Return: false if the payload is short, or the front-end did not
+ * negotiate CONFIGURE_MEM_SLOTS, without which these requests are invalid
+ */
+static bool mem_reg(const struct vu_dev *d, const struct vu_msg *m,
+		    struct vu_region *r)
+{
+	if (!(d->protocol & 1ULL << VU_PROTOCOL_F_CONFIGURE_MEM_SLOTS) ||
+	    m->size < VU_MEM_REG_LEN)
+		return false;
+	memset(r, 0, sizeof(*r));
+	/* 8 bytes of padding, then struct vhost_user_memory_region */
+	r->gpa = payload_u64(m, 8);
+	r->size = payload_u64(m, 16);
+	r->uva = payload_u64(m, 24);
+	r->mmap_off = payload_u64(m, 32);
+	return true;
+}
+
+/**
+ * add_mem_reg() - map one more region of guest memory
+ * @d:		device
+ * @m:		ADD_MEM_REG, with the region's file descriptor
+ *
+ * The same checks as a whole SET_MEM_TABLE, against the regions there
+ * are.  A region that overlaps one, lies past its file or does not fit
+ * the slots advertised is a broken front-end, dropped: answering a
+ * failure would leave its table and ours different (QEMU only logs a
+ * failed update), and guest buffers in that memory would fail one by one.
+ *
+ * Return: VU_DROP for a malformed request, else the acknowledgement
+ */
+static enum vu_result add_mem_reg(struct vu_dev *d, struct vu_msg *m)
+{
+	struct vu_region r;
+	int ret;
+
+	if (!mem_reg(d, m, &r) || m->nfds != 1)
+		return VU_DROP;
+	ret = vu_mem_add(&d->mem, &r, m->fds[0]);
+	if (ret == -EINVAL || ret == -ENOSPC)
+		return VU_DROP;
+	/* The mapping holds the memory: vu_handle() closes the descriptor */
+	vq_remap_all(d);
+	return ack(m, !ret);
+}
+
+/**
+ * rem_mem_reg() - unmap one region of guest memory
+ * @d:		device
+ * @m:		REM_MEM_REG; a descriptor some front-ends send with it is
+ *		closed unused, as the spec allows
+ *
+ * Rings that were in the region stop until a region holding them comes
+ * back; netshim keeps no other pointer into guest memory between
+ * messages.
+ *
+ * Return: VU_DROP if the request is malformed or names no region we have,
+ * else the acknowledgement
+ */
+static enum vu_result rem_mem_reg(struct vu_dev *d, struct vu_msg *m)
+{
+	struct vu_region r;
+
+	if (!mem_reg(d, m, &r) || m->nfds > 1)
+		return VU_DROP;
+	if (vu_mem_remove(&d->mem, &r))
+		return VU_DROP;
+	vq_remap_all(d);
+	return ack(m, true);
+}
+
+/**
  * vring_state() - the queue a SET/GET_VRING_* state payload names
  * @d:		device
  * @m:		message
@@ -502,6 +597,15 @@ enum vu_result vu_handle(struct vu_dev *d, struct vu_msg *m)
 	case VU_SET_MEM_TABLE:
 		r = set_mem_table(d, m);
 		break;
+	case VU_GET_MAX_MEM_SLOTS:
+		r = reply_u64(m, VU_MEM_SLOTS);
+		break;
+	case VU_ADD_MEM_REG:
+		r = add_mem_reg(d, m);
+		break;
+	case VU_REM_MEM_REG:
+		r = rem_mem_reg(d, m);
+		break;
 	case VU_SET_VRING_NUM:
 		vq = vring_state(d, m);
 		if (!vq) {
@@ -555,7 +659,6 @@ enum vu_result vu_handle(struct vu_dev *d, struct vu_msg *m)
 		break;
 	case VU_GET_CONFIG:
 	case VU_GET_INFLIGHT_FD:
-	case VU_GET_MAX_MEM_SLOTS:
 	case VU_GET_STATUS:
 		/* Not offered, but the front-end waits for the answer: a
 		 * reply without a payload says no (it checks the size).
@@ -610,6 +713,8 @@ const char *vu_request_name(uint32_t request)
 		[VU_GET_INFLIGHT_FD] = "GET_INFLIGHT_FD",
 		[VU_RESET_DEVICE] = "RESET_DEVICE",
 		[VU_GET_MAX_MEM_SLOTS] = "GET_MAX_MEM_SLOTS",
+		[VU_ADD_MEM_REG] = "ADD_MEM_REG",
+		[VU_REM_MEM_REG] = "REM_MEM_REG",
 		[VU_SET_STATUS] = "SET_STATUS",
 		[VU_GET_STATUS] = "GET_STATUS",
 	};

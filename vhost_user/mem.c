@@ -57,6 +57,34 @@ static bool ranges_overlap(uint64_t a, uint64_t alen, uint64_t b,
 }
 
 /**
+ * region_ok() - is one region of the front-end's usable on its own
+ * @r:		region
+ *
+ * Return: true if it is non-empty and wraps neither in guest-physical
+ * space, nor in the front-end's, nor in its file
+ */
+static bool region_ok(const struct vu_region *r)
+{
+	return range_ok(r->gpa, r->size) && range_ok(r->uva, r->size) &&
+	       range_ok(r->mmap_off, r->size) &&
+	       r->mmap_off + r->size <= SIZE_MAX;
+}
+
+/**
+ * regions_overlap() - do two regions share a byte in either address space
+ * @a:		one region, region_ok()
+ * @b:		the other, region_ok()
+ *
+ * Return: true if they overlap in guest-physical or front-end addresses
+ */
+static bool regions_overlap(const struct vu_region *a,
+			    const struct vu_region *b)
+{
+	return ranges_overlap(a->gpa, a->size, b->gpa, b->size) ||
+	       ranges_overlap(a->uva, a->size, b->uva, b->size);
+}
+
+/**
  * vu_mem_regions_valid() - is a memory table from the front-end usable
  * @r:		regions as the front-end described them
  * @n:		how many
@@ -71,19 +99,13 @@ bool vu_mem_regions_valid(const struct vu_region *r, unsigned int n)
 {
 	unsigned int i, j;
 
-	if (n > VU_MEM_REGIONS_MAX)
+	if (n > VU_MEM_SLOTS)
 		return false;
 	for (i = 0; i < n; i++) {
-		if (!range_ok(r[i].gpa, r[i].size) ||
-		    !range_ok(r[i].uva, r[i].size) ||
-		    !range_ok(r[i].mmap_off, r[i].size) ||
-		    r[i].mmap_off + r[i].size > SIZE_MAX)
+		if (!region_ok(&r[i]))
 			return false;
 		for (j = 0; j < i; j++)
-			if (ranges_overlap(r[i].gpa, r[i].size,
-					   r[j].gpa, r[j].size) ||
-			    ranges_overlap(r[i].uva, r[i].size,
-					   r[j].uva, r[j].size))
+			if (regions_overlap(&r[i], &r[j]))
 				return false;
 	}
 	return true;
@@ -257,16 +279,41 @@ void vu_mem_unmap(struct vu_mem *m)
 }
 
 /**
+ * region_map() - map the file of one region, checked against its size
+ * @r:		region, region_ok(); its mapping is filled in on success
+ * @fd:		its file, left open for the caller
+ *
+ * The file is mapped from offset 0 to the end of the region (the front-end
+ * may place several regions in one file, each at its own offset), shared:
+ * the guest and netshim see each other's writes.  A region past the end of
+ * its file is refused: touching it would be SIGBUS, not an error.
+ *
+ * Return: 0 on success, -EINVAL if the region lies past its file, -errno
+ * if it cannot be mapped
+ */
+static int region_map(struct vu_region *r, int fd)
+{
+	size_t len = (size_t)(r->mmap_off + r->size);
+	struct stat st;
+	void *p;
+
+	if (fstat(fd, &st) || st.st_size < 0 || (uint64_t)st.st_size < len)
+		return -EINVAL;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+		 fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	r->map = p;
+	r->map_len = len;
+	return 0;
+}
+
+/**
  * vu_mem_map() - replace the memory table with a new one, mapping it
  * @m:		memory table, emptied first
  * @r:		regions from the front-end, vu_mem_regions_valid()
  * @n:		how many
  * @fds:	one file descriptor per region, left open for the caller
- *
- * Each file is mapped from offset 0 to the end of the region (the front-end
- * may place several regions in one file, each at its own offset), shared:
- * the guest and netshim see each other's writes.  A region past the end of
- * its file is refused: touching it would be SIGBUS, not an error.
  *
  * Return: 0 on success, -errno with the table left empty on failure
  */
@@ -279,28 +326,86 @@ int vu_mem_map(struct vu_mem *m, const struct vu_region *r, unsigned int n,
 	if (!vu_mem_regions_valid(r, n))
 		return -EINVAL;
 	for (i = 0; i < n; i++) {
-		size_t len = (size_t)(r[i].mmap_off + r[i].size);
-		struct stat st;
-		void *p;
+		int ret;
 
-		if (fstat(fds[i], &st) || (uint64_t)st.st_size < len) {
-			vu_mem_unmap(m);
-			return -EINVAL;
-		}
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_NORESERVE, fds[i], 0);
-		if (p == MAP_FAILED) {
-			int ret = -errno;
-
+		m->r[i] = r[i];
+		ret = region_map(&m->r[i], fds[i]);
+		if (ret) {
 			vu_mem_unmap(m);
 			return ret;
 		}
-		m->r[i] = r[i];
-		m->r[i].map = p;
-		m->r[i].map_len = len;
 		m->n = i + 1;
 	}
 	vu_mem_fault = 0;
 	vu_mem_guarded = m;
 	return 0;
+}
+
+/**
+ * vu_mem_add() - add one region to the table (ADD_MEM_REG)
+ * @m:		memory table
+ * @r:		the region as the front-end described it
+ * @fd:		its file, left open for the caller
+ *
+ * The region is checked alone and against every region in the table, as
+ * a whole table would be; the table is left as it was on failure.
+ *
+ * Return: 0 on success, -EINVAL if the region is malformed, overlaps one
+ * already there or lies past its file, -ENOSPC if every slot is taken,
+ * -errno if mmap() fails
+ */
+int vu_mem_add(struct vu_mem *m, const struct vu_region *r, int fd)
+{
+	struct vu_region *slot;
+	unsigned int i;
+	int ret;
+
+	if (!region_ok(r))
+		return -EINVAL;
+	for (i = 0; i < m->n; i++)
+		if (regions_overlap(r, &m->r[i]))
+			return -EINVAL;
+	if (m->n >= VU_MEM_SLOTS)
+		return -ENOSPC;
+	slot = &m->r[m->n];
+	*slot = *r;
+	ret = region_map(slot, fd);
+	if (ret) {
+		memset(slot, 0, sizeof(*slot));
+		return ret;
+	}
+	if (!m->n)
+		vu_mem_fault = 0;
+	m->n++;
+	vu_mem_guarded = m;
+	return 0;
+}
+
+/**
+ * vu_mem_remove() - remove one region from the table (REM_MEM_REG)
+ * @m:		memory table
+ * @r:		the region: its guest-physical address, front-end address and
+ *		size name it (the spec ignores its file offset)
+ *
+ * The last region takes the freed slot, so the table stays dense.  Any
+ * pointer into the region is stale afterwards: the caller maps the rings
+ * again.
+ *
+ * Return: 0 on success, -ENOENT if no region matches
+ */
+int vu_mem_remove(struct vu_mem *m, const struct vu_region *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->n; i++) {
+		struct vu_region *t = &m->r[i];
+
+		if (t->gpa != r->gpa || t->uva != r->uva || t->size != r->size)
+			continue;
+		munmap(t->map, t->map_len);
+		*t = m->r[--m->n];
+		memset(&m->r[m->n], 0, sizeof(m->r[m->n]));
+		return 0;
+	}
+	return -ENOENT;
 }

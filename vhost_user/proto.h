@@ -37,6 +37,8 @@ enum vu_request {
 	VU_GET_INFLIGHT_FD		= 31,
 	VU_RESET_DEVICE			= 34,
 	VU_GET_MAX_MEM_SLOTS		= 36,
+	VU_ADD_MEM_REG			= 37,
+	VU_REM_MEM_REG			= 38,
 	VU_SET_STATUS			= 39,
 	VU_GET_STATUS			= 40,
 };
@@ -59,6 +61,7 @@ enum vu_request {
 #define VU_PROTOCOL_F_MQ	0
 #define VU_PROTOCOL_F_RARP	2
 #define VU_PROTOCOL_F_REPLY_ACK	3
+#define VU_PROTOCOL_F_CONFIGURE_MEM_SLOTS	15
 
 /* SET_VRING_KICK, _CALL, _ERR: queue index, and "no descriptor sent" */
 #define VU_VRING_IDX_MASK	0xff
@@ -69,5 +72,6 @@ enum vu_request {
 #define VU_MEM_HDR_LEN		8	/* nregions, padding */
 #define VU_MEM_REGION_LEN	32	/* struct vhost_user_memory_region */
 #define VU_CONFIG_HDR_LEN	12	/* offset, size, flags */
+#define VU_MEM_REG_LEN		40	/* padding, one region: ADD/REM_MEM_REG */
 
 #endif /* VHOST_USER_PROTO_H */

@@ -4,7 +4,10 @@
  * The input is what a front-end writes on the socket: messages one after
  * the other.  Each message gets the descriptors its request would carry
  * (an eventfd for SET_VRING_KICK/CALL/ERR, one memfd per claimed region
- * for SET_MEM_TABLE), so the handler's mapping and closing paths run too.
+ * for SET_MEM_TABLE, the memfd for ADD_MEM_REG and REM_MEM_REG unless bit
+ * 0 of their padding field is set, so that the missing descriptor and the
+ * one the spec tolerates on a removal are both tried), so the handler's
+ * mapping and closing paths run too.
  * Besides the sanitizers, the harness checks that a reply fits its buffer
  * and has the reply flag, and that no descriptor leaks: after the device
  * is reset the next free descriptor number is the one it was before.
@@ -73,6 +76,10 @@ static void attach_fds(struct vu_msg *m)
 		return;
 	case VU_SET_MEM_TABLE:
 		memcpy(&n, m->payload.b, 4);
+		break;
+	case VU_ADD_MEM_REG:
+	case VU_REM_MEM_REG:
+		n = !(m->payload.b[0] & 1);
 		break;
 	default:
 		return;

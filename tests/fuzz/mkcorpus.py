@@ -360,6 +360,41 @@ def conf_specs():
     }
 
 
+def vu_msg(req, payload=b"", flags=1):
+    """One vhost-user message: request, flags (version 1), size, payload."""
+    return struct.pack("<III", req, flags, len(payload)) + payload
+
+
+def vu_slots_messages():
+    """QEMU 10's start-up with CONFIGURE_MEM_SLOTS (hw/virtio/vhost-user.c):
+    the memory given by GET_MAX_MEM_SLOTS and ADD_MEM_REG, a region removed
+    and added back, then a queue set up in it.  fuzz_vu_msg attaches the
+    memfd (1 MiB) to ADD_MEM_REG and REM_MEM_REG."""
+    need = 1 << 3
+    uva = 0x7f0000000000
+
+    def reg(req, gpa, size, off, flags=1 | need):
+        return vu_msg(req, struct.pack("<QQQQQ", 0, gpa, size, uva + gpa,
+                                       off), flags)
+    m = vu_msg(1)                                       # GET_FEATURES
+    m += vu_msg(15)                                     # GET_PROTOCOL_FEATURES
+    m += vu_msg(16, struct.pack("<Q", 1 << 3 | 1 << 15))
+    m += vu_msg(36)                                     # GET_MAX_MEM_SLOTS
+    m += vu_msg(3)                                      # SET_OWNER
+    m += vu_msg(2, struct.pack("<Q", 1 << 32 | 1 << 30), 1 | need)
+    m += reg(37, 0, 0x20000, 0)
+    m += reg(37, 0x20000, 0xe0000, 0x20000)
+    m += reg(38, 0x20000, 0xe0000, 0)
+    m += reg(37, 0x20000, 0xe0000, 0x20000, 1)
+    m += vu_msg(8, struct.pack("<II", 0, 256))
+    m += vu_msg(10, struct.pack("<II", 0, 0))
+    m += vu_msg(9, struct.pack("<IIQQQQ", 0, 0, uva, uva + 0x2000,
+                                uva + 0x1000, 0), 1 | need)
+    m += vu_msg(18, struct.pack("<II", 0, 1))
+    m += reg(38, 0, 0x20000, 0)                         # rings' region goes
+    return {"qemu_slots": m}
+
+
 def write(outdir, target, name, data):
     d = os.path.join(outdir, target)
     os.makedirs(d, exist_ok=True)
@@ -394,6 +429,8 @@ def main():
         write(outdir, "fuzz_tcp_seg", name, data)
     for name, data in conf_specs().items():
         write(outdir, "fuzz_conf", name, data)
+    for name, data in vu_slots_messages().items():
+        write(outdir, "fuzz_vu_msg", name, data)
 
 
 if __name__ == "__main__":

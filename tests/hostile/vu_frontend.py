@@ -11,10 +11,17 @@ eventfds.  The "good" case then sends an ARP request for the gateway on
 the transmit ring and expects the reply (RFC 826) in a receive buffer,
 behind the 12-byte virtio-net header: the back-end serves this front-end.
 
+"good_slots" is the same with guest memory given as QEMU 10 gives it to
+a back-end offering CONFIGURE_MEM_SLOTS: GET_MAX_MEM_SLOTS, then one
+ADD_MEM_REG per region instead of SET_MEM_TABLE.
+
 Every other case misbehaves in one way (messages cut short, a memory
 table that overlaps, a descriptor outside guest memory, a chain that
-loops, guest memory truncated under the back-end's mapping, ...) and states what the back-end must do: drop the connection, or
-answer a failure and go on.  Run "good" after a hostile case to show the
+loops, guest memory truncated under the back-end's mapping, a memory slot
+that overlaps, lies past its file, comes without its descriptor or is one
+too many, a removal of a region that is not there, ...) and states what
+the back-end must do: drop the connection, or answer a failure and go
+on.  Run "good" after a hostile case to show the
 back-end serves the next front-end.
 
 Exit status 0 when every expectation held, 1 otherwise.
@@ -34,10 +41,12 @@ SET_VRING_NUM, SET_VRING_ADDR, SET_VRING_BASE = 8, 9, 10
 GET_VRING_BASE, SET_VRING_KICK, SET_VRING_CALL = 11, 12, 13
 GET_PROTOCOL_FEATURES, SET_PROTOCOL_FEATURES = 15, 16
 SET_VRING_ENABLE = 18
+GET_MAX_MEM_SLOTS, ADD_MEM_REG, REM_MEM_REG = 36, 37, 38
 
 F_VERSION_1 = 1 << 32
 F_PROTOCOL_FEATURES = 1 << 30
 PF_REPLY_ACK = 1 << 3
+PF_MEM_SLOTS = 1 << 15	# CONFIGURE_MEM_SLOTS
 NEED_REPLY = 1 << 3
 VERSION = 1
 
@@ -132,8 +141,29 @@ class Frontend:
             p += struct.pack("<QQQQ", *r)
         return self.acked(SET_MEM_TABLE, p, [self.memfd] * len(regions))
 
-    def setup(self, regions=None):
+    def mem_reg(self, req, region, fds=None):
+        """ADD_MEM_REG or REM_MEM_REG of (gpa, size, uva, offset)."""
+        if fds is None:
+            fds = [self.memfd] if req == ADD_MEM_REG else []
+        return self.acked(req, struct.pack("<QQQQQ", 0, *region), fds)
+
+    def slots(self):
+        """CONFIGURE_MEM_SLOTS as QEMU negotiates it: the max slots."""
+        self.send(GET_FEATURES)
+        self.reply_u64(GET_FEATURES)
+        self.send(GET_PROTOCOL_FEATURES)
+        pf = self.reply_u64(GET_PROTOCOL_FEATURES)
+        if not pf & PF_MEM_SLOTS:
+            raise AssertionError("CONFIGURE_MEM_SLOTS not offered")
+        self.send(SET_PROTOCOL_FEATURES,
+                  struct.pack("<Q", PF_REPLY_ACK | PF_MEM_SLOTS))
+        self.send(GET_MAX_MEM_SLOTS)
+        return self.reply_u64(GET_MAX_MEM_SLOTS)
+
+    def setup(self, regions=None, slots=False):
         """Everything QEMU does before the guest's driver runs."""
+        if slots:
+            self.slots()
         self.send(GET_FEATURES)
         feat = self.reply_u64(GET_FEATURES)
         for bit in (F_VERSION_1, F_PROTOCOL_FEATURES):
@@ -143,13 +173,20 @@ class Frontend:
         pf = self.reply_u64(GET_PROTOCOL_FEATURES)
         if not pf & PF_REPLY_ACK:
             raise AssertionError("REPLY_ACK not offered")
-        self.send(SET_PROTOCOL_FEATURES, struct.pack("<Q", PF_REPLY_ACK))
+        self.send(SET_PROTOCOL_FEATURES,
+                  struct.pack("<Q", PF_REPLY_ACK |
+                              (PF_MEM_SLOTS if slots else 0)))
         self.send(SET_OWNER)
         if not self.acked(SET_FEATURES,
                           struct.pack("<Q", F_VERSION_1 |
                                       F_PROTOCOL_FEATURES)):
             raise AssertionError("SET_FEATURES refused")
-        if not self.mem_table(regions or [(0, MEM_SIZE, UVA, 0)]):
+        regions = regions or [(0, MEM_SIZE, UVA, 0)]
+        if slots:
+            for r in regions:
+                if not self.mem_reg(ADD_MEM_REG, r):
+                    raise AssertionError(f"region {r} refused")
+        elif not self.mem_table(regions):
             raise AssertionError("memory table refused")
         for q in range(2):
             b = ring_base(q)
@@ -226,10 +263,10 @@ def arp_request():
     return eth + arp
 
 
-def expect_arp_reply(fe, timeout=3.0):
-    """The reply to arp_request() must arrive in a receive buffer."""
+def expect_arp_reply(fe, timeout=3.0, seen=0):
+    """The reply to arp_request() must arrive in a receive buffer (one
+    used after the first seen)."""
     end = time.time() + timeout
-    seen = 0
     while time.time() < end:
         while seen < fe.used_idx(0):
             head, length = fe.used_elem(0, seen)
@@ -257,10 +294,27 @@ def expect_arp_reply(fe, timeout=3.0):
     raise AssertionError("no ARP reply from the back-end")
 
 
-def case_good(path):
+# Guest memory in three regions, as QEMU cuts it (the rings; receive
+# buffers; the rest), adjacent in both address spaces
+SLOT_REGIONS = [(0, 0x20000, UVA, 0),
+                (0x20000, 0x40000, UVA + 0x20000, 0x20000),
+                (0x60000, MEM_SIZE - 0x60000, UVA + 0x60000, 0x60000)]
+
+
+def arp_round(fe):
+    """Send an ARP request on the next transmit entry, expect the reply."""
+    i = fe.avail_idx[1]
+    seen = fe.used_idx(0)
+    fe.desc(1, i % NUM, fe.buf(b"\x00" * HDR + arp_request()), HDR + 42)
+    fe.make_avail(1, i % NUM)
+    fe.do_kick(1)
+    expect_arp_reply(fe, seen=seen)
+
+
+def case_good(path, slots=False):
     fe = Frontend(path)
     try:
-        fe.setup()
+        fe.setup(SLOT_REGIONS if slots else None, slots)
         fe.post_rx()
         fe.desc(1, 0, fe.buf(b"\x00" * HDR + arp_request()), HDR + 42)
         fe.make_avail(1, 0)
@@ -294,6 +348,105 @@ def tx_then_expect_drop(path, build, what):
         build(fe)
         fe.do_kick(1)
         expect_dropped(fe, what)
+    finally:
+        fe.close()
+
+
+def case_good_slots(path):
+    case_good(path, slots=True)
+
+
+def slot_then_expect_drop(path, act, what):
+    """Negotiate memory slots, add one region, let act() misbehave."""
+    fe = Frontend(path)
+    try:
+        fe.slots()
+        if not fe.mem_reg(ADD_MEM_REG, (0, MEM_SIZE // 2, UVA, 0)):
+            raise AssertionError("first region refused")
+        try:
+            if act(fe):
+                raise AssertionError(f"{what}: acknowledged as done")
+        except Dropped:
+            pass
+        expect_dropped(fe, what)
+    finally:
+        fe.close()
+
+
+def case_slot_overlap(path):
+    slot_then_expect_drop(
+        path, lambda fe: fe.mem_reg(ADD_MEM_REG, (MEM_SIZE // 4, MEM_SIZE // 2,
+                                                  UVA + MEM_SIZE, 0)),
+        "region overlapping one already added")
+
+
+def case_slot_rem_unknown(path):
+    # Same start, other size: not the region that was added
+    slot_then_expect_drop(
+        path, lambda fe: fe.mem_reg(REM_MEM_REG, (0, MEM_SIZE // 4, UVA, 0)),
+        "removal of a region that is not there")
+
+
+def case_slot_no_fd(path):
+    slot_then_expect_drop(
+        path, lambda fe: fe.mem_reg(ADD_MEM_REG, (MEM_SIZE, 0x1000,
+                                                  UVA + MEM_SIZE, 0), []),
+        "ADD_MEM_REG without a descriptor")
+
+
+def case_slot_bad_offset(path):
+    # The region would end past its file: SIGBUS on first touch
+    slot_then_expect_drop(
+        path, lambda fe: fe.mem_reg(ADD_MEM_REG, (MEM_SIZE, MEM_SIZE // 2,
+                                                  UVA + MEM_SIZE,
+                                                  MEM_SIZE * 3 // 4)),
+        "region past the end of its file")
+
+
+def case_slot_too_many(path):
+    """As many regions as GET_MAX_MEM_SLOTS says are taken, not one more."""
+    fe = Frontend(path)
+    try:
+        n = fe.slots()
+        if not 8 <= n <= 512:		# QEMU's VHOST_USER_MAX_RAM_SLOTS
+            raise AssertionError(f"GET_MAX_MEM_SLOTS answered {n}")
+        for i in range(n):
+            gpa = i * 0x10000
+            if not fe.mem_reg(ADD_MEM_REG, (gpa, 0x1000, UVA + gpa, 0)):
+                raise AssertionError(f"region {i + 1} of {n} refused")
+        try:
+            gpa = n * 0x10000
+            if fe.mem_reg(ADD_MEM_REG, (gpa, 0x1000, UVA + gpa, 0)):
+                raise AssertionError(f"region {n + 1} of {n} taken")
+        except Dropped:
+            pass
+        expect_dropped(fe, "more regions than advertised")
+    finally:
+        fe.close()
+
+
+def case_slot_rem_rings(path):
+    """The region under the rings goes while they run, then comes back.
+
+    QEMU removes a changed region and adds it again while the device
+    runs.  Meanwhile the back-end must not touch the rings (the memory
+    is no longer there for it) nor fail the front-end; once the region is
+    back, the queues run again from where they were.
+    """
+    fe = Frontend(path)
+    try:
+        fe.setup(SLOT_REGIONS, slots=True)
+        fe.post_rx()
+        arp_round(fe)
+        if not fe.mem_reg(REM_MEM_REG, SLOT_REGIONS[0][:3] + (0,)):
+            raise AssertionError("removal of the rings' region refused")
+        fe.do_kick(1)
+        fe.do_kick(0)
+        if not fe.alive(0.3):
+            raise AssertionError("dropped after a valid removal")
+        if not fe.mem_reg(ADD_MEM_REG, SLOT_REGIONS[0]):
+            raise AssertionError("rings' region not taken back")
+        arp_round(fe)
     finally:
         fe.close()
 
@@ -453,6 +606,13 @@ def case_vanish_mid_transfer(path):
 
 CASES = {
     "good": case_good,
+    "good_slots": case_good_slots,
+    "slot_overlap": case_slot_overlap,
+    "slot_rem_unknown": case_slot_rem_unknown,
+    "slot_no_fd": case_slot_no_fd,
+    "slot_bad_offset": case_slot_bad_offset,
+    "slot_too_many": case_slot_too_many,
+    "slot_rem_rings": case_slot_rem_rings,
     "desc_outside": case_desc_outside,
     "desc_loop": case_desc_loop,
     "avail_past_ring": case_avail_past_ring,

@@ -6,7 +6,10 @@
 # memory table that overlaps or lies past its file, a memory file
 # truncated after it was mapped (SIGBUS), descriptors outside
 # guest memory, a chain that loops, ring indices past the ring, a front-end
-# that vanishes mid-message or mid-transfer.  After each, a well-behaved
+# that vanishes mid-message or mid-transfer; with CONFIGURE_MEM_SLOTS, a
+# region added over another, past its file or without its descriptor, one
+# region more than GET_MAX_MEM_SLOTS said, the removal of a region that is
+# not there, and the rings' region removed and added back while they run.  After each, a well-behaved
 # front-end must get its ARP reply through the rings: netshim --vhost-user
 # stays up and serves the next front-end, its descriptors stay flat, and
 # every front-end it dropped is counted.
@@ -19,6 +22,12 @@ FE=$REPO/tests/hostile/vu_frontend.py
 DROPS="desc_outside desc_loop avail_past_ring head_past_ring mem_overlap
        too_long bad_version too_many_fds mem_shrink"
 OTHERS="mem_past_file unknown cut_header cut_payload vanish_mid_transfer"
+# CONFIGURE_MEM_SLOTS: netshim offers it, passt 2025-05 does not
+if [ "$BACKEND" = netshim ]; then
+	DROPS="$DROPS slot_overlap slot_rem_unknown slot_no_fd slot_bad_offset
+	       slot_too_many"
+	OTHERS="$OTHERS good_slots slot_rem_rings"
+fi
 
 # fd_count() - the backend's open descriptors
 fd_count() {

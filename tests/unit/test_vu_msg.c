@@ -492,6 +492,193 @@ static void test_mem_bad(void **state)
 	close(fd);
 }
 
+/**
+ * mem_reg() - an ADD_MEM_REG or REM_MEM_REG as QEMU sends it
+ * @m:		filled
+ * @req:	VU_ADD_MEM_REG or VU_REM_MEM_REG
+ * @fd:		descriptor sent with it, duplicated, or -1 for none
+ * @gpa:	guest-physical address of the region
+ * @size:	its size
+ * @uva:	the front-end's address of it
+ * @off:	its offset in the file
+ */
+static void mem_reg(struct vu_msg *m, uint32_t req, int fd, uint64_t gpa,
+		    uint64_t size, uint64_t uva, uint64_t off)
+{
+	msg(m, req, VU_FLAG_NEED_REPLY, VU_MEM_REG_LEN);
+	memcpy(m->payload.b + 8, &gpa, 8);
+	memcpy(m->payload.b + 16, &size, 8);
+	memcpy(m->payload.b + 24, &uva, 8);
+	memcpy(m->payload.b + 32, &off, 8);
+	if (fd >= 0) {
+		m->fds[0] = dup(fd);
+		m->nfds = 1;
+	}
+}
+
+/**
+ * slots_negotiated() - a front-end that took CONFIGURE_MEM_SLOTS
+ */
+static void slots_negotiated(void)
+{
+	struct vu_msg m;
+
+	msg_u64(&m, VU_GET_PROTOCOL_FEATURES, 0, 0);
+	assert_int_equal(vu_handle(&dev, &m), VU_REPLY);
+	assert_true(m.payload.u64 & 1ULL << VU_PROTOCOL_F_CONFIGURE_MEM_SLOTS);
+	msg_u64(&m, VU_SET_PROTOCOL_FEATURES, 0,
+		1ULL << VU_PROTOCOL_F_REPLY_ACK |
+		1ULL << VU_PROTOCOL_F_CONFIGURE_MEM_SLOTS);
+	assert_int_equal(vu_handle(&dev, &m), VU_DONE);
+}
+
+/* QEMU's way with CONFIGURE_MEM_SLOTS: GET_MAX_MEM_SLOTS, then one
+ * region at a time, a changed region removed and added back while the
+ * rings run (hw/virtio/vhost-user.c, vhost_user_add_remove_regions())
+ */
+static void test_mem_slots(void **state)
+{
+	int fd = memfd_create("guest", MFD_CLOEXEC), kick, sent;
+	uint64_t max;
+	struct vu_msg m;
+	uint8_t *guest;
+
+	(void)state;
+	assert_int_equal(ftruncate(fd, 0x20000), 0);
+	guest = mmap(NULL, 0x20000, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	assert_true(guest != MAP_FAILED);
+	slots_negotiated();
+
+	msg(&m, VU_GET_MAX_MEM_SLOTS, 0, 0);
+	assert_int_equal(vu_handle(&dev, &m), VU_REPLY);
+	assert_int_equal(m.size, 8);
+	max = m.payload.u64;
+	assert_true(max >= 8);		/* at least what SET_MEM_TABLE takes */
+
+	mem_reg(&m, VU_ADD_MEM_REG, fd, 0, 0x10000, 0x7f0000000000, 0);
+	sent = m.fds[0];
+	assert_ack(&m, vu_handle(&dev, &m), true);
+	assert_false(fd_open(sent));
+	mem_reg(&m, VU_ADD_MEM_REG, fd, 0x100000, 0x10000, 0x7f0000100000,
+		0x10000);
+	assert_ack(&m, vu_handle(&dev, &m), true);
+	assert_int_equal(dev.mem.n, 2);
+	guest[0x10000 + 5] = 0x77;
+	assert_int_equal(*(uint8_t *)vu_gpa(&dev.mem, 0x100005, 1), 0x77);
+
+	/* Queue 0 with its rings in the first region, running */
+	msg_state(&m, VU_SET_VRING_NUM, 0, 0, 256);
+	assert_int_equal(vu_handle(&dev, &m), VU_DONE);
+	msg(&m, VU_SET_VRING_ADDR, 0, VU_ADDR_LEN);
+	memcpy(m.payload.b + 8, &(uint64_t){ 0x7f0000000000 }, 8);
+	memcpy(m.payload.b + 16, &(uint64_t){ 0x7f0000002000 }, 8);
+	memcpy(m.payload.b + 24, &(uint64_t){ 0x7f0000001000 }, 8);
+	assert_int_equal(vu_handle(&dev, &m), VU_DONE);
+	kick = eventfd(0, EFD_CLOEXEC);
+	msg_u64(&m, VU_SET_VRING_KICK, 0, 0);
+	m.fds[0] = kick;
+	m.nfds = 1;
+	assert_int_equal(vu_handle(&dev, &m), VU_DONE);
+	msg_state(&m, VU_SET_VRING_ENABLE, 0, 0, 1);
+	assert_int_equal(vu_handle(&dev, &m), VU_DONE);
+	assert_true(vq_ready(&dev.vq[0]));
+
+	/* The region under the rings goes: the queue stops, nothing points
+	 * into the unmapped memory; the descriptor QEMU sends is closed
+	 */
+	mem_reg(&m, VU_REM_MEM_REG, fd, 0, 0x10000, 0x7f0000000000, 0);
+	sent = m.fds[0];
+	assert_ack(&m, vu_handle(&dev, &m), true);
+	assert_false(fd_open(sent));
+	assert_int_equal(dev.mem.n, 1);
+	assert_false(vq_ready(&dev.vq[0]));
+	assert_null(dev.vq[0].desc);
+	assert_null(vu_gpa(&dev.mem, 0, 1));
+	/* ... and comes back: the queue runs again, without REPLY_ACK */
+	mem_reg(&m, VU_ADD_MEM_REG, fd, 0, 0x10000, 0x7f0000000000, 0);
+	m.flags = VU_VERSION;
+	assert_int_equal(vu_handle(&dev, &m), VU_DONE);
+	assert_true(vq_ready(&dev.vq[0]));
+	assert_ptr_equal(dev.vq[0].desc, vu_gpa(&dev.mem, 0, 1));
+
+	/* Up to the advertised maximum, and no further */
+	while (dev.mem.n < max) {
+		uint64_t gpa = 0x1000000 + dev.mem.n * 0x10000;
+
+		mem_reg(&m, VU_ADD_MEM_REG, fd, gpa, 0x1000,
+			0x7f0000000000 + gpa, 0);
+		assert_ack(&m, vu_handle(&dev, &m), true);
+	}
+	mem_reg(&m, VU_ADD_MEM_REG, fd, 0x8000000, 0x1000, 0x7f0008000000, 0);
+	sent = m.fds[0];
+	assert_int_equal(vu_handle(&dev, &m), VU_DROP);
+	assert_false(fd_open(sent));
+
+	munmap(guest, 0x20000);
+	close(fd);
+}
+
+static void test_mem_slots_bad(void **state)
+{
+	int fd = memfd_create("guest", MFD_CLOEXEC), sent;
+	struct vu_msg m;
+
+	(void)state;
+	assert_int_equal(ftruncate(fd, 0x20000), 0);
+
+	/* Not negotiated: the requests are not valid */
+	mem_reg(&m, VU_ADD_MEM_REG, fd, 0, 0x10000, 0x7f0000000000, 0);
+	sent = m.fds[0];
+	assert_int_equal(vu_handle(&dev, &m), VU_DROP);
+	assert_false(fd_open(sent));
+
+	slots_negotiated();
+	mem_reg(&m, VU_ADD_MEM_REG, fd, 0, 0x10000, 0x7f0000000000, 0);
+	assert_ack(&m, vu_handle(&dev, &m), true);
+
+	/* Overlapping the region there, in guest-physical space ... */
+	mem_reg(&m, VU_ADD_MEM_REG, fd, 0x8000, 0x10000, 0x7f0000100000, 0);
+	sent = m.fds[0];
+	assert_int_equal(vu_handle(&dev, &m), VU_DROP);
+	assert_false(fd_open(sent));
+	/* ... and in the front-end's */
+	mem_reg(&m, VU_ADD_MEM_REG, fd, 0x100000, 0x10000, 0x7f000000f000, 0);
+	assert_int_equal(vu_handle(&dev, &m), VU_DROP);
+	/* No descriptor, two descriptors */
+	mem_reg(&m, VU_ADD_MEM_REG, -1, 0x100000, 0x10000, 0x7f0000100000, 0);
+	assert_int_equal(vu_handle(&dev, &m), VU_DROP);
+	mem_reg(&m, VU_ADD_MEM_REG, fd, 0x100000, 0x10000, 0x7f0000100000, 0);
+	m.fds[1] = dup(fd);
+	m.nfds = 2;
+	sent = m.fds[1];
+	assert_int_equal(vu_handle(&dev, &m), VU_DROP);
+	assert_false(fd_open(sent));
+	/* Past the end of its file, and an offset that wraps */
+	mem_reg(&m, VU_ADD_MEM_REG, fd, 0x100000, 0x10000, 0x7f0000100000,
+		0x18000);
+	assert_int_equal(vu_handle(&dev, &m), VU_DROP);
+	mem_reg(&m, VU_ADD_MEM_REG, fd, 0x100000, 0x10000, 0x7f0000100000,
+		UINT64_MAX - 0x100);
+	assert_int_equal(vu_handle(&dev, &m), VU_DROP);
+	/* Short payload */
+	mem_reg(&m, VU_ADD_MEM_REG, fd, 0x100000, 0x10000, 0x7f0000100000, 0);
+	m.size = VU_MEM_REG_LEN - 8;
+	assert_int_equal(vu_handle(&dev, &m), VU_DROP);
+	assert_int_equal(dev.mem.n, 1);		/* none of these taken */
+
+	/* Removing what is not there: another size, another address */
+	mem_reg(&m, VU_REM_MEM_REG, -1, 0, 0x8000, 0x7f0000000000, 0);
+	assert_int_equal(vu_handle(&dev, &m), VU_DROP);
+	mem_reg(&m, VU_REM_MEM_REG, -1, 0x100000, 0x10000, 0x7f0000100000, 0);
+	assert_int_equal(vu_handle(&dev, &m), VU_DROP);
+	assert_int_equal(dev.mem.n, 1);
+	/* The right one, without a descriptor, as the spec prefers */
+	mem_reg(&m, VU_REM_MEM_REG, -1, 0, 0x10000, 0x7f0000000000, 0x1234);
+	assert_ack(&m, vu_handle(&dev, &m), true);
+	assert_int_equal(dev.mem.n, 0);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -512,6 +699,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mem_and_ring, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_mem_bad, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mem_slots, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_mem_slots_bad, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

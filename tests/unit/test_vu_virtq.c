@@ -480,7 +480,7 @@ static void test_regions_valid(void **state)
 	r[1].size = 0x1000;
 	r[1].gpa = UINT64_MAX - 0x800;		/* wraps */
 	assert_false(vu_mem_regions_valid(r, 2));
-	assert_false(vu_mem_regions_valid(r, VU_MEM_REGIONS_MAX + 1));
+	assert_false(vu_mem_regions_valid(r, VU_MEM_SLOTS + 1));
 }
 
 static void test_gpa(void **state)

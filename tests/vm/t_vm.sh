@@ -84,5 +84,11 @@ if [ "$BACKEND" = netshim ] && [ "${NETDEV:-stream}" = vhost-user ]; then
 		*) [ "${v:-1}" -eq 0 ] || fail "$k is ${v:-missing}, not 0" ;;
 		esac
 	done
+	# QEMU 10 gives guest memory region by region (ADD_MEM_REG) to a
+	# back-end offering CONFIGURE_MEM_SLOTS, as netshim does
+	v=$(topo_counter vu_mem_added)
+	[ "${v:-0}" -gt 0 ] ||
+		fail "vu_mem_added is ${v:-missing}: QEMU used no memory slots"
+	log "ok: QEMU added $v memory regions by ADD_MEM_REG"
 fi
 log "guest check passed behind $BACKEND"
