@@ -246,11 +246,47 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 }
 
 /**
- * udp_to_guest() - queue a datagram for the guest, received in place
+ * udp_spill_copy() - move a datagram that outgrew the guest's buffers into
+ *		      a frame of the queue
+ * @lf:		the frame in the guest's buffers, @lf->room bytes received
+ *		there
+ * @spill:	the rest of the datagram
+ * @out:	payload of the queued frame, @n bytes of room
+ * @n:		datagram length
+ *
+ * The guest may rewrite its buffers meanwhile: it only garbles what it
+ * gets itself, and no checksum is computed here over it (the frame in
+ * place had a partial one, so has this one).
+ */
+static void udp_spill_copy(const struct link_frame *lf, const uint8_t *spill,
+			   uint8_t *out, size_t n)
+{
+	size_t done = 0;
+	unsigned int i;
+
+	for (i = 0; i < lf->niov && done < lf->room; i++) {
+		size_t l = lf->iov[i].iov_len;
+
+		if (l > lf->room - done)
+			l = lf->room - done;
+		memcpy(out + done, lf->iov[i].iov_base, l);
+		done += l;
+	}
+	memcpy(out + done, spill, n - done);
+}
+
+/**
+ * udp_to_guest() - receive a datagram for the guest, in its frame
  * @c:		execution context
  * @fd:		socket to receive from
  * @f:		flow, or NULL to take the source from the datagram (listener)
  * @lst:	listener, when @f is NULL
+ *
+ * Where the guest finishes checksums itself, the datagram is received
+ * straight into the guest's own receive buffers when the link has them
+ * (tx_reserve_frames()), with room for what its MTU lets through: a
+ * larger one spills over into a buffer of ours and is queued, copied.
+ * Otherwise it is received into a frame of the queue, as large as any.
  *
  * Return: true if a datagram was moved, false when the socket is empty or
  * the queue to the VMM is full
@@ -258,30 +294,55 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
 			 const struct fwd_listener *lst)
 {
-	struct sockaddr_storage sa;
-	socklen_t sl = sizeof(sa);
+	static uint8_t spill[UDP_MAX_PAYLOAD];
+	static struct link_frame lf;
 	bool v6 = f ? !inany_is4(&f->raddr) : lst->v6;
+	size_t hlen = ip_l2l3_len(v6) + UDP_HLEN, room = 0;
+	struct iovec iov[LINK_FRAME_IOV + 1];
+	struct sockaddr_storage sa;
+	struct msghdr mh = {
+		.msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = iov,
+	};
 	struct link_offload o = { 0 };
 	struct in6_addr raddr, gaddr;
 	uint16_t rport;
 	uint8_t *out;
 	ssize_t n;
 
-	out = tx_reserve(c, ip_l2l3_len(v6) + UDP_HLEN + UDP_MAX_PAYLOAD);
-	if (!out) {
-		/* The VMM is not reading: drop as a full NIC queue would,
-		 * rather than spin on a readable socket.
-		 */
-		static uint8_t discard[UDP_MAX_PAYLOAD];
-
-		if (recv(fd, discard, sizeof(discard), MSG_DONTWAIT) < 0)
-			return false;
-		c->cnt.drop_tx_full++;
-		return true;
+	if (c->conf.mtu > hlen - ETH_HLEN_)
+		room = c->conf.mtu - (hlen - ETH_HLEN_);
+	if (room > UDP_MAX_PAYLOAD)
+		room = UDP_MAX_PAYLOAD;
+	if (room && c->link.caps.csum &&
+	    tx_reserve_frames(c, hlen, room, 1, &lf) == 1 && lf.slot >= 0) {
+		memcpy(iov, lf.iov, lf.niov * sizeof(*iov));
+		mh.msg_iovlen = lf.niov;
+		if (room < UDP_MAX_PAYLOAD) {
+			iov[mh.msg_iovlen].iov_base = spill;
+			iov[mh.msg_iovlen++].iov_len = UDP_MAX_PAYLOAD - room;
+		}
+	} else {
+		out = tx_reserve(c, hlen + UDP_MAX_PAYLOAD);
+		if (!out) {
+			/* The VMM is not reading: drop as a full NIC queue
+			 * would, rather than spin on a readable socket.
+			 */
+			if (recv(fd, spill, sizeof(spill), MSG_DONTWAIT) < 0)
+				return false;
+			c->cnt.drop_tx_full++;
+			return true;
+		}
+		lf.l2 = out;
+		lf.hlen = hlen;
+		lf.iov[0].iov_base = out + hlen;
+		lf.iov[0].iov_len = UDP_MAX_PAYLOAD;
+		lf.niov = 1;
+		lf.room = UDP_MAX_PAYLOAD;
+		lf.slot = -1;
+		iov[0] = lf.iov[0];
+		mh.msg_iovlen = 1;
 	}
-	out += ip_l2l3_len(v6);
-	n = recvfrom(fd, out + UDP_HLEN, UDP_MAX_PAYLOAD, MSG_DONTWAIT,
-		     (struct sockaddr *)&sa, &sl);
+	n = recvmsg(fd, &mh, MSG_DONTWAIT);
 	if (n < 0) {
 		if (errno != ECONNREFUSED || !f)
 			return false;
@@ -313,14 +374,28 @@ static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
 	}
 	f->last = c->now.tv_sec;
 
+	if ((size_t)n > lf.room) {
+		/* More than the guest's MTU: its buffers may not hold it */
+		out = tx_reserve(c, hlen + (size_t)n);
+		if (!out) {
+			c->cnt.drop_tx_full++;
+			return true;
+		}
+		udp_spill_copy(&lf, spill, out + hlen, (size_t)n);
+		lf.l2 = out;
+		lf.slot = -1;
+	} else if (lf.slot >= 0) {
+		c->cnt.udp_in_place++;
+	}
+
+	out = lf.l2 + ip_l2l3_len(v6);
 	wr16(out, f->rport);
 	wr16(out + 2, f->gport);
 	wr16(out + 4, (uint16_t)(UDP_HLEN + n));
 	/* A guest that takes partial checksums sums the payload itself */
-	out -= ip_l2l3_len(v6);
-	ip_frame_fill_offload(c, out, &f->raddr, &f->gaddr, IPPROTO_UDP,
+	ip_frame_fill_offload(c, lf.l2, &f->raddr, &f->gaddr, IPPROTO_UDP,
 			      UDP_HLEN + n, &o);
-	tx_commit_offload(c, out, ip_l2l3_len(v6) + UDP_HLEN + n, &o);
+	tx_commit_frame(c, &lf, (size_t)n, &o);
 	return true;
 }
 
