@@ -699,6 +699,8 @@ static int vu_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
 		}
 		v->ip_first[k] = first;
 		f[k].slot = k;
+		/* One chain: committed short, it still takes just that one */
+		f[k].whole = v->ip_popped - first == 1;
 	}
 	v->ip_first[k] = v->ip_popped;
 	v->ip_frames = k;
