@@ -88,7 +88,8 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(tso_out,		"TCP segments to the guest larger than its MTU (TSO)") \
 	X(tso_in,		"TCP segments from the guest larger than its MTU (TSO)") \
 	X(frames_in_place,	"frames to the guest built in its own buffers") \
-	X(payload_in_place,	"guest TCP frames written to the socket from guest memory")
+	X(payload_in_place,	"guest TCP frames written to the socket from guest memory") \
+	X(udp_in_place,		"UDP datagrams received straight into the guest's buffers")
 
 #define COUNTER_FIELD(name, desc) uint64_t name;
 struct counters {

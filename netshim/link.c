@@ -314,6 +314,7 @@ int tx_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
 		f[i].niov = 1;
 		f[i].room = plen;
 		f[i].slot = -1;
+		f[i].whole = false;
 	}
 	return got;
 }

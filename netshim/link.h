@@ -38,6 +38,9 @@
  * @niov:	entries of @iov
  * @room:	payload bytes @iov holds
  * @slot:	the back-end's own reference, -1 for a frame in the queue
+ * @whole:	its buffers are taken whole, however short it is committed:
+ *		the frames reserved after it stay usable then (else only
+ *		the last frame committed may be shorter than reserved)
  */
 struct link_frame {
 	uint8_t *l2;
@@ -46,6 +49,7 @@ struct link_frame {
 	unsigned int niov;
 	size_t room;
 	int slot;
+	bool whole;
 };
 
 /**

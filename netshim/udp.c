@@ -33,6 +33,8 @@
 /* What fits a frame to the guest, IPv6 being the larger header */
 #define UDP_MAX_PAYLOAD		(FRAME_MAX - ETH_HLEN_ - 40 - UDP_HLEN)
 #define UDP_BATCH		64
+/* Datagrams one recvmmsg() takes straight into the guest's buffers */
+#define UDP_MMSG		16
 
 static struct fwd_listener *udp_listeners;
 static uint32_t udp_nlisteners;
@@ -246,11 +248,150 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 }
 
 /**
- * udp_to_guest() - queue a datagram for the guest, received in place
+ * udp_room() - payload a datagram to the guest has room for in the
+ *		guest's own buffers: what its MTU lets through
+ * @c:		execution context
+ * @v6:		IPv6 (else IPv4)
+ *
+ * Return: bytes, 0 if the MTU leaves none
+ */
+static size_t udp_room(const struct ctx *c, bool v6)
+{
+	size_t l3l4 = ip_l2l3_len(v6) - ETH_HLEN_ + UDP_HLEN;
+
+	if (c->conf.mtu <= l3l4)
+		return 0;
+	return c->conf.mtu - l3l4 < UDP_MAX_PAYLOAD ? c->conf.mtu - l3l4 :
+						      UDP_MAX_PAYLOAD;
+}
+
+/**
+ * udp_copy_out() - copy a datagram received in the guest's buffers into a
+ *		    frame of the queue
+ * @lf:		the frame in the guest's buffers, @lf->room bytes of room
+ * @spill:	what of the datagram did not fit there
+ * @out:	payload of the queued frame, @n bytes of room
+ * @n:		datagram length
+ *
+ * The guest may rewrite its buffers meanwhile: it only garbles what it
+ * gets itself, and no checksum is computed here over it (the frame in
+ * place had a partial one, so has this one).
+ */
+static void udp_copy_out(const struct link_frame *lf, const uint8_t *spill,
+			 uint8_t *out, size_t n)
+{
+	size_t done = 0;
+	unsigned int i;
+
+	for (i = 0; i < lf->niov && done < lf->room && done < n; i++) {
+		size_t l = lf->iov[i].iov_len, max = lf->room < n ? lf->room : n;
+
+		if (l > max - done)
+			l = max - done;
+		memcpy(out + done, lf->iov[i].iov_base, l);
+		done += l;
+	}
+	if (n > done)
+		memcpy(out + done, spill, n - done);
+}
+
+/**
+ * udp_iov() - where a datagram is received: the frame's payload room, then
+ *	       the spill-over buffer if the room is less than any datagram
+ * @lf:		frame reserved
+ * @spill:	spill-over buffer, UDP_MAX_PAYLOAD - @lf->room bytes
+ * @iov:	filled in, LINK_FRAME_IOV + 1 entries
+ *
+ * Return: entries of @iov used
+ */
+static size_t udp_iov(const struct link_frame *lf, uint8_t *spill,
+		      struct iovec *iov)
+{
+	size_t n = lf->niov;
+
+	memcpy(iov, lf->iov, n * sizeof(*iov));
+	if (lf->room < UDP_MAX_PAYLOAD) {
+		iov[n].iov_base = spill;
+		iov[n++].iov_len = UDP_MAX_PAYLOAD - lf->room;
+	}
+	return n;
+}
+
+/**
+ * udp_refused() - the remote port of a flow is closed: tell the guest as
+ *		   the remote host told us
+ * @c:		execution context
+ * @f:		flow
+ */
+static void udp_refused(struct ctx *c, const struct flow *f)
+{
+	uint8_t quote[8] = { 0 };
+
+	wr16(quote, f->gport);
+	wr16(quote + 2, f->rport);
+	icmp_unreach(c, &f->gaddr, &f->raddr, IPPROTO_UDP, quote, true);
+}
+
+/**
+ * udp_frame_out() - write the headers of a received datagram's frame and
+ *		     hand it over
+ * @c:		execution context
+ * @f:		flow
+ * @lf:		its frame, the datagram received at @lf->iov (and @spill)
+ * @spill:	what did not fit the frame's room
+ * @n:		datagram length
+ * @queue:	go through the queue even if the frame is in place
+ *
+ * Return: true if the frame went through the queue
+ */
+static bool udp_frame_out(struct ctx *c, const struct flow *f,
+			  struct link_frame *lf, const uint8_t *spill,
+			  size_t n, bool queue)
+{
+	bool v6 = !inany_is4(&f->raddr), queued = lf->slot < 0;
+	struct link_offload o = { 0 };
+	uint8_t *out;
+
+	if (n > lf->room || (queue && !queued)) {
+		/* More than the guest's MTU, or behind such a datagram: its
+		 * buffers may not hold it, and order is kept
+		 */
+		out = tx_reserve(c, lf->hlen + n);
+		if (!out) {
+			c->cnt.drop_tx_full++;
+			return true;
+		}
+		udp_copy_out(lf, spill, out + lf->hlen, n);
+		lf->l2 = out;
+		lf->slot = -1;
+		queued = true;
+	} else if (!queued) {
+		c->cnt.udp_in_place++;
+	}
+
+	out = lf->l2 + ip_l2l3_len(v6);
+	wr16(out, f->rport);
+	wr16(out + 2, f->gport);
+	wr16(out + 4, (uint16_t)(UDP_HLEN + n));
+	/* A guest that takes partial checksums sums the payload itself */
+	ip_frame_fill_offload(c, lf->l2, &f->raddr, &f->gaddr, IPPROTO_UDP,
+			      UDP_HLEN + n, &o);
+	tx_commit_frame(c, lf, n, &o);
+	return queued;
+}
+
+/**
+ * udp_to_guest() - receive a datagram for the guest, in its frame
  * @c:		execution context
  * @fd:		socket to receive from
  * @f:		flow, or NULL to take the source from the datagram (listener)
  * @lst:	listener, when @f is NULL
+ *
+ * Where the guest finishes checksums itself, the datagram is received
+ * straight into the guest's own receive buffers when the link has them
+ * (tx_reserve_frames()), with room for what its MTU lets through: a
+ * larger one spills over into a buffer of ours and is queued, copied.
+ * Otherwise it is received into a frame of the queue, as large as any.
  *
  * Return: true if a datagram was moved, false when the socket is empty or
  * the queue to the VMM is full
@@ -258,41 +399,49 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
 			 const struct fwd_listener *lst)
 {
-	struct sockaddr_storage sa;
-	socklen_t sl = sizeof(sa);
+	static uint8_t spill[UDP_MAX_PAYLOAD];
+	static struct link_frame lf;
 	bool v6 = f ? !inany_is4(&f->raddr) : lst->v6;
-	struct link_offload o = { 0 };
+	size_t hlen = ip_l2l3_len(v6) + UDP_HLEN, room = udp_room(c, v6);
+	struct iovec iov[LINK_FRAME_IOV + 1];
+	struct sockaddr_storage sa;
+	struct msghdr mh = {
+		.msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = iov,
+	};
 	struct in6_addr raddr, gaddr;
 	uint16_t rport;
 	uint8_t *out;
 	ssize_t n;
 
-	out = tx_reserve(c, ip_l2l3_len(v6) + UDP_HLEN + UDP_MAX_PAYLOAD);
-	if (!out) {
-		/* The VMM is not reading: drop as a full NIC queue would,
-		 * rather than spin on a readable socket.
-		 */
-		static uint8_t discard[UDP_MAX_PAYLOAD];
-
-		if (recv(fd, discard, sizeof(discard), MSG_DONTWAIT) < 0)
-			return false;
-		c->cnt.drop_tx_full++;
-		return true;
+	if (room && c->link.caps.csum &&
+	    tx_reserve_frames(c, hlen, room, 1, &lf) == 1 && lf.slot >= 0) {
+		mh.msg_iovlen = udp_iov(&lf, spill, iov);
+	} else {
+		out = tx_reserve(c, hlen + UDP_MAX_PAYLOAD);
+		if (!out) {
+			/* The VMM is not reading: drop as a full NIC queue
+			 * would, rather than spin on a readable socket.
+			 */
+			if (recv(fd, spill, sizeof(spill), MSG_DONTWAIT) < 0)
+				return false;
+			c->cnt.drop_tx_full++;
+			return true;
+		}
+		lf.l2 = out;
+		lf.hlen = hlen;
+		lf.iov[0].iov_base = out + hlen;
+		lf.iov[0].iov_len = UDP_MAX_PAYLOAD;
+		lf.niov = 1;
+		lf.room = UDP_MAX_PAYLOAD;
+		lf.slot = -1;
+		mh.msg_iovlen = udp_iov(&lf, spill, iov);
 	}
-	out += ip_l2l3_len(v6);
-	n = recvfrom(fd, out + UDP_HLEN, UDP_MAX_PAYLOAD, MSG_DONTWAIT,
-		     (struct sockaddr *)&sa, &sl);
+	n = recvmsg(fd, &mh, MSG_DONTWAIT);
 	if (n < 0) {
 		if (errno != ECONNREFUSED || !f)
 			return false;
-		/* The remote port is closed: tell the guest as the remote
-		 * host did us, then go on reading.
-		 */
-		uint8_t quote[8] = { 0 };
-
-		wr16(quote, f->gport);
-		wr16(quote + 2, f->rport);
-		icmp_unreach(c, &f->gaddr, &f->raddr, IPPROTO_UDP, quote, true);
+		/* Then go on reading */
+		udp_refused(c, f);
 		return true;
 	}
 
@@ -312,16 +461,67 @@ static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
 		}
 	}
 	f->last = c->now.tv_sec;
-
-	wr16(out, f->rport);
-	wr16(out + 2, f->gport);
-	wr16(out + 4, (uint16_t)(UDP_HLEN + n));
-	/* A guest that takes partial checksums sums the payload itself */
-	out -= ip_l2l3_len(v6);
-	ip_frame_fill_offload(c, out, &f->raddr, &f->gaddr, IPPROTO_UDP,
-			      UDP_HLEN + n, &o);
-	tx_commit_offload(c, out, ip_l2l3_len(v6) + UDP_HLEN + n, &o);
+	udp_frame_out(c, f, &lf, spill, (size_t)n, false);
 	return true;
+}
+
+/**
+ * udp_to_guest_batch() - receive the datagrams of a flow straight into the
+ *			  guest's buffers, several in one call
+ * @c:		execution context
+ * @f:		flow, with its own connected socket
+ *
+ * Frames are reserved in the guest's buffers as far as each takes its
+ * buffers whole (a frame committed short must not leave some unused in
+ * front of the next), then recvmmsg() fills them.  Once a datagram
+ * larger than the MTU's room had to be queued, the rest of the batch is
+ * queued behind it, in order: the queue was empty when the guest's
+ * buffers were reserved (tx_reserve_frames()) and a batch queues less
+ * than it holds, so nothing flushes it meanwhile and the buffers not
+ * yet copied stay ours.
+ *
+ * Return: datagrams moved, 0 if the socket is empty, -1 if the guest's
+ * buffers cannot take them now: udp_to_guest() then does, one by one
+ */
+static int udp_to_guest_batch(struct ctx *c, struct flow *f)
+{
+	static uint8_t spill[UDP_MMSG][UDP_MAX_PAYLOAD];
+	static struct iovec iov[UDP_MMSG][LINK_FRAME_IOV + 1];
+	static struct link_frame lf[UDP_MMSG];
+	bool v6 = !inany_is4(&f->raddr), queue = false;
+	size_t hlen = ip_l2l3_len(v6) + UDP_HLEN, room = udp_room(c, v6);
+	struct mmsghdr mm[UDP_MMSG];
+	int n, k, i;
+
+	if (!room || !c->link.caps.csum)
+		return -1;
+	n = tx_reserve_frames(c, hlen, room, UDP_MMSG, lf);
+	if (n < 1 || lf[0].slot < 0)
+		return -1;
+	for (k = 0; k < n && lf[k].whole; k++)
+		;
+	n = k < n ? k + 1 : n;
+	if (n < 2)
+		return -1;
+
+	memset(mm, 0, sizeof(mm));
+	for (i = 0; i < n; i++) {
+		mm[i].msg_hdr.msg_iov = iov[i];
+		mm[i].msg_hdr.msg_iovlen = udp_iov(&lf[i], spill[i], iov[i]);
+	}
+	n = recvmmsg(f->fd, mm, (unsigned int)n, MSG_DONTWAIT, NULL);
+	if (n < 0) {
+		if (errno != ECONNREFUSED)
+			return 0;
+		udp_refused(c, f);
+		return 1;
+	}
+	if (n)
+		f->last = c->now.tv_sec;
+	for (i = 0; i < n; i++)
+		queue |= udp_frame_out(c, f, &lf[i], spill[i],
+				       mm[i].msg_len, queue);
+	return n;
 }
 
 /**
@@ -331,11 +531,18 @@ static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
  */
 void udp_flow_ready(struct ctx *c, struct flow *f)
 {
-	int i;
+	int i, n;
 
-	for (i = 0; i < UDP_BATCH; i++)
-		if (!udp_to_guest(c, f->fd, f, NULL))
+	for (i = 0; i < UDP_BATCH; i += n) {
+		n = udp_to_guest_batch(c, f);
+		if (!n)
 			break;
+		if (n < 0) {
+			if (!udp_to_guest(c, f->fd, f, NULL))
+				break;
+			n = 1;
+		}
+	}
 }
 
 /**

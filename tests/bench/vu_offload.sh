@@ -14,6 +14,8 @@
 #   NETSHIM=   binary (default build/netshim)
 #   BACKEND=passt PASST=/path/to/passt  passt's vhost-user mode instead,
 #              for reference: it offers no offloads, so only "off" runs
+#   UDP=1      also UDP peer->guest (iperf3 -u -b 0 -l 1400 -R), shown as
+#              direction "udp": the rate and CPU are of what the guest got
 # Prints one line per run: mode direction Gbit/s CPU-s/GiB.
 
 set -u
@@ -43,11 +45,14 @@ ticks() {
 }
 
 # run() - one iperf3 run through the current topology, printed
-# $1: mode label, $2: up or down
+# $1: mode label, $2: up, down or udp
 run() {
 	local rev=() t0 t1 bytes hz out
 
-	[ "$2" = down ] && rev=(-R)
+	case $2 in
+	down) rev=(-R) ;;
+	udp) rev=(-R -u -b 0 -l 1400) ;;
+	esac
 	hz=$(getconf CLK_TCK)
 	t0=$(ticks "$BACKEND_PID")
 	out=$(in_guest timeout $((SECS + 20)) iperf3 -c 203.0.113.1 \
@@ -118,6 +123,7 @@ for r in $(seq "$ROUNDS"); do
 		echo "round $r, MTU $MTU, offloads $mode"
 		run "$mode" up
 		run "$mode" down
+		[ -n "${UDP:-}" ] && run "$mode" udp
 		topo_cleanup
 		trap - EXIT
 	done
