@@ -22,6 +22,7 @@
 #include "fwd.h"
 #include "inany.h"
 #include "log.h"
+#include "netns.h"
 #include "podwatch.h"
 #include "bpf/bpf.h"
 #include "bpf/sk_lookup.h"
@@ -87,6 +88,9 @@ int fwd_open_one(struct ctx *c, int type, enum epref_type ref,
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 	if (type == SOCK_STREAM)
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* Namespace mode: local flows start here (netns_sock_bufs()) */
+	if (c->conf.ns_cmd || *c->conf.netns)
+		netns_sock_bufs(fd);
 	/* --freebind: an address the pod may only get later */
 	if (c->conf.freebind)
 		setsockopt(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP,

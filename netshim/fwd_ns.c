@@ -136,6 +136,8 @@ void fwd_ns_accept(struct ctx *c, const struct fwd_listener *l)
 	a6.sin6_port = a4.sin_port = htons(l->guest_port);
 	b = socket(l->v6 ? AF_INET6 : AF_INET,
 		   SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (b >= 0)
+		netns_sock_bufs(b);
 	if (b < 0 ||
 	    (connect(b, l->v6 ? (struct sockaddr *)&a6 :
 				(struct sockaddr *)&a4,

@@ -46,5 +46,6 @@ int netns_helper_start(struct ctx *c);
 int netns_connect_lo(struct ctx *c, bool v6, uint16_t port);
 int netns_udp_lo(struct ctx *c, bool v6, uint16_t sport, uint16_t port);
 int netns_listen_lo(struct ctx *c, int type, bool v6, uint16_t port);
+void netns_sock_bufs(int fd);
 
 #endif /* NETSHIM_NETNS_H */

@@ -39,11 +39,6 @@
 
 /* Datagrams moved per event: fairness between flows */
 #define UDP_SPLICE_BATCH	64
-/* Receive buffer asked for both sockets of a flow (the kernel caps it at
- * net.core.rmem_max): a relay's buffer must not be where a burst the end
- * sockets would take is lost
- */
-#define UDP_SPLICE_RCVBUF	(4 << 20)
 
 /**
  * struct udp_splice_flow - one local UDP conversation
@@ -262,6 +257,7 @@ static struct udp_splice_flow *udp_splice_open(struct ctx *c, int lfd,
 		fd = socket(v6 ? AF_INET6 : AF_INET,
 			    SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd >= 0) {
+			netns_sock_bufs(fd);
 			/* The pod's server sees the client's port if free */
 			sl = inany_sockaddr(&sa, &lo, cport);
 			bind(fd, (struct sockaddr *)&sa, sl);

@@ -110,8 +110,11 @@ ns_backend() {
 }
 
 # ns_backend_stop() - stop it
+# pasta's command is the init of pasta's PID namespace, which ignores
+# SIGTERM: without SIGKILL it outlived pasta, with its namespace
 ns_backend_stop() {
-	kill -TERM "$CHILD" "$BPID" 2>/dev/null
+	kill -KILL "$CHILD" 2>/dev/null
+	kill -TERM "$BPID" 2>/dev/null
 	wait "$BPID" 2>/dev/null
 	umount "/run/netns/$NS_GUEST" 2>/dev/null
 	rm -f "/run/netns/$NS_GUEST"
