@@ -280,6 +280,27 @@ int sockmap_written(int fd, uint64_t *n)
 }
 
 /**
+ * sockmap_closing() - tell if a TCP socket has left the established state
+ * @fd:		the socket
+ *
+ * The kernel takes only established sockets into a sockmap: one whose
+ * peer has just sent a FIN or a reset is refused, which is the flow
+ * ending, not the sockmap failing.
+ *
+ * Return: true if it has (or cannot be asked)
+ */
+bool sockmap_closing(int fd)
+{
+	struct tcp_info ti;
+	socklen_t sl = sizeof(ti);
+
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &sl) || !sl)
+		return true;
+	return ti.tcpi_state != BPF_TCP_ESTABLISHED;
+}
+
+/**
  * sockmap_unread() - bytes in a socket's receive queue not yet consumed
  * @fd:		the socket
  *

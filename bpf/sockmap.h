@@ -32,5 +32,6 @@ uint64_t sockmap_moved(const struct sockmap_state *sm, unsigned int slot);
 int sockmap_totals(const struct sockmap_state *sm, struct sockmap_totals *t);
 int sockmap_written(int fd, uint64_t *n);
 int sockmap_unread(int fd);
+bool sockmap_closing(int fd);
 
 #endif /* NETSHIM_SOCKMAP_H */

@@ -553,6 +553,15 @@ static bool splice_map_try(struct ctx *c, struct splice_pair *p)
 	if (t->test_delay_ms)
 		splice_test_delay(t->test_delay_ms);
 	ret = sockmap_add(t->sm, idx, p->fd, p->moved_base);
+	if (ret == -EOPNOTSUPP &&
+	    (sockmap_closing(p->fd[0]) || sockmap_closing(p->fd[1]))) {
+		/* A FIN or reset came in since the checks above: the flow
+		 * ends on splice, which sees it next
+		 */
+		debug("local flow %u: ending, not moved to the sockmap", idx);
+		p->nomap = true;
+		return false;
+	}
 	if (ret) {
 		errno = -ret;
 		goto fail;
