@@ -31,7 +31,7 @@
 # Environment:
 #   BENCH_TIME=SEC    seconds per iperf3 run (default 10)
 #   BENCH_RUNS=N      runs per case and direction (default 3)
-#   BENCH_QUICK=1     CI mode: 2 s, 1 run, VM cases only where KVM works
+#   BENCH_QUICK=1     CI mode: 1 s, 1 run, VM cases only where KVM works
 #   BENCH_CONNS=N     connections of the connection-rate loop (default 2000)
 #   BENCH_OUT=DIR     results directory (default results/bench-TIMESTAMP)
 #   VM_ACCEL=kvm|tcg  skip the KVM probe
@@ -56,7 +56,7 @@ BENCH_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 . "$BENCH_DIR/../vm/peer.sh"
 
 if [ -n "${BENCH_QUICK:-}" ]; then
-	BENCH_TIME=${BENCH_TIME:-2}
+	BENCH_TIME=${BENCH_TIME:-1}
 	BENCH_RUNS=${BENCH_RUNS:-1}
 fi
 BENCH_TIME=${BENCH_TIME:-10}
