@@ -10,6 +10,18 @@ set -u
 # shellcheck source=tests/lib/topo.sh
 . "$(dirname "$0")/../lib/topo.sh"
 
+# wait_sock() - wait up to 5 s for a netshim to create its socket
+# $1: socket path, $2: its log, $3: what to call it in a failure
+wait_sock() {
+	local _
+
+	for _ in $(seq 50); do
+		[ -S "$1" ] && return 0
+		sleep 0.1
+	done
+	fail "$3: no socket: $(tail -3 "$2")"
+}
+
 topo_init
 topo_peer_pod
 chmod 1777 "$WORK"
@@ -57,11 +69,7 @@ ip netns exec "$NS_POD" setpriv --reuid=4242 --regid=4242 --clear-groups \
 	"$NETSHIM" -f -d -s "$sock" -D 203.0.113.1 >"$WORK/user.log" 2>&1 &
 upid=$!
 topo_pid_add "$upid"
-for _ in $(seq 50); do
-	[ -S "$sock" ] && break
-	sleep 0.1
-done
-[ -S "$sock" ] || fail "unprivileged netshim: no socket: $(tail -3 "$WORK/user.log")"
+wait_sock "$sock" "$WORK/user.log" "unprivileged netshim"
 ip netns exec "$NS_GUEST" "$REPO/tests/relay" tap1 "$sock" \
 	>"$WORK/relay1.log" 2>&1 &
 topo_pid_add $!
@@ -94,11 +102,7 @@ ip netns exec "$NS_POD" "$NETSHIM" -f -s "$sock" -P "$rundir/backend.pid" \
 	-D 203.0.113.1 >"$WORK/rootdir.log" 2>&1 &
 rpid=$!
 topo_pid_add "$rpid"
-for _ in $(seq 50); do
-	[ -S "$sock" ] && break
-	sleep 0.1
-done
-[ -S "$sock" ] || fail "netshim with files in $rundir: no socket: $(tail -3 "$WORK/rootdir.log")"
+wait_sock "$sock" "$WORK/rootdir.log" "netshim with files in $rundir"
 kill -TERM "$rpid"
 wait "$rpid"
 rc=$?
