@@ -34,6 +34,10 @@
 #   BENCH_QUICK=1     CI mode: 1 s, 1 run, VM cases only where KVM works
 #   BENCH_CONNS=N     connections of the connection-rate loop (default 2000)
 #   BENCH_OUT=DIR     results directory (default results/bench-TIMESTAMP)
+#   BENCH_ONLY="GROUP..."  only these groups of cases, for side-by-side
+#                     repeats of a few rows: kernel, relay, vu, ns, local,
+#                     udp, vm (default: all; the local.sh detail and
+#                     fwdall.sh run only with all)
 #   VM_ACCEL=kvm|tcg  skip the KVM probe
 #   PASST_VU=PATH     passt with --vhost-user for its vhost-user rows
 #                     (default: build/passt-vu/passt, built by
@@ -76,6 +80,13 @@ if [ -n "${BENCH_QUICK:-}" ]; then
 fi
 BENCH_VU_FEATURES=${BENCH_VU_FEATURES:-none all}
 PASST_VU=${PASST_VU:-$REPO/build/passt-vu/passt}
+BENCH_ONLY=${BENCH_ONLY:-}
+
+# want() - tell if a group of cases is to run (BENCH_ONLY)
+# $1: group
+want() {
+	[ -z "$BENCH_ONLY" ] || [[ " $BENCH_ONLY " == *" $1 "* ]]
+}
 
 # bench_info() - record the machine and the settings of this run
 # $1: accelerator of the VM cases
@@ -558,41 +569,55 @@ vm_peer_iperf
 vm_peer_start connrate python3 "$BENCH_DIR/connrate.py" server "$CONN_PORT"
 vm_peer_wait tcp "$CONN_PORT"
 
-case_kernel
-case_relay netshim "$BIG_MTU"
-case_relay passt "$BIG_MTU"
-case_relay netshim 1500
-case_relay passt 1500
-passt_vu
-for mtu in "$BIG_MTU" 1500; do
-	for feat in $BENCH_VU_FEATURES; do
-		case_vu_relay netshim "$mtu" "$feat"
+if want kernel; then
+	case_kernel
+fi
+if want relay; then
+	case_relay netshim "$BIG_MTU"
+	case_relay passt "$BIG_MTU"
+	case_relay netshim 1500
+	case_relay passt 1500
+fi
+if want vu; then
+	passt_vu
+	for mtu in "$BIG_MTU" 1500; do
+		for feat in $BENCH_VU_FEATURES; do
+			case_vu_relay netshim "$mtu" "$feat"
+		done
+		# passt offers no offloads: one row per MTU
+		case_vu_relay passt "$mtu" none
 	done
-	# passt offers no offloads: one row per MTU
-	case_vu_relay passt "$mtu" none
-done
-case_ns netshim
-case_ns pasta
+fi
+if want ns; then
+	case_ns netshim
+	case_ns pasta
+fi
 # Local flows: servers on the pod's loopback, reached from the namespace's
 ip netns exec "$NS_POD" iperf3 -s -B 127.0.0.1 >"$WORK/pod-iperf3.log" 2>&1 &
 topo_pid_add $!
 ip netns exec "$NS_POD" python3 "$BENCH_DIR/connrate.py" server "$CONN_PORT" \
 	>"$WORK/pod-connrate.log" 2>&1 &
 topo_pid_add $!
-case_kernel_lo
-case_ns netshim local
-case_ns pasta local
-case_kernel_lo_udp
-case_ns netshim udp
-case_ns pasta udp
-case_vm netshim
-case_vm passt
-case_vm netshim vhost-user
-case_vm passt vhost-user
-case_vm slirp
+if want local; then
+	case_kernel_lo
+	case_ns netshim local
+	case_ns pasta local
+fi
+if want udp; then
+	case_kernel_lo_udp
+	case_ns netshim udp
+	case_ns pasta udp
+fi
+if want vm; then
+	case_vm netshim
+	case_vm passt
+	case_vm netshim vhost-user
+	case_vm passt vhost-user
+	case_vm slirp
+fi
 # Local flows in detail: splice against the eBPF sockmap, -P 1 and -P 4,
 # request/response latency (not in quick mode: minutes, not seconds)
-[ -n "${BENCH_QUICK:-}" ] ||
+[ -n "${BENCH_QUICK:-}" ] || [ -n "$BENCH_ONLY" ] ||
 	BENCH_OUT=$OUT/local BENCH_TIME=5 "$BENCH_DIR/local.sh" ||
 	log "local-flow bench failed"
 
@@ -603,7 +628,7 @@ case_vm slirp
 python3 "$BENCH_DIR/report.py" "$OUT"
 rc=$?
 # -t all: per-port sockets against sk_lookup (fwdall.sh, its own topology)
-NETSHIM=$NETSHIM "$BENCH_DIR/fwdall.sh" "$OUT" || rc=1
+[ -n "$BENCH_ONLY" ] || NETSHIM=$NETSHIM "$BENCH_DIR/fwdall.sh" "$OUT" || rc=1
 plot
 log "results: $OUT/results.json, chart: $OUT/throughput.png"
 log "total $(($(date +%s) - START)) s"
