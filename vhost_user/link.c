@@ -926,6 +926,9 @@ static int vu_request(struct ctx *c)
 	if (m->request == VU_ADD_MEM_REG &&
 	    (r == VU_DONE || !m->payload.u64))
 		c->cnt.vu_mem_added++;
+	if (m->request == VU_REM_MEM_REG &&
+	    (r == VU_DONE || !m->payload.u64))
+		c->cnt.vu_mem_removed++;
 	if (r == VU_REPLY) {
 		n = vu_msg_encode(m, out, sizeof(out));
 		if (!n || send(c->link.fd, out, n, MSG_DONTWAIT |

@@ -39,6 +39,9 @@
 #   VM_DISK=FILE    raw disk image on virtio-blk (/dev/vda), opened with
 #                   snapshot=on: the guest's writes never reach FILE
 #   VM_MEM=MIB      guest memory (default 512)
+#   VM_MAXMEM=MIB   room for memory hot-plug: two DIMM slots, up to this
+#                   much memory in all (-m MEM,slots=2,maxmem=MAXMEM)
+#   VM_QMP=SOCKET   a QMP monitor on this UNIX socket (tests/vm/qmp.py)
 #   VM_NIC_OPTS=P=V,...  more properties of the virtio-net-pci device, e.g.
 #                   csum=off,guest_csum=off,guest_tso4=off,... to run
 #                   without the offloads a vhost-user back-end offers
@@ -156,6 +159,10 @@ CONSOLE=/dev/stdout
 PCAP=""
 [ -z "${VM_PCAP:-}" ] ||
 	PCAP="-object filter-dump,id=dump,netdev=n,file=$VM_PCAP"
+MON=""
+[ -z "${VM_QMP:-}" ] || MON="-qmp unix:$VM_QMP,server=on,wait=off"
+MEM=${VM_MEM:-512}
+[ -z "${VM_MAXMEM:-}" ] || MEM="$MEM,slots=2,maxmem=${VM_MAXMEM}M"
 NOREBOOT=-no-reboot
 [ -z "${VM_REBOOT:-}" ] || NOREBOOT=
 PIDFILE=""
@@ -168,10 +175,10 @@ rm -f "$LOG" "$LOG.raw"
 echo "run-vm: $SCENARIO, $ACCEL, netdev ${NETDEV:-stream}, log $LOG" >&2
 start=$(date +%s.%N)
 rc=0
-# shellcheck disable=SC2086 # $PCAP, $DISK and $VU are lists of words
+# shellcheck disable=SC2086 # $PCAP, $DISK, $VU and $MON are lists of words
 timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" \
-	-m "${VM_MEM:-512}" $VU -smp 1 \
-	-nographic -nodefaults $NOREBOOT $PIDFILE \
+	-m "$MEM" $VU -smp 1 \
+	-nographic -nodefaults $NOREBOOT $PIDFILE $MON \
 	-chardev "stdio,id=con,signal=off,logfile=$LOG.raw" -serial chardev:con \
 	-kernel "$KERNEL" -initrd "$INITRD" \
 	-append "console=ttyS0 quiet panic=-1 netshim.run=$SCENARIO $GUEST_ARGS $*" \

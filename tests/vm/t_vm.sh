@@ -13,7 +13,8 @@
 # vhost-user front-end (tests/integration/t_vhost_user.sh); there netshim's
 # counters must show TSO frames both ways and data moved straight between
 # the guest's buffers and the sockets, or none of it when VM_NIC_OPTS turns
-# the device's offloads off (t_vhost_user_nooffload.sh).
+# the device's offloads off (t_vhost_user_nooffload.sh); VM_HOTPLUG=1 plugs
+# a DIMM into the running guest and unplugs it (vm_hotplug below).
 
 set -u
 VM=$(cd "$(dirname "$(readlink -f "$0")")/../vm" && pwd)
@@ -38,10 +39,68 @@ if [ "${NETDEV:-stream}" = vhost-user ]; then
 else
 	topo_backend
 fi
+# vm_hotplug() - while the guest runs its checks, plug a DIMM of shared
+# memory into it and unplug it again through QEMU's monitor: QEMU tells the
+# vhost-user back-end with ADD_MEM_REG, then REM_MEM_REG once the guest
+# ejected the DIMM (ACPI; the guest never onlined it).  netshim must take
+# both without dropping QEMU, and the guest's transfers, which run after
+# and across the changes, must pass.
+vm_hotplug() {
+	local _ added=0 removed=0 qmp=$VM/qmp.py netshim=
+
+	[ "$BACKEND" = netshim ] && netshim=1
+	for _ in $(seq 600); do
+		grep -q '^NETSHIM-RESULT dhcp4 ' "$LOG.raw" 2>/dev/null && break
+		kill -0 "$VMPID" 2>/dev/null ||
+			fail "the guest ended before its DHCPv4 lease"
+		sleep 0.2
+	done
+	[ -z "$netshim" ] || added=$(topo_counter vu_mem_added)
+	python3 "$qmp" "$VM_QMP" \
+		'object-add {"qom-type": "memory-backend-memfd", "id": "hp0", "size": 134217728, "share": true}' \
+		'device_add {"driver": "pc-dimm", "id": "dimm0", "memdev": "hp0"}' \
+		>>"$WORK/qmp.log" 2>&1 ||
+		fail "hot-plug refused: $(tail -n 2 "$WORK/qmp.log")"
+	if [ -n "$netshim" ]; then
+		for _ in $(seq 50); do
+			[ "$(topo_counter vu_mem_added)" -gt "$added" ] && break
+			sleep 0.2
+		done
+		[ "$(topo_counter vu_mem_added)" -gt "$added" ] ||
+			fail "a DIMM was plugged and netshim got no region for it"
+	fi
+	log "ok: DIMM plugged"
+	python3 "$qmp" "$VM_QMP" 'device_del {"id": "dimm0"}' \
+		--event=DEVICE_DELETED:60 'object-del {"id": "hp0"}' \
+		>>"$WORK/qmp.log" 2>&1 ||
+		fail "the DIMM did not go: $(tail -n 2 "$WORK/qmp.log")"
+	if [ -n "$netshim" ]; then
+		for _ in $(seq 50); do
+			removed=$(topo_counter vu_mem_removed)
+			[ "${removed:-0}" -gt 0 ] && break
+			sleep 0.2
+		done
+		[ "${removed:-0}" -gt 0 ] ||
+			fail "a DIMM was unplugged and netshim was not told"
+		[ "$(topo_counter vu_dropped)" = 0 ] ||
+			fail "netshim dropped QEMU over the memory changes"
+		log "netshim counters: vu_mem_added $(topo_counter \
+			vu_mem_added), vu_mem_removed $removed"
+	fi
+	log "ok: DIMM unplugged"
+}
+
 LOG=$WORK/vm.log
+if [ -n "${VM_HOTPLUG:-}" ]; then
+	export VM_QMP=$WORK/qmp.sock VM_MAXMEM=1024
+fi
 VM_LOG=$LOG VM_TIMEOUT=${VM_TIMEOUT:-270} \
 	"$VM/run-vm.sh" check "$WORK/backend.sock" \
-	"netshim.dhcp6=${VM_DHCP6:-yes}" ||
+	"netshim.dhcp6=${VM_DHCP6:-yes}" &
+VMPID=$!
+topo_pid_add "$VMPID"
+[ -z "${VM_HOTPLUG:-}" ] || vm_hotplug
+wait "$VMPID" ||
 	fail "the guest did not finish: $(tail -n 5 "$LOG" 2>/dev/null)"
 
 expect dhcp4 ' 203\.0\.113\.2/24$'
