@@ -25,7 +25,7 @@
 #   pair and its move (NETSHIM_TEST_SOCKMAP_DELAY_MS), so that requests
 #   are queued at the move: they must be pushed through, not wait;
 # - --bpf auto (the default): the request/response flow moves, 64 MiB
-#   each way at once stays on splice;
+#   each way at once stays on splice, two such flows at once both move;
 # - without CAP_BPF, --bpf auto warns once naming it and splices, --bpf
 #   require exits naming it.
 # Where the kernel or the privileges do not allow the program, the
@@ -264,10 +264,11 @@ if ! out=$(ip netns exec "$NS_POD" timeout 10 "$NETSHIM" -f --bpf require \
 	fi
 	fail "netshim --bpf require -- true: $out"
 fi
-# run_auto() - --bpf auto, the default: request/response flows move, bulk
-# ones stay on splice (where tests/bench/local.sh measured them as fast)
+# run_auto() - --bpf auto, the default: request/response flows move, a
+# lone bulk one stays on splice (where tests/bench/local.sh measured it
+# faster), several bulk ones at once move
 run_auto() {
-	local m
+	local m port pid pids
 
 	MODE=auto
 	ns_start -t 5001-5006
@@ -285,6 +286,39 @@ run_auto() {
 	[ "$(moved)" = $((m + 1)) ] ||
 		fail "auto: the request/response flow did not move to the sockmap"
 	log "ok: auto: 64 MiB each way stayed on splice, the request/response flow moved"
+
+	# Two bulk flows at once: splice would run both through netshim's
+	# one thread, the kernel's workers redirect them on any CPU
+	m=$(moved)
+	pids=()
+	for port in 5003 5004; do
+		ip netns exec "$NS_GUEST" timeout 90 python3 "$DUPLEX" server \
+			bulk 127.0.0.1 "$port" $((64 << 20)) \
+			>"$WORK/srv-two-$port.out" 2>&1 &
+		pids+=($!)
+		topo_pid_add $!
+		tcp_wait_listen "$NS_GUEST" "$port"
+	done
+	for port in 5003 5004; do
+		ip netns exec "$NS_POD" timeout 90 python3 "$DUPLEX" client \
+			bulk 127.0.0.1 "$port" $((64 << 20)) \
+			>"$WORK/cli-two-$port.out" 2>&1 &
+		pids+=($!)
+		topo_pid_add $!
+	done
+	for pid in "${pids[@]}"; do
+		wait "$pid" || fail "auto: two bulk flows: a side failed: $(cat "$WORK"/*-two-*.out)"
+	done
+	for port in 5003 5004; do
+		[ "$(sed -n 's/^sent //p' "$WORK/cli-two-$port.out")" = \
+		  "$(sed -n 's/^recv //p' "$WORK/srv-two-$port.out")" ] &&
+		[ "$(sed -n 's/^sent //p' "$WORK/srv-two-$port.out")" = \
+		  "$(sed -n 's/^recv //p' "$WORK/cli-two-$port.out")" ] ||
+			fail "auto: two bulk flows: port $port data differs"
+	done
+	[ "$(moved)" = $((m + 2)) ] ||
+		fail "auto: two bulk flows at once: $(( $(moved) - m )) moved, 2 expected"
+	log "ok: auto: two bulk flows at once (64 MiB each way each) moved to the sockmap, sha256 equal"
 	ns_stop
 }
 
