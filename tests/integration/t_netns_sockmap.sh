@@ -264,11 +264,21 @@ if ! out=$(ip netns exec "$NS_POD" timeout 10 "$NETSHIM" -f --bpf require \
 	fi
 	fail "netshim --bpf require -- true: $out"
 fi
+# bulk_bg() - one side of a 64 MiB each way duplex.py flow, in the
+# background, its pid added to $pids; output in $WORK/SIDE-two-PORT.out
+# $1: namespace, $2: server or client, $3: port
+bulk_bg() {
+	ip netns exec "$1" timeout 90 python3 "$DUPLEX" "$2" bulk 127.0.0.1 \
+		"$3" $((64 << 20)) >"$WORK/$2-two-$3.out" 2>&1 &
+	pids+=($!)
+	topo_pid_add $!
+}
+
 # run_auto() - --bpf auto, the default: request/response flows move, a
 # lone bulk one stays on splice (where tests/bench/local.sh measured it
 # faster), several bulk ones at once move
 run_auto() {
-	local m port pid pids
+	local m port pid pids c sv
 
 	MODE=auto
 	ns_start -t 5001-5006
@@ -292,28 +302,20 @@ run_auto() {
 	m=$(moved)
 	pids=()
 	for port in 5003 5004; do
-		ip netns exec "$NS_GUEST" timeout 90 python3 "$DUPLEX" server \
-			bulk 127.0.0.1 "$port" $((64 << 20)) \
-			>"$WORK/srv-two-$port.out" 2>&1 &
-		pids+=($!)
-		topo_pid_add $!
+		bulk_bg "$NS_GUEST" server "$port"
 		tcp_wait_listen "$NS_GUEST" "$port"
 	done
 	for port in 5003 5004; do
-		ip netns exec "$NS_POD" timeout 90 python3 "$DUPLEX" client \
-			bulk 127.0.0.1 "$port" $((64 << 20)) \
-			>"$WORK/cli-two-$port.out" 2>&1 &
-		pids+=($!)
-		topo_pid_add $!
+		bulk_bg "$NS_POD" client "$port"
 	done
 	for pid in "${pids[@]}"; do
 		wait "$pid" || fail "auto: two bulk flows: a side failed: $(cat "$WORK"/*-two-*.out)"
 	done
 	for port in 5003 5004; do
-		[ "$(sed -n 's/^sent //p' "$WORK/cli-two-$port.out")" = \
-		  "$(sed -n 's/^recv //p' "$WORK/srv-two-$port.out")" ] &&
-		[ "$(sed -n 's/^sent //p' "$WORK/srv-two-$port.out")" = \
-		  "$(sed -n 's/^recv //p' "$WORK/cli-two-$port.out")" ] ||
+		c=$WORK/client-two-$port.out
+		sv=$WORK/server-two-$port.out
+		[ "$(sed -n 's/^sent //p' "$c")" = "$(sed -n 's/^recv //p' "$sv")" ] &&
+		[ "$(sed -n 's/^sent //p' "$sv")" = "$(sed -n 's/^recv //p' "$c")" ] ||
 			fail "auto: two bulk flows: port $port data differs"
 	done
 	[ "$(moved)" = $((m + 2)) ] ||
