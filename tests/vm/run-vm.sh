@@ -154,8 +154,13 @@ vhost-user)
 	;;
 esac
 
-CONSOLE=/dev/stdout
-[ -z "${VM_QUIET:-}" ] || CONSOLE=/dev/null
+# The console goes to our stdout as it is: opening /dev/stdout again
+# would start at offset 0 of a log file and write over what came before
+if [ -n "${VM_QUIET:-}" ]; then
+	exec 3>/dev/null
+else
+	exec 3>&1
+fi
 PCAP=""
 [ -z "${VM_PCAP:-}" ] ||
 	PCAP="-object filter-dump,id=dump,netdev=n,file=$VM_PCAP"
@@ -183,7 +188,7 @@ timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" \
 	-kernel "$KERNEL" -initrd "$INITRD" \
 	-append "console=ttyS0 quiet panic=-1 netshim.run=$SCENARIO $GUEST_ARGS $*" \
 	-device "virtio-net-pci,netdev=n,mac=52:54:00:12:34:56,romfile=${VM_NIC_OPTS:+,$VM_NIC_OPTS}" \
-	-netdev "$NET" $PCAP $DISK </dev/null >"$CONSOLE" ||
+	-netdev "$NET" $PCAP $DISK </dev/null >&3 ||
 	rc=$?
 end=$(date +%s.%N)
 # Plain lines for parsers: no carriage returns, no firmware escape codes.
