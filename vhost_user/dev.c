@@ -553,6 +553,39 @@ static enum vu_result get_vring_base(struct vu_dev *d, struct vu_msg *m)
 }
 
 /**
+ * set_vring_state() - SET_VRING_NUM, SET_VRING_BASE or SET_VRING_ENABLE
+ * @d:		device
+ * @m:		the request: a queue index and a value
+ *
+ * Return: VU_DROP for a bad index or ring size, else the acknowledgement
+ */
+static enum vu_result set_vring_state(struct vu_dev *d, struct vu_msg *m)
+{
+	struct vq *vq = vring_state(d, m);
+	uint32_t v;
+
+	if (!vq)
+		return VU_DROP;
+	v = payload_u32(m, 4);
+	switch (m->request) {
+	case VU_SET_VRING_NUM:
+		if (!v || v > VQ_NUM_MAX || (v & (v - 1))) {
+			vq->num = 0;
+			return VU_DROP;
+		}
+		vq->num = v;
+		return ack(m, vq_remap(d, vq));
+	case VU_SET_VRING_BASE:
+		vq->last_avail = vq->used_idx = (uint16_t)v;
+		vq->signalled_valid = false;
+		return ack(m, true);
+	default:	/* VU_SET_VRING_ENABLE */
+		vq->enabled = v;
+		return ack(m, true);
+	}
+}
+
+/**
  * vu_handle() - carry out one request of the front-end
  * @d:		device
  * @m:		the request; becomes the reply if VU_REPLY is returned.  Its
@@ -563,7 +596,6 @@ static enum vu_result get_vring_base(struct vu_dev *d, struct vu_msg *m)
 enum vu_result vu_handle(struct vu_dev *d, struct vu_msg *m)
 {
 	enum vu_result r;
-	struct vq *vq;
 
 	switch (m->request) {
 	case VU_GET_FEATURES:
@@ -607,32 +639,12 @@ enum vu_result vu_handle(struct vu_dev *d, struct vu_msg *m)
 		r = rem_mem_reg(d, m);
 		break;
 	case VU_SET_VRING_NUM:
-		vq = vring_state(d, m);
-		if (!vq) {
-			r = VU_DROP;
-			break;
-		}
-		vq->num = payload_u32(m, 4);
-		if (!vq->num || vq->num > VQ_NUM_MAX ||
-		    (vq->num & (vq->num - 1))) {
-			vq->num = 0;
-			r = VU_DROP;
-			break;
-		}
-		r = ack(m, vq_remap(d, vq));
+	case VU_SET_VRING_BASE:
+	case VU_SET_VRING_ENABLE:
+		r = set_vring_state(d, m);
 		break;
 	case VU_SET_VRING_ADDR:
 		r = set_vring_addr(d, m);
-		break;
-	case VU_SET_VRING_BASE:
-		vq = vring_state(d, m);
-		if (!vq) {
-			r = VU_DROP;
-			break;
-		}
-		vq->last_avail = vq->used_idx = (uint16_t)payload_u32(m, 4);
-		vq->signalled_valid = false;
-		r = ack(m, true);
 		break;
 	case VU_GET_VRING_BASE:
 		r = get_vring_base(d, m);
@@ -641,15 +653,6 @@ enum vu_result vu_handle(struct vu_dev *d, struct vu_msg *m)
 	case VU_SET_VRING_CALL:
 	case VU_SET_VRING_ERR:
 		r = set_vring_fd(d, m);
-		break;
-	case VU_SET_VRING_ENABLE:
-		vq = vring_state(d, m);
-		if (!vq) {
-			r = VU_DROP;
-			break;
-		}
-		vq->enabled = payload_u32(m, 4);
-		r = ack(m, true);
 		break;
 	case VU_SEND_RARP:
 		/* A migrated guest's announcement: the guest's own frames

@@ -38,11 +38,8 @@ topo_pid_add "$pid"
 log "daemon $pid running as $(ps -o user= -p "$pid")"
 
 kill -USR1 "$pid"
-for _ in $(seq 20); do
-	grep -q 'counters:' "$logf" && break
-	sleep 0.1
-done
-grep -q 'counters:' "$logf" || fail "no counters in the log after SIGUSR1"
+topo_wait_log "$logf" 'counters:' 20 ||
+	fail "no counters in the log after SIGUSR1"
 
 topo_relay_guest
 guest_dhcp4

@@ -27,10 +27,7 @@ topo_relay_guest
 guest_dhcp4
 in_guest timeout 10 busybox ping -c 1 -W 2 203.0.113.1 >/dev/null ||
 	fail "-e --trace: no ping"
-for _ in $(seq 20); do
-	grep -q 'frame to the guest' "$WORK/stderr.log" && break
-	sleep 0.1
-done
+topo_wait_log "$WORK/stderr.log" 'frame to the guest' 20
 # Logged by the daemon, after it went to the background
 grep -q 'VMM connected' "$WORK/stderr.log" ||
 	fail "-e: the daemon's messages did not reach stderr"

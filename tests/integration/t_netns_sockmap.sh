@@ -189,11 +189,8 @@ run_mode() {
 	server stall 5005
 	client stall 5005 &
 	cpid=$!
-	for _ in $(seq 100); do
-		grep -q stalled "$WORK/srv-stall.out" && break
-		sleep 0.1
-	done
-	grep -q stalled "$WORK/srv-stall.out" || fail "$mode: the stalling server never stalled"
+	topo_wait_log "$WORK/srv-stall.out" stalled 100 ||
+		fail "$mode: the stalling server never stalled"
 	sleep 0.5
 	pkill -KILL -P "$SRV" python3 2>/dev/null
 	kill -KILL "$SRV" 2>/dev/null

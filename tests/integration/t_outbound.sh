@@ -85,10 +85,7 @@ got=$(echo x | in_guest timeout 5 socat -T 2 - UDP:203.0.113.1:7001 2>/dev/null)
 in_guest timeout 5 busybox ping -c 1 -W 2 203.0.113.1 >/dev/null &&
 	fail "--no-icmp: the ping was answered"
 kill -USR1 "$BACKEND_PID"
-for _ in $(seq 20); do
-	grep -q 'drop_disabled' "$WORK/backend.log" && break
-	sleep 0.1
-done
+topo_wait_log "$WORK/backend.log" 'drop_disabled' 20
 n=$(sed -n 's/.*drop_disabled *\([0-9]*\).*/\1/p' "$WORK/backend.log" | tail -1)
 # a SYN and its retransmission, a datagram, an echo request at least
 [ "${n:-0}" -ge 3 ] || fail "--no-tcp/udp/icmp: drop_disabled is '${n:-}'"

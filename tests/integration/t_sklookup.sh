@@ -189,10 +189,7 @@ ip netns exec "$NS_GUEST" timeout 120 python3 "$WHOAMI" server guest \
 	$SAMPLE 3000 5000 5005 6000 6005 6009 1000 2222 2500 2999 \
 	>>"$WORK/guest.log" 2>&1 &
 topo_pid_add $!
-for _ in $(seq 50); do
-	grep -q listeners "$WORK/guest.log" 2>/dev/null && break
-	sleep 0.1
-done
+topo_wait_log "$WORK/guest.log" listeners 50
 
 # 1. -t all through sk_lookup
 for a in 203.0.113.2 2001:db8:1::2; do

@@ -317,6 +317,19 @@ topo_relay_guest() {
 	topo_relay_start relay "${1:-1500}"
 }
 
+# topo_wait_log() - wait for a line in a log file
+# $1: file, $2: grep pattern, $3: tenths of a second to wait (default 50)
+# Return: 0 once a line matches, 1 if none did in time
+topo_wait_log() {
+	local _
+
+	for _ in $(seq "${3:-50}"); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	grep -q -- "$2" "$1" 2>/dev/null
+}
+
 # topo_counters() - make netshim log its counters (SIGUSR1) and print
 # that dump: the "counters:" line, then one "NAME VALUE description" line
 # a counter

@@ -190,11 +190,7 @@ wait "$QEMU_A" 2>/dev/null
 [ "$(rounds "$WORK/vm-a.log")" = 1 ] ||
 	fail "QEMU A was killed after its second boot's round, not during it"
 log "QEMU A killed during the second boot's iperf3 transfer"
-for _ in $(seq 50); do
-	grep -q 'VMM connection closed' "$WORK/backend.log" && break
-	sleep 0.1
-done
-grep -q 'VMM connection closed' "$WORK/backend.log" ||
+topo_wait_log "$WORK/backend.log" 'VMM connection closed' ||
 	fail "netshim did not see QEMU A go"
 topo_alive "$BACKEND_PID" || fail "netshim exited with QEMU A"
 
