@@ -275,7 +275,7 @@ bulk_bg() {
 # lone bulk one stays on splice (where tests/bench/local.sh measured it
 # faster), several bulk ones at once move
 run_auto() {
-	local m port pid pids c sv
+	local m port pid pids c sv side
 
 	MODE=auto
 	ns_start -t 5001-5006
@@ -295,9 +295,15 @@ run_auto() {
 	log "ok: auto: 64 MiB each way stayed on splice, the request/response flow moved"
 
 	# Two bulk flows at once: splice would run both through netshim's
-	# one thread, the kernel's workers redirect them on any CPU
+	# one thread, the kernel's workers redirect them on any CPU.  The
+	# four ends connect, then start together (DUPLEX_GO), pacing their
+	# first 2 MiB as senders do: 64 MiB takes a few tens of ms, less than
+	# a python's start on a busy machine, and a flow moves only at a
+	# moment its queues are empty, which two python ends hashing as fast
+	# as they can may not leave before they end
 	m=$(moved)
 	pids=()
+	export DUPLEX_GO=$WORK/go
 	for port in 5003 5004; do
 		bulk_bg "$NS_GUEST" server "$port"
 		tcp_wait_listen "$NS_GUEST" "$port"
@@ -305,6 +311,14 @@ run_auto() {
 	for port in 5003 5004; do
 		bulk_bg "$NS_POD" client "$port"
 	done
+	unset DUPLEX_GO
+	for port in 5003 5004; do
+		for side in client server; do
+			topo_wait_log "$WORK/$side-two-$port.out" connected 100 ||
+				fail "auto: two bulk flows: $side $port: $(cat "$WORK/$side-two-$port.out")"
+		done
+	done
+	touch "$WORK/go"
 	for pid in "${pids[@]}"; do
 		wait "$pid" || fail "auto: two bulk flows: a side failed: $(cat "$WORK"/*-two-*.out)"
 	done

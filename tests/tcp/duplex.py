@@ -5,6 +5,11 @@ each, checked the way a user of a TCP proxy would check them.
 
   duplex.py server|client CASE ADDRESS PORT [BYTES]
 
+With DUPLEX_GO=FILE in its environment, either side prints "connected"
+once connected and waits for FILE to exist before it starts: several
+flows then start at the same moment, and bulk paces its first 2 MiB as
+rst and stall do.
+
 CASE:
   bulk       both ends send BYTES at once and shut their write side down
              when done; each reads to the end of stream.  Prints the sha256
@@ -17,16 +22,17 @@ CASE:
              request/response of growing sizes; then 8 MiB each way.  Each
              side checks every byte it receives against what the other
              side sends (data known to both).
-  rst        the client sends without end; the server reads 8 MiB, then
-             closes with SO_LINGER 0 (a reset).  The client must get a
-             connection error within 5 s.
+  rst        the client sends without end (its first 2 MiB paced); the
+             server reads 8 MiB, then closes with SO_LINGER 0 (a reset).
+             The client must get a connection error within 5 s.
   stall      the server reads 8 MiB and then stops reading (it sleeps until
-             killed): the client's sends fill every queue and block; the
-             script kills the server; the client must get a connection
-             error within 10 s.
+             killed): the client's sends (the first 2 MiB paced) fill
+             every queue and block; the script kills the server; the
+             client must get a connection error within 10 s.
 """
 
 import hashlib
+import os
 import random
 import socket
 import sys
@@ -57,11 +63,26 @@ def stream(seed, size):
             off += n
 
 
-def sender(sock, seed, size, out):
-    """Send the stream, shut the write side, record its hash."""
+def paced(seed, size=1 << 40):
+    """Yield the stream of stream(), its first 2 MiB 20 ms apart.
+
+    As a real sender's start: a flow that lasts moves to the sockmap
+    only at a moment its queues are empty, which a sender that never
+    pauses may not leave, on a loaded machine, before the other end
+    stops reading or resets.
+    """
+    for i, piece in enumerate(stream(seed, size)):
+        yield piece
+        if i * CHUNK < (2 << 20):
+            time.sleep(0.02)
+
+
+def sender(sock, seed, size, out, pace):
+    """Send the stream (paced()'s if pace), shut the write side, record
+    its hash."""
     h = hashlib.sha256()
     n = 0
-    for piece in stream(seed, size):
+    for piece in (paced if pace else stream)(seed, size):
         sock.sendall(piece)
         h.update(piece)
         n += len(piece)
@@ -82,10 +103,10 @@ def receiver(sock, out):
     out["recv"] = "%s %d" % (h.hexdigest(), n)
 
 
-def bulk(sock, seed, size):
+def bulk(sock, seed, size, pace):
     """Both ways at once; print what was sent and received."""
     out = {}
-    t = threading.Thread(target=sender, args=(sock, seed, size, out))
+    t = threading.Thread(target=sender, args=(sock, seed, size, out, pace))
     t.start()
     receiver(sock, out)
     t.join()
@@ -135,7 +156,7 @@ def early(sock, server):
             expect(sock, rep, "reply %d" % i)
     out = {}
     t = threading.Thread(target=sender,
-                         args=(sock, 11 if server else 12, 8 << 20, out))
+                         args=(sock, 11 if server else 12, 8 << 20, out, False))
     t.start()
     want = b"".join(bytes(p) for p in stream(12 if server else 11, 8 << 20))
     expect(sock, want, "8 MiB after the exchanges")
@@ -155,7 +176,7 @@ def rst(sock, server):
         return
     t0 = time.monotonic()
     try:
-        for piece in stream(3, 1 << 40):
+        for piece in paced(3):
             sock.sendall(piece)
             if time.monotonic() - t0 > 30:
                 sys.exit("no error 30 s into sending")
@@ -174,14 +195,8 @@ def stall(sock, server):
         time.sleep(TIMEOUT)
         return
     try:
-        # The first 2 MiB paced, as a real sender's start: a flow that
-        # lasts moves to the sockmap only at a moment its queues are
-        # empty, which a sender that never pauses may not leave on a
-        # loaded machine before the server stops reading
-        for i, piece in enumerate(stream(4, 1 << 40)):
+        for piece in paced(4):
             sock.sendall(piece)
-            if i * CHUNK < (2 << 20):
-                time.sleep(0.02)
     except OSError as e:
         print("ok: connection error after the server was killed: %s" % e)
         return
@@ -202,10 +217,18 @@ def main():
         sock, _ = ls.accept()
     else:
         sock = socket.create_connection((addr, int(port)), timeout=TIMEOUT)
+    go = os.environ.get("DUPLEX_GO")
+    if go:
+        print("connected", flush=True)
+        t0 = time.monotonic()
+        while not os.path.exists(go):
+            if time.monotonic() - t0 > TIMEOUT:
+                sys.exit("%s never appeared" % go)
+            time.sleep(0.01)
     sock.settimeout(TIMEOUT)
     server = role == "server"
     if case == "bulk":
-        bulk(sock, 1 if server else 2, size)
+        bulk(sock, 1 if server else 2, size, bool(go))
     elif case == "early":
         early(sock, server)
     elif case == "rst":
