@@ -155,8 +155,8 @@ def early(sock, server):
             sock.sendall(req)
             expect(sock, rep, "reply %d" % i)
     out = {}
-    t = threading.Thread(target=sender,
-                         args=(sock, 11 if server else 12, 8 << 20, out, False))
+    t = threading.Thread(target=sender, args=(sock, 11 if server else 12,
+                                              8 << 20, out, False))
     t.start()
     want = b"".join(bytes(p) for p in stream(12 if server else 11, 8 << 20))
     expect(sock, want, "8 MiB after the exchanges")
