@@ -923,12 +923,12 @@ static int vu_request(struct ctx *c)
 		return -1;
 	}
 	vu_caps_update(c);
-	if (m->request == VU_ADD_MEM_REG &&
-	    (r == VU_DONE || !m->payload.u64))
-		c->cnt.vu_mem_added++;
-	if (m->request == VU_REM_MEM_REG &&
-	    (r == VU_DONE || !m->payload.u64))
-		c->cnt.vu_mem_removed++;
+	if (r == VU_DONE || !m->payload.u64) {
+		if (m->request == VU_ADD_MEM_REG)
+			c->cnt.vu_mem_added++;
+		else if (m->request == VU_REM_MEM_REG)
+			c->cnt.vu_mem_removed++;
+	}
 	if (r == VU_REPLY) {
 		n = vu_msg_encode(m, out, sizeof(out));
 		if (!n || send(c->link.fd, out, n, MSG_DONTWAIT |

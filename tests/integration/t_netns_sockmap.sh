@@ -63,6 +63,15 @@ client() {
 		127.0.0.1 "$2" ${3:+"$3"} >"$WORK/cli-$1.out" 2>&1
 }
 
+# same_data() - tell if what each end of a duplex.py bulk flow sent is what
+# the other end received (sha256 and length), both ways
+# $1: the client's output, $2: the server's
+same_data() {
+	[ -n "$(sed -n 's/^sent //p' "$1")" ] &&
+	[ "$(sed -n 's/^sent //p' "$1")" = "$(sed -n 's/^recv //p' "$2")" ] &&
+	[ "$(sed -n 's/^sent //p' "$2")" = "$(sed -n 's/^recv //p' "$1")" ]
+}
+
 # fds() - descriptors netshim holds
 fds() {
 	ls "/proc/$BACKEND_PID/fd" | wc -l
@@ -114,12 +123,8 @@ run_mode() {
 	client bulk 5001 "$big" || fail "$mode: bulk client: $(cat "$WORK/cli-bulk.out")"
 	wait "$SRV" || fail "$mode: bulk server: $(cat "$WORK/srv-bulk.out")"
 	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-	[ "$(sed -n 's/^sent //p' "$WORK/cli-bulk.out")" = \
-	  "$(sed -n 's/^recv //p' "$WORK/srv-bulk.out")" ] ||
-		fail "$mode: pod -> namespace differs: $(cat "$WORK/cli-bulk.out" "$WORK/srv-bulk.out")"
-	[ "$(sed -n 's/^sent //p' "$WORK/srv-bulk.out")" = \
-	  "$(sed -n 's/^recv //p' "$WORK/cli-bulk.out")" ] ||
-		fail "$mode: namespace -> pod differs: $(cat "$WORK/cli-bulk.out" "$WORK/srv-bulk.out")"
+	same_data "$WORK/cli-bulk.out" "$WORK/srv-bulk.out" ||
+		fail "$mode: data differs: $(cat "$WORK/cli-bulk.out" "$WORK/srv-bulk.out")"
 	expect_moved "1 GiB each way" "$m"
 	log "ok: $mode: $(numfmt --to=iec "$big")B each way at once, sha256 equal, in $ms ms"
 
@@ -135,10 +140,7 @@ run_mode() {
 			127.0.0.1 6001 $((64 << 20)) >"$WORK/cli-T.out" 2>&1 ||
 			fail "require: -T bulk client: $(cat "$WORK/cli-T.out")"
 		wait "$SRV" || fail "require: -T bulk server: $(cat "$WORK/srv-T.out")"
-		[ "$(sed -n 's/^sent //p' "$WORK/cli-T.out")" = \
-		  "$(sed -n 's/^recv //p' "$WORK/srv-T.out")" ] &&
-		[ "$(sed -n 's/^sent //p' "$WORK/srv-T.out")" = \
-		  "$(sed -n 's/^recv //p' "$WORK/cli-T.out")" ] ||
+		same_data "$WORK/cli-T.out" "$WORK/srv-T.out" ||
 			fail "require: -T data differs: $(cat "$WORK/cli-T.out" "$WORK/srv-T.out")"
 		expect_moved "-T, 64 MiB each way" "$m"
 		log "ok: require: -T, namespace -> pod loopback, 64 MiB each way, sha256 equal"
@@ -275,7 +277,7 @@ bulk_bg() {
 # lone bulk one stays on splice (where tests/bench/local.sh measured it
 # faster), several bulk ones at once move
 run_auto() {
-	local m port pid pids c sv side
+	local m port pid pids side
 
 	MODE=auto
 	ns_start -t 5001-5006
@@ -283,8 +285,7 @@ run_auto() {
 	server bulk 5001 $((64 << 20))
 	client bulk 5001 $((64 << 20)) || fail "auto: bulk client: $(cat "$WORK/cli-bulk.out")"
 	wait "$SRV" || fail "auto: bulk server: $(cat "$WORK/srv-bulk.out")"
-	[ "$(sed -n 's/^sent //p' "$WORK/cli-bulk.out")" = \
-	  "$(sed -n 's/^recv //p' "$WORK/srv-bulk.out")" ] ||
+	same_data "$WORK/cli-bulk.out" "$WORK/srv-bulk.out" ||
 		fail "auto: bulk data differs"
 	[ "$(moved)" = "$m" ] || fail "auto: a bulk flow moved to the sockmap"
 	server early 5002
@@ -323,10 +324,8 @@ run_auto() {
 		wait "$pid" || fail "auto: two bulk flows: a side failed: $(cat "$WORK"/*-two-*.out)"
 	done
 	for port in 5003 5004; do
-		c=$WORK/client-two-$port.out
-		sv=$WORK/server-two-$port.out
-		[ "$(sed -n 's/^sent //p' "$c")" = "$(sed -n 's/^recv //p' "$sv")" ] &&
-		[ "$(sed -n 's/^sent //p' "$sv")" = "$(sed -n 's/^recv //p' "$c")" ] ||
+		same_data "$WORK/client-two-$port.out" \
+			"$WORK/server-two-$port.out" ||
 			fail "auto: two bulk flows: port $port data differs"
 	done
 	[ "$(moved)" = $((m + 2)) ] ||

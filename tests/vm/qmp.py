@@ -26,16 +26,15 @@ def main():
     f = s.makefile("rw")
     events = []
 
-    def reply():
-        while True:
-            line = f.readline()
-            if not line:
-                raise ConnectionError("QEMU closed the monitor")
-            msg = json.loads(line)
-            if "event" in msg:
-                events.append(msg)
-                continue
-            return msg
+    def read_msg():
+        """The next message; an event is also kept in events."""
+        line = f.readline()
+        if not line:
+            raise ConnectionError("QEMU closed the monitor")
+        msg = json.loads(line)
+        if "event" in msg:
+            events.append(msg)
+        return msg
 
     def call(cmd, args=None):
         req = {"execute": cmd}
@@ -43,32 +42,34 @@ def main():
             req["arguments"] = args
         f.write(json.dumps(req) + "\n")
         f.flush()
-        return reply()
+        while "event" in (msg := read_msg()):
+            pass
+        return msg
 
-    json.loads(f.readline())  # greeting
+    def wait_event(name, secs):
+        deadline = time.monotonic() + secs
+        while not (got := [e for e in events if e["event"] == name]):
+            left = deadline - time.monotonic()
+            try:
+                if left <= 0:
+                    raise TimeoutError
+                s.settimeout(left)
+                read_msg()
+            except TimeoutError:
+                raise TimeoutError("no %s event" % name) from None
+        return got[0]
+
+    read_msg()  # greeting
     call("qmp_capabilities")
     for arg in sys.argv[2:]:
         if arg.startswith("--event="):
             name, _, secs = arg[len("--event="):].partition(":")
-            deadline = time.monotonic() + float(secs or 30)
-            while not any(e["event"] == name for e in events):
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    print("qmp: no %s event" % name, file=sys.stderr)
-                    return 1
-                s.settimeout(left)
-                try:
-                    line = f.readline()
-                except socket.timeout:
-                    print("qmp: no %s event" % name, file=sys.stderr)
-                    return 1
-                if not line:
-                    print("qmp: QEMU closed the monitor", file=sys.stderr)
-                    return 1
-                msg = json.loads(line)
-                if "event" in msg:
-                    events.append(msg)
-            print(json.dumps([e for e in events if e["event"] == name][0]))
+            try:
+                e = wait_event(name, float(secs or 30))
+            except (TimeoutError, ConnectionError) as err:
+                print("qmp: %s" % err, file=sys.stderr)
+                return 1
+            print(json.dumps(e))
             continue
         cmd, _, rest = arg.partition(" ")
         r = call(cmd, json.loads(rest) if rest.strip() else None)

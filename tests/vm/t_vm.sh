@@ -39,6 +39,19 @@ if [ "${NETDEV:-stream}" = vhost-user ]; then
 else
 	topo_backend
 fi
+# counter_above() - wait up to 10 s for a counter of netshim to pass a value
+# $1: counter, $2: the value
+# Return: 0 once it is above, 1 if it did not get there in time
+counter_above() {
+	local _
+
+	for _ in $(seq 50); do
+		[ "$(topo_counter "$1")" -gt "$2" ] 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 # vm_hotplug() - while the guest runs its checks, plug a DIMM of shared
 # memory into it and unplug it again through QEMU's monitor: QEMU tells the
 # vhost-user back-end with ADD_MEM_REG, then REM_MEM_REG once the guest
@@ -62,11 +75,7 @@ vm_hotplug() {
 		>>"$WORK/qmp.log" 2>&1 ||
 		fail "hot-plug refused: $(tail -n 2 "$WORK/qmp.log")"
 	if [ -n "$netshim" ]; then
-		for _ in $(seq 50); do
-			[ "$(topo_counter vu_mem_added)" -gt "$added" ] && break
-			sleep 0.2
-		done
-		[ "$(topo_counter vu_mem_added)" -gt "$added" ] ||
+		counter_above vu_mem_added "$added" ||
 			fail "a DIMM was plugged and netshim got no region for it"
 	fi
 	log "ok: DIMM plugged"
@@ -75,13 +84,9 @@ vm_hotplug() {
 		>>"$WORK/qmp.log" 2>&1 ||
 		fail "the DIMM did not go: $(tail -n 2 "$WORK/qmp.log")"
 	if [ -n "$netshim" ]; then
-		for _ in $(seq 50); do
-			removed=$(topo_counter vu_mem_removed)
-			[ "${removed:-0}" -gt 0 ] && break
-			sleep 0.2
-		done
-		[ "${removed:-0}" -gt 0 ] ||
+		counter_above vu_mem_removed 0 ||
 			fail "a DIMM was unplugged and netshim was not told"
+		removed=$(topo_counter vu_mem_removed)
 		[ "$(topo_counter vu_dropped)" = 0 ] ||
 			fail "netshim dropped QEMU over the memory changes"
 		log "netshim counters: vu_mem_added $(topo_counter \
