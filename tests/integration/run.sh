@@ -6,8 +6,9 @@
 #
 #   tests/integration/run.sh [FILTER...]    e.g. run.sh t_udp
 #
-# BACKEND=netshim (default) or BACKEND=passt picks the daemon under test,
-# NETSHIM the netshim binary (default build/netshim).
+# BACKEND=netshim (default) or BACKEND=passt picks the daemon under test
+# (passt's namespace mode, pasta, in the namespace-mode tests), NETSHIM
+# the netshim binary (default build/netshim).
 # Logs go to $LOGDIR (default: a new build/integration/run.XXXXXX); the
 # tail of a failing test's log is printed.  Ends with "N passed, N skipped,
 # N failed".

@@ -26,19 +26,29 @@ topo_init
 topo_peer_pod
 topo_dns
 
-# The exit status is the command's, and a signal's as a shell reports it
-ip netns exec "$NS_POD" timeout 20 "$NETSHIM" -f -q -D 203.0.113.1 \
-	-- sh -c 'exit 7' >"$WORK/status.log" 2>&1
-rc=$?
-[ "$rc" = 7 ] || fail "netshim -- sh -c 'exit 7' exited $rc: $(cat "$WORK/status.log")"
-ip netns exec "$NS_POD" timeout 20 "$NETSHIM" -f -q -D 203.0.113.1 \
-	-- sh -c 'kill -KILL $$' >"$WORK/status.log" 2>&1
-rc=$?
-[ "$rc" = 137 ] || fail "a command killed by SIGKILL: netshim exited $rc"
-ip netns exec "$NS_POD" timeout 20 "$NETSHIM" -f -q -D 203.0.113.1 \
-	-- /nonexistent >"$WORK/status.log" 2>&1
-rc=$?
-[ "$rc" = 127 ] || fail "a command that cannot run: netshim exited $rc"
+# The exit status is the command's, and a signal's or a failed start's
+# as "unshare --fork", "env" and a shell report them (128 + the signal,
+# 127).  pasta 2025-05, the peer, exits 0 and 1 for those two: logged,
+# not failed, when it runs here (BACKEND=passt)
+# $1: the status wanted, $2: "differs" if pasta may differ, $3...: command
+status_of() {
+	local want=$1 lenient=$2 rc
+
+	shift 2
+	ns_backend_cmd -q -- "$@"
+	ip netns exec "$NS_POD" timeout 20 "${NS_CMD[@]}" \
+		>"$WORK/status.log" 2>&1
+	rc=$?
+	[ "$rc" = "$want" ] && return
+	if [ "$BACKEND" = passt ] && [ -n "$lenient" ]; then
+		log "pasta: -- $*: exit $rc (netshim: $want)"
+		return
+	fi
+	fail "$BACKEND -- $* exited $rc, not $want: $(cat "$WORK/status.log")"
+}
+status_of 7 "" sh -c 'exit 7'
+status_of 137 differs sh -c 'kill -KILL $$'
+status_of 127 differs /nonexistent
 log "ok: exit status of the command (7, 137 after SIGKILL, 127 not found)"
 
 ns_start -t 5001 -u 5001:5000
@@ -86,4 +96,4 @@ tcp_upload "$NS_PEER" "$NS_GUEST" 6 2001:db8:1::2 5001 6 "$(tcp_size 64M)" 60
 
 udp_both_ways 203.0.113.1 2001:db8:1::1
 
-kill -0 "$BACKEND_PID" 2>/dev/null || fail "netshim died"
+kill -0 "$BACKEND_PID" 2>/dev/null || fail "$BACKEND died"

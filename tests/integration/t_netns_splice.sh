@@ -30,6 +30,7 @@ set -u
 
 HALFCLOSE=$TCP_DIR/halfclose.py
 
+[ "$BACKEND" = netshim ] || skip "netshim only: --bpf, netshim's counters"
 topo_init
 topo_peer_pod
 ns_start -t 5001-5003 -T 6001,6002 --bpf off

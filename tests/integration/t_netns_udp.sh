@@ -53,6 +53,7 @@ fd_count() {
 	find "/proc/$BACKEND_PID/fd" -mindepth 1 -maxdepth 1 | wc -l
 }
 
+[ "$BACKEND" = netshim ] || skip "netshim only: --udp-timeout, netshim's counters"
 topo_init
 topo_peer_pod
 ns_start -u 5001-5002 -U 6001-6002 --udp-timeout 6

@@ -7,17 +7,41 @@
 # helper that runs commands "in the guest" works unchanged, and
 # topo_cleanup removes the name and stops what runs inside.
 
-# ns_start() - netshim in the pod, serving a new namespace that sleeps
-# $@: extra netshim arguments
+# ns_backend_cmd() - the command line of the backend in namespace mode:
+# netshim, or with BACKEND=passt the peer, pasta (passt's namespace mode,
+# in Debian's passt package), told what netshim does by default: the
+# namespace's addresses and routes set up, MTU 1500, the router being the
+# peer (not mapped to the pod)
+# $@: extra arguments, then -- and the command
+# Sets NS_CMD
+ns_backend_cmd() {
+	case "$BACKEND" in
+	netshim)
+		[ -x "$NETSHIM" ] || fail "$NETSHIM not built (make)"
+		NS_CMD=("$NETSHIM")
+		;;
+	passt)
+		# as root pasta turns to nobody and then cannot map its
+		# user namespace: it is started as nobody, as the bench does
+		NS_CMD=(setpriv --reuid=65534 --regid=65534 --clear-groups
+			"${PASTA:-pasta}" --config-net -m 1500 --no-map-gw)
+		;;
+	*)
+		fail "unknown BACKEND=$BACKEND (netshim or passt)"
+		;;
+	esac
+	NS_CMD+=(-f -D 203.0.113.1 -D 2001:db8:1::1 -S netshim.test "$@")
+}
+
+# ns_start() - the backend in the pod, serving a new namespace that sleeps
+# $@: extra backend arguments
 #
-# Sets BACKEND_PID (netshim) and NS_CHILD (the command in the namespace).
+# Sets BACKEND_PID (the backend) and NS_CHILD (the command in the namespace).
 ns_start() {
 	local _ ifname
 
-	[ -x "$NETSHIM" ] || fail "$NETSHIM not built (make)"
 	chmod 1777 "$WORK"
-	NS_CMD=("$NETSHIM" -f -D 203.0.113.1 -D 2001:db8:1::1 -S netshim.test
-		"$@" -- sleep 600)
+	ns_backend_cmd "$@" -- sleep 600
 	log "backend: ${NS_CMD[*]}"
 	ip netns exec "$NS_POD" "${NS_CMD[@]}" >"$WORK/backend.log" 2>&1 &
 	BACKEND_PID=$!
