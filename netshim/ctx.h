@@ -120,11 +120,13 @@ struct tx {
  * @buf:	buffer, sized at start-up
  * @size:	its size
  * @len:	valid bytes (a partial frame at the end waits for more)
+ * @off:	bytes of it already cut into frames (stream)
  */
 struct rx {
 	uint8_t *buf;
 	size_t size;
 	size_t len;
+	size_t off;
 };
 
 struct flow_table;
@@ -135,6 +137,7 @@ struct podwatch;
 struct splice_table;
 struct udp_splice_table;
 struct link_ops;
+struct link_in_frame;
 struct vu_link;
 
 /**
@@ -165,8 +168,9 @@ struct link_caps {
  * @tx:		frames queued for the guest (netshim/link_queue.c)
  * @vu:		vhost-user back-end state, NULL for the others
  * @caps:	offloads the guest negotiated
- * @in_csum_partial: the frame being handled came with a partial checksum
- *		(VNET_F_NEEDS_CSUM): the guest vouches for its payload
+ * @in:		frames from the guest waiting to be handed up, LINK_IN_MAX
+ * @in_n:	how many
+ * @gone:	the guest went away and the layers above were not told yet
  * @notify_due:	frames were handed over in place and the guest is not told
  *		yet: link_flush() does, once per loop iteration
  */
@@ -180,7 +184,9 @@ struct link {
 	struct tx tx;
 	struct vu_link *vu;
 	struct link_caps caps;
-	bool in_csum_partial;
+	struct link_in_frame *in;
+	unsigned int in_n;
+	bool gone;
 	bool notify_due;
 };
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* netshim - Ethernet dispatch and ARP
+/* netshim - Ethernet headers to the guest, and ARP
  *
  * netshim is every other host on the guest's link: it answers ARP for any
  * IPv4 address except the guest's own, so the guest sends everything to
@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "eth.h"
-#include "ip.h"
 #include "link.h"
 #include "log.h"
 
@@ -77,8 +76,7 @@ size_t arp_reply(const struct conf *conf, const struct pkt *arp, uint8_t *out)
  * @arp:	ARP packet
  * @src_mac:	source MAC of the frame
  */
-static void arp_input(struct ctx *c, const struct pkt *arp,
-		      const uint8_t *src_mac)
+void arp_input(struct ctx *c, const struct pkt *arp, const uint8_t *src_mac)
 {
 	uint8_t reply[ARP_LEN], *frame;
 
@@ -96,48 +94,4 @@ static void arp_input(struct ctx *c, const struct pkt *arp,
 	memcpy(frame + ETH_HLEN_, reply, ARP_LEN);
 	tx_commit(c, frame, ETH_HLEN_ + ARP_LEN);
 	c->cnt.arp_replies++;
-}
-
-/**
- * eth_input() - dispatch one frame from the guest
- * @c:		execution context
- * @frame:	the frame, at least an Ethernet header long (checked again)
- */
-void eth_input(struct ctx *c, const struct pkt *frame)
-{
-	const uint8_t *h = pkt_get(frame, 0, ETH_HLEN_);
-	struct pkt payload;
-
-	if (!h || !pkt_sub(frame, ETH_HLEN_, &payload)) {
-		c->cnt.drop_eth++;
-		return;
-	}
-	trace("frame from the guest: %zu bytes, ethertype 0x%04x",
-	      (size_t)frame->len, rd16(h + 12));
-	/* A multicast source address is never legitimate */
-	if (h[6] & 1) {
-		c->cnt.drop_eth++;
-		return;
-	}
-	if (!c->conf.guest_mac_set &&
-	    (!c->guest_mac_known || memcmp(c->guest_mac, h + 6, 6))) {
-		memcpy(c->guest_mac, h + 6, 6);
-		c->guest_mac_known = true;
-		debug("guest MAC %02x:%02x:%02x:%02x:%02x:%02x",
-		      h[6], h[7], h[8], h[9], h[10], h[11]);
-	}
-
-	switch (rd16(h + 12)) {
-	case ETHERTYPE_ARP_:
-		arp_input(c, &payload, h + 6);
-		break;
-	case ETHERTYPE_IPV4_:
-		ip4_input(c, &payload);
-		break;
-	case ETHERTYPE_IPV6_:
-		ip6_input(c, &payload);
-		break;
-	default:
-		c->cnt.drop_ethertype++;
-	}
 }

@@ -15,10 +15,10 @@
 #define ETHERTYPE_IPV6_	0x86dd
 #define ARP_LEN		28
 
-void eth_input(struct ctx *c, const struct pkt *frame);
 void eth_hdr_fill(const struct ctx *c, uint8_t *frame, const uint8_t *dst,
 		  uint16_t ethertype);
 size_t arp_reply(const struct conf *conf, const struct pkt *arp,
 		 uint8_t *out);
+void arp_input(struct ctx *c, const struct pkt *arp, const uint8_t *src_mac);
 
 #endif /* NETSHIM_ETH_H */

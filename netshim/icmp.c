@@ -23,7 +23,6 @@
 #include "link.h"
 #include "log.h"
 #include "outbound.h"
-#include "udp.h"
 #include "ndp/ndp.h"
 
 #define ICMP_ECHO_REQUEST	8
@@ -64,7 +63,7 @@ static int icmp_ping_socket(struct ctx *c, struct flow *f)
 		flow_free(c, f);
 		return -1;
 	}
-	udp_remote_sockaddr(c, &f->raddr, 0, &sa, &sl);
+	outbound_sockaddr(c, &f->raddr, 0, &sa, &sl);
 	if (outbound_bind(c, f->fd, &sa) ||
 	    connect(f->fd, (struct sockaddr *)&sa, sl) || flow_watch(c, f)) {
 		c->cnt.drop_sock++;
@@ -277,7 +276,7 @@ void icmp_ra_timer(struct ctx *c)
 	uint8_t *out;
 	size_t len;
 
-	if (!c->link.up || !c->conf.v6 || c->conf.no_ra ||
+	if (!link_up(c) || !c->conf.v6 || c->conf.no_ra ||
 	    c->now.tv_sec - c->last_ra < (time_t)c->conf.ra_interval)
 		return;
 	c->last_ra = c->now.tv_sec;

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* netshim - IPv4 and IPv6: validation, dispatch, and headers to the guest
+/* netshim - IPv4 and IPv6 headers: parsed from the guest, built to it
  *
- * Everything is checked before a layer-4 handler sees it: header lengths,
- * total lengths against the frame, header and layer-4 checksums, and the
- * source address (only one netshim gave the guest: gaddr.c).  Fragments
+ * The parsers check header lengths, total lengths against the frame and
+ * checksums, for guest.c to decide what a packet may reach.  Fragments
  * are not reassembled: the guest's MTU is the link's, so a guest that
  * fragments is misconfigured, and reassembly would be a buffer the design
  * avoids.
@@ -13,13 +12,9 @@
 #include "ip.h"
 #include "checksum.h"
 #include "eth.h"
-#include "gaddr.h"
-#include "icmp.h"
 #include "inany.h"
 #include "link.h"
 #include "log.h"
-#include "udp.h"
-#include "tcp/tcp.h"
 
 #define IP6_MAX_EXT_HDRS	8
 
@@ -140,133 +135,12 @@ bool ip_l4_csum_ok(const struct l4_meta *m, const struct pkt *l4)
 }
 
 /**
- * ip_udp_dport() - UDP destination port of a packet, for the source check
- * @m:		addresses and protocol
- * @l4:		layer-4 part
- *
- * Return: the port, or -1 if not UDP or too short to hold one
- */
-static int ip_udp_dport(const struct l4_meta *m, const struct pkt *l4)
-{
-	const uint8_t *p = pkt_get(l4, 2, 2);
-
-	return m->proto == IPPROTO_UDP && p ? rd16(p) : -1;
-}
-
-/**
- * ip_dispatch() - hand a validated packet to its layer-4 handler
- * @c:		execution context
- * @m:		addresses and protocol
- * @l4:		layer-4 part
- */
-static void ip_dispatch(struct ctx *c, const struct l4_meta *m,
-			const struct pkt *l4)
-{
-	if (m->proto != IPPROTO_TCP && m->proto != IPPROTO_UDP &&
-	    m->proto != IPPROTO_ICMP && m->proto != IPPROTO_ICMPV6_) {
-		c->cnt.drop_proto++;
-		return;
-	}
-	if ((m->proto == IPPROTO_ICMP) == m->v6 &&
-	    (m->proto == IPPROTO_ICMP || m->proto == IPPROTO_ICMPV6_)) {
-		c->cnt.drop_proto++;
-		return;
-	}
-	if (!c->link.in_csum_partial && !ip_l4_csum_ok(m, l4)) {
-		c->cnt.drop_csum++;
-		return;
-	}
-
-	switch (m->proto) {
-	case IPPROTO_TCP:
-		tcp_input(c, m, l4);
-		break;
-	case IPPROTO_UDP:
-		udp_input(c, m, l4);
-		break;
-	default:
-		icmp_input(c, m, l4);
-	}
-}
-
-/**
- * ip4_input() - handle an IPv4 packet from the guest
- * @c:		execution context
- * @p:		the packet (Ethernet payload)
- */
-void ip4_input(struct ctx *c, const struct pkt *p)
-{
-	struct l4_meta m;
-	struct pkt l4;
-	struct in_addr src;
-	int rc;
-
-	rc = ip4_parse(p, &m, &l4);
-	if (rc) {
-		if (rc == -2)
-			c->cnt.drop_frag++;
-		else if (rc == -3)
-			c->cnt.drop_csum++;
-		else
-			c->cnt.drop_ip4++;
-		return;
-	}
-
-	src = inany_to4(&m.src);
-	if (!gaddr_src4_ok(&c->conf, src, m.proto, ip_udp_dport(&m, &l4))) {
-		c->cnt.drop_src++;
-		return;
-	}
-	/* The pod's loopback is the pod's, not the guest's: sidecars keep
-	 * their admin ports there.  Only --map-host-loopback reaches it.
-	 */
-	if ((ntohl(inany_to4(&m.dst).s_addr) >> 24) == 127 ||
-	    (ntohl(inany_to4(&m.dst).s_addr) >> 24) == 0) {
-		c->cnt.drop_dst++;
-		return;
-	}
-	ip_dispatch(c, &m, &l4);
-}
-
-/**
- * ip6_input() - handle an IPv6 packet from the guest
- * @c:		execution context
- * @p:		the packet (Ethernet payload)
- */
-void ip6_input(struct ctx *c, const struct pkt *p)
-{
-	struct l4_meta m;
-	struct pkt l4;
-	int rc;
-
-	rc = ip6_parse(p, &m, &l4);
-	if (rc) {
-		if (rc == -2)
-			c->cnt.drop_frag++;
-		else
-			c->cnt.drop_ip6++;
-		return;
-	}
-
-	if (!gaddr_src6_ok(&c->conf, &m.src, m.proto)) {
-		c->cnt.drop_src++;
-		return;
-	}
-	if (IN6_IS_ADDR_LOOPBACK(&m.dst) || IN6_IS_ADDR_UNSPECIFIED(&m.dst) ||
-	    IN6_IS_ADDR_V4MAPPED(&m.dst)) {
-		c->cnt.drop_dst++;
-		return;
-	}
-	ip_dispatch(c, &m, &l4);
-}
-
-/**
- * l4_csum_offset() - where a protocol keeps its checksum
+ * ip_l4_csum_offset() - where a protocol keeps its checksum
  * @proto:	layer-4 protocol
  *
  * Return: offset in the layer-4 header
  */
-static size_t l4_csum_offset(uint8_t proto)
+size_t ip_l4_csum_offset(uint8_t proto)
 {
 	switch (proto) {
 	case IPPROTO_TCP:
@@ -341,7 +215,7 @@ void ip_frame_fill(const struct ctx *c, uint8_t *frame,
 		   uint8_t proto, size_t l4len, const uint8_t *dst_mac)
 {
 	uint8_t *l4 = frame + ip_l2l3_len(!inany_is4(dst));
-	size_t csum_off = l4_csum_offset(proto);
+	size_t csum_off = ip_l4_csum_offset(proto);
 	uint32_t sum;
 	uint16_t csum;
 
@@ -375,9 +249,9 @@ void ip_frame_fill_offload(const struct ctx *c, uint8_t *frame,
 			   size_t l4len, struct link_offload *o)
 {
 	size_t l3 = ip_l2l3_len(!inany_is4(dst));
-	size_t csum_off = l4_csum_offset(proto);
+	size_t csum_off = ip_l4_csum_offset(proto);
 
-	if (!c->link.caps.csum) {
+	if (!link_caps(c)->csum) {
 		o->flags = 0;
 		ip_frame_fill(c, frame, src, dst, proto, l4len, NULL);
 		return;

@@ -43,11 +43,10 @@ static inline size_t ip_l2l3_len(bool v6)
 	return ETH_HLEN_ + (v6 ? IP6_HLEN : IP4_HLEN);
 }
 
-void ip4_input(struct ctx *c, const struct pkt *p);
-void ip6_input(struct ctx *c, const struct pkt *p);
 int ip4_parse(const struct pkt *p, struct l4_meta *m, struct pkt *l4);
 int ip6_parse(const struct pkt *p, struct l4_meta *m, struct pkt *l4);
 bool ip_l4_csum_ok(const struct l4_meta *m, const struct pkt *l4);
+size_t ip_l4_csum_offset(uint8_t proto);
 void ip_frame_fill(const struct ctx *c, uint8_t *frame,
 		   const struct in6_addr *src, const struct in6_addr *dst,
 		   uint8_t proto, size_t l4len, const uint8_t *dst_mac);

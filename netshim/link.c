@@ -2,9 +2,9 @@
 /* netshim - the link to the guest: one interface over its back-ends
  *
  * The loop and the protocol layers call the functions here, never a
- * back-end directly; back-ends report what happened through the
- * link_*() events at the end of this file, the one place that reaches up
- * into the protocol layers.
+ * back-end directly; back-ends report what happened through the link_*()
+ * functions at the end of this file, which only keep it for the loop to
+ * take: nothing here calls a layer above.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,13 +17,9 @@
 #include <sys/un.h>
 
 #include "link.h"
-#include "eth.h"
-#include "flow.h"
-#include "gaddr.h"
 #include "link_queue.h"
 #include "log.h"
 #include "pcap.h"
-#include "tcp/tcp.h"
 
 /**
  * link_prefault() - take a buffer's memory now, page by page
@@ -88,7 +84,10 @@ int link_init(struct ctx *c)
 	c->link.tx.meta = c->link.ops->offloads ? VNET_HDR_BASE_LEN : 0;
 	c->link.rx.buf = malloc(c->link.rx.size);
 	c->link.tx.buf = malloc(c->link.tx.size);
-	if (!c->link.rx.buf || !c->link.tx.buf) {
+	c->link.in = calloc(LINK_IN_MAX, sizeof(*c->link.in));
+	c->link.in_n = 0;
+	c->link.gone = false;
+	if (!c->link.rx.buf || !c->link.tx.buf || !c->link.in) {
 		err("out of memory for link buffers");
 		return -1;
 	}
@@ -320,6 +319,37 @@ int tx_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
 }
 
 /**
+ * tx_reserve_queued() - room for one frame in the queue, described as a
+ *			 frame of tx_reserve_frames()
+ * @c:		execution context
+ * @hlen:	header bytes, in one piece
+ * @plen:	payload bytes
+ * @f:		filled in
+ *
+ * For a frame whose payload is received straight into the frame (UDP)
+ * when the guest's own buffers cannot take it.
+ *
+ * Return: true if reserved, false if the link cannot take it now
+ */
+bool tx_reserve_queued(struct ctx *c, size_t hlen, size_t plen,
+		       struct link_frame *f)
+{
+	uint8_t *l2 = tx_reserve(c, hlen + plen);
+
+	if (!l2)
+		return false;
+	f->l2 = l2;
+	f->hlen = hlen;
+	f->iov[0].iov_base = l2 + hlen;
+	f->iov[0].iov_len = plen;
+	f->niov = 1;
+	f->room = plen;
+	f->slot = -1;
+	f->whole = false;
+	return true;
+}
+
+/**
  * tx_commit_frame() - hand over a frame of tx_reserve_frames()
  * @c:		execution context
  * @f:		the frame, headers written at @f->l2
@@ -390,7 +420,8 @@ static void link_buffers_reset(struct ctx *c)
 
 	c->link.caps = none;
 	c->link.notify_due = false;
-	c->link.rx.len = 0;
+	c->link.in_n = 0;
+	c->link.rx.len = c->link.rx.off = 0;
 	c->link.tx.head = c->link.tx.tail = 0;
 }
 
@@ -411,51 +442,78 @@ void link_connected(struct ctx *c)
 }
 
 /**
- * link_frame_in() - a frame from the guest, for the protocol layers
+ * link_frame_in() - a frame from the guest: into the batch handed up
  * @c:		execution context
- * @frame:	the frame, valid until link_frames_done()
- */
-void link_frame_in(struct ctx *c, const struct pkt *frame)
-{
-	c->cnt.frames_in++;
-	c->cnt.bytes_in += frame->len;
-	if (c->pcap_fd >= 0)
-		pcap_frame(c, frame->data, frame->len);
-	eth_input(c, frame);
-}
-
-/**
- * link_frame_in_offload() - a frame from the guest with offload metadata
- * @c:		execution context
- * @frame:	the frame, valid until link_frames_done()
+ * @frame:	the frame, valid until link_in_done()
  * @o:		its offloads, checked by vnet_hdr_parse() against what was
- *		negotiated
+ *		negotiated, or NULL for none
  *
  * A partial checksum (NEEDS_CSUM) is the guest saying its payload is what
  * it meant: the frame goes no further than a socket, where the kernel
  * sums what it sends anyway, so the checksum is not verified.  A GSO
  * frame's payload goes to the socket in one write, the kernel segments.
+ *
+ * Return: true if the batch takes more frames, false if it is full now
  */
-void link_frame_in_offload(struct ctx *c, const struct pkt *frame,
-			   const struct link_offload *o)
+bool link_frame_in(struct ctx *c, const struct pkt *frame,
+		   const struct link_offload *o)
 {
-	if (o->gso_type != VNET_GSO_NONE)
+	struct link_in_frame *f = &c->link.in[c->link.in_n++];
+
+	c->cnt.frames_in++;
+	c->cnt.bytes_in += frame->len;
+	if (o && o->gso_type != VNET_GSO_NONE)
 		c->cnt.tso_in++;
-	c->link.in_csum_partial = o->flags & VNET_F_NEEDS_CSUM;
-	link_frame_in(c, frame);
-	c->link.in_csum_partial = false;
+	if (c->pcap_fd >= 0)
+		pcap_frame(c, frame->data, frame->len);
+	f->pkt = *frame;
+	f->csum_ok = o && (o->flags & VNET_F_NEEDS_CSUM);
+	return c->link.in_n < LINK_IN_MAX;
 }
 
 /**
- * link_frames_done() - the back-end is about to reuse its input buffers
+ * link_in_batch() - the frames from the guest waiting to be handed up
+ * @c:		execution context
+ * @frames:	set to the first of them
+ *
+ * Return: how many, 0 if none (or the link is down)
+ */
+unsigned int link_in_batch(const struct ctx *c,
+			   const struct link_in_frame **frames)
+{
+	*frames = c->link.in;
+	return c->link.up ? c->link.in_n : 0;
+}
+
+/**
+ * link_in_done() - the batch was handled: the back-end may reuse its
+ *		    buffers, and put the next batch in if it has one
  * @c:		execution context
  *
- * Guest data gathered from a batch of frames points into those buffers:
- * it is written to the sockets before they change.
+ * Guest data the layers above gathered from the batch points into those
+ * buffers: it must be written out before this is called.
  */
-void link_frames_done(struct ctx *c)
+void link_in_done(struct ctx *c)
 {
-	tcp_flush_writes(c);
+	c->link.in_n = 0;
+	if (c->link.up && c->link.ops->in_done)
+		c->link.ops->in_done(c);
+}
+
+/**
+ * link_take_gone() - did the guest go away since the last call
+ * @c:		execution context
+ *
+ * Its connections and flows are then to be forgotten by the layers above.
+ *
+ * Return: true once after each time the VMM or front-end went away
+ */
+bool link_take_gone(struct ctx *c)
+{
+	bool gone = c->link.gone;
+
+	c->link.gone = false;
+	return gone;
 }
 
 /**
@@ -468,7 +526,7 @@ void link_frames_done(struct ctx *c)
  *
  * A back-end may copy only the headers of a frame, which decide what
  * happens to it, and leave its payload in the guest's memory: the socket
- * then takes it from there, copied once.  Valid until link_frames_done()
+ * then takes it from there, copied once.  Valid until link_in_done()
  * returns.
  *
  * Return: entries of @out used, 0 if @max is too few
@@ -485,16 +543,8 @@ size_t link_iov_resolve(struct ctx *c, const struct iovec *in,
 }
 
 /**
- * link_writable() - the back-end takes frames again after it was full
- * @c:		execution context
- */
-void link_writable(struct ctx *c)
-{
-	tcp_tx_resume(c);
-}
-
-/**
- * link_gone() - the VMM went away: so does everything of its guest
+ * link_gone() - the VMM went away: so does everything of its guest, once
+ *		 the loop takes the news (link_take_gone())
  * @c:		execution context
  * @why:	reason, for the log
  */
@@ -506,9 +556,7 @@ void link_gone(struct ctx *c, const char *why)
 	info("VMM connection closed: %s", why);
 	c->link.up = false;
 	c->link.blocked = false;
-	tcp_guest_gone(c);
-	flow_guest_gone(c);
-	gaddr_reset(c);
+	c->link.gone = true;
 	if (c->conf.one_off)
 		c->quit = true;
 }

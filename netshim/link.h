@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later
  * netshim - the link to the guest: one interface, one back-end chosen at start
  *
- * A back-end (the QEMU stream socket today; vhost-user and a tap device
- * later) hands each frame from the guest to link_frame_in() and tells
- * link.c when its VMM comes and goes.  Frames to the guest are built in the
- * back-end's own buffers through tx_reserve() and tx_commit() (or
- * tx_reserve_frames() and tx_commit_frame(), which may place them right in
- * the guest's receive buffers), whichever back-end it is: the protocol
- * layers know nothing else of the link but the offloads it offers.
+ * A back-end (the QEMU stream socket, vhost-user, a tap device) puts the
+ * frames it takes from the guest in one batch with link_frame_in(); the
+ * loop hands the batch up (link_in_batch(), link_in_done()) and learns
+ * from link_take_gone() that the guest went away.  Frames to the guest
+ * are built in the back-end's own buffers through tx_reserve() and
+ * tx_commit() (or tx_reserve_frames() and tx_commit_frame(), which may
+ * place them right in the guest's receive buffers), whichever back-end it
+ * is.  The link calls nothing above it: the protocol layers know nothing
+ * of it but this API and the offloads it offers.
  */
 #ifndef NETSHIM_LINK_H
 #define NETSHIM_LINK_H
@@ -28,6 +30,22 @@
 
 /* Most frames one tx_reserve_frames() call reserves */
 #define LINK_RESERVE_MAX	128
+
+/* Most frames from the guest handed up in one batch */
+#define LINK_IN_MAX		64
+
+/**
+ * struct link_in_frame - a frame from the guest, and what its back-end
+ *			  knows of it
+ * @pkt:	the frame, valid until link_in_done()
+ * @csum_ok:	the guest vouched for its layer-4 checksum: it came as a
+ *		partial one (VNET_F_NEEDS_CSUM), which the socket the payload
+ *		goes to sums anyway, so it is not verified
+ */
+struct link_in_frame {
+	struct pkt pkt;
+	bool csum_ok;
+};
 
 /**
  * struct link_frame - room for one frame to the guest: headers in one
@@ -67,6 +85,9 @@ struct link_frame {
  * @accept:	the listening socket is readable
  * @event:	an epoll event of the back-end (EPREF_LINK, its own index)
  * @flush:	hand queued frames over: 0 all done, 1 some wait, -1 closed
+ * @in_done:	the batch of frames from the guest was handled: release its
+ *		buffers, and put the next batch in if one is there without
+ *		waiting; or NULL
  * @close:	drop the connection, if any
  * @reserve_frames: room for frames right where the guest reads them, or
  *		NULL: 0 if the guest has no room now, -1 if its buffers do
@@ -86,6 +107,7 @@ struct link_ops {
 	void (*accept)(struct ctx *c);
 	void (*event)(struct ctx *c, uint32_t idx, uint32_t events);
 	int (*flush)(struct ctx *c);
+	void (*in_done)(struct ctx *c);
 	void (*close)(struct ctx *c, const char *why);
 	int (*reserve_frames)(struct ctx *c, size_t hlen, size_t plen, int n,
 			      struct link_frame *f);
@@ -106,6 +128,54 @@ void link_event(struct ctx *c, uint32_t idx, uint32_t events);
 bool link_pending(const struct ctx *c);
 int link_flush(struct ctx *c);
 void link_close(struct ctx *c, const char *why);
+unsigned int link_in_batch(const struct ctx *c,
+			   const struct link_in_frame **frames);
+void link_in_done(struct ctx *c);
+bool link_take_gone(struct ctx *c);
+
+/**
+ * link_up() - is a VMM or front-end connected, so that frames can flow
+ * @c:		execution context
+ *
+ * Return: true if it is
+ */
+static inline bool link_up(const struct ctx *c)
+{
+	return c->link.up;
+}
+
+/**
+ * link_blocked() - is the back-end full, and will it say when it is not
+ * @c:		execution context
+ *
+ * Return: true if frames to the guest wait for room
+ */
+static inline bool link_blocked(const struct ctx *c)
+{
+	return c->link.blocked;
+}
+
+/**
+ * link_caps() - the offloads the guest negotiated
+ * @c:		execution context
+ *
+ * Return: what frames to the guest may leave to it
+ */
+static inline const struct link_caps *link_caps(const struct ctx *c)
+{
+	return &c->link.caps;
+}
+
+/**
+ * link_frame_queued() - is a reserved frame in the queue, not in place
+ * @f:		frame of tx_reserve_frames() or tx_reserve_queued()
+ *
+ * Return: true if it is in the queue (its buffers are netshim's)
+ */
+static inline bool link_frame_queued(const struct link_frame *f)
+{
+	return f->slot < 0;
+}
 
 /* The protocol layers' side */
 uint8_t *tx_reserve(struct ctx *c, size_t maxlen);
@@ -115,20 +185,20 @@ void tx_commit_offload(struct ctx *c, uint8_t *frame, size_t len,
 uint32_t link_tso_max(const struct ctx *c, bool v6);
 int tx_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
 		      struct link_frame *f);
+bool tx_reserve_queued(struct ctx *c, size_t hlen, size_t plen,
+		       struct link_frame *f);
 void tx_commit_frame(struct ctx *c, struct link_frame *f, size_t plen,
 		     const struct link_offload *o);
 
-/* The back-ends' side: the only way events reach the layers above */
-int link_listen(struct ctx *c);
-void link_connected(struct ctx *c);
-void link_frame_in(struct ctx *c, const struct pkt *frame);
-void link_frame_in_offload(struct ctx *c, const struct pkt *frame,
-			   const struct link_offload *o);
-void link_caps_set(struct ctx *c, const struct link_caps *caps);
-void link_frames_done(struct ctx *c);
 size_t link_iov_resolve(struct ctx *c, const struct iovec *in,
 			struct iovec *out, size_t max);
-void link_writable(struct ctx *c);
+
+/* The back-ends' side */
+int link_listen(struct ctx *c);
+void link_connected(struct ctx *c);
+bool link_frame_in(struct ctx *c, const struct pkt *frame,
+		   const struct link_offload *o);
+void link_caps_set(struct ctx *c, const struct link_caps *caps);
 void link_gone(struct ctx *c, const char *why);
 
 #endif /* NETSHIM_LINK_H */

@@ -5,8 +5,9 @@
  * One VMM at a time.  Reads fill one large buffer that is cut into frames
  * in place; frames for the guest are built directly in the output queue
  * (link_queue.c), already in this framing, and written with as few send()
- * calls as the socket allows.  When the VMM goes away, link_gone() takes its guest's
- * connections and flows with it and the next VMM to connect starts afresh.
+ * calls as the socket allows.  When the VMM goes away, its guest's
+ * connections and flows go with it (link_gone()) and the next VMM to
+ * connect starts afresh.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -88,14 +89,54 @@ static void stream_accept(struct ctx *c)
 }
 
 /**
- * stream_input() - read from the VMM and hand every complete frame on
+ * stream_cut() - cut the bytes read into frames for the batch handed up
+ * @c:		execution context
+ *
+ * Stops when the batch is full: link_in_done() brings the loop back for
+ * the rest.  The partial frame left at the end moves to the start of the
+ * buffer only once no frame of the batch points into it.
+ */
+static void stream_cut(struct ctx *c)
+{
+	struct rx *rx = &c->link.rx;
+	struct pkt frame;
+	bool more = true;
+
+	while (more) {
+		enum stream_result r = stream_next(rx->buf, rx->len, &rx->off,
+						   FRAME_MAX, &frame);
+
+		if (r == STREAM_MORE)
+			break;
+		/* The frames before it are handed up first, as they came */
+		if (r == STREAM_BAD_LENGTH && c->link.in_n)
+			break;
+		if (r == STREAM_BAD_LENGTH) {
+			c->cnt.drop_link_len++;
+			warn("VMM sent an impossible frame length (%u): "
+			     "resetting the connection",
+			     rx->len - rx->off >= 4 ?
+			     rd32(rx->buf + rx->off) : 0);
+			stream_close(c, "bad frame length");
+			return;
+		}
+		more = link_frame_in(c, &frame, NULL);
+	}
+
+	if (!c->link.in_n && rx->off) {
+		memmove(rx->buf, rx->buf + rx->off, rx->len - rx->off);
+		rx->len -= rx->off;
+		rx->off = 0;
+	}
+}
+
+/**
+ * stream_input() - read from the VMM, and cut what came into frames
  * @c:		execution context
  */
 static void stream_input(struct ctx *c)
 {
 	struct rx *rx = &c->link.rx;
-	size_t off = 0;
-	struct pkt frame;
 	ssize_t n;
 
 	n = recv(c->link.fd, rx->buf + rx->len, rx->size - rx->len,
@@ -110,31 +151,7 @@ static void stream_input(struct ctx *c)
 		return;
 	}
 	rx->len += n;
-
-	for (;;) {
-		enum stream_result r = stream_next(rx->buf, rx->len, &off,
-						   FRAME_MAX, &frame);
-
-		if (r == STREAM_MORE)
-			break;
-		if (r == STREAM_BAD_LENGTH) {
-			c->cnt.drop_link_len++;
-			warn("VMM sent an impossible frame length (%u): "
-			     "resetting the connection",
-			     rx->len - off >= 4 ? rd32(rx->buf + off) : 0);
-			stream_close(c, "bad frame length");
-			return;
-		}
-		link_frame_in(c, &frame);
-		if (c->link.fd < 0)
-			return;
-	}
-
-	link_frames_done(c);
-	if (off) {
-		memmove(rx->buf, rx->buf + off, rx->len - off);
-		rx->len -= off;
-	}
+	stream_cut(c);
 }
 
 /**
@@ -197,8 +214,8 @@ static void stream_event(struct ctx *c, uint32_t idx, uint32_t events)
 	(void)idx;
 	if (c->link.fd < 0)
 		return;
-	if (events & EPOLLOUT && stream_flush(c) == 0)
-		link_writable(c);
+	if (events & EPOLLOUT)
+		stream_flush(c);
 	if (c->link.fd >= 0 &&
 	    events & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP))
 		stream_input(c);
@@ -213,5 +230,6 @@ const struct link_ops link_stream_ops = {
 	.accept		= stream_accept,
 	.event		= stream_event,
 	.flush		= stream_flush,
+	.in_done	= stream_cut,
 	.close		= stream_close,
 };

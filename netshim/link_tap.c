@@ -140,12 +140,9 @@ static void tap_input(struct ctx *c)
 		frame.data = rx->buf + off + VNET_HDR_BASE_LEN;
 		frame.len = (size_t)n - VNET_HDR_BASE_LEN;
 		off += (size_t)n;
-		link_frame_in_offload(c, &frame, &o);
-		if (!c->link.up)
-			return;
+		if (!link_frame_in(c, &frame, &o))
+			break;
 	}
-	if (off)
-		link_frames_done(c);
 }
 
 /**
@@ -203,8 +200,8 @@ static int tap_flush(struct ctx *c)
 static void tap_event(struct ctx *c, uint32_t idx, uint32_t events)
 {
 	(void)idx;
-	if (events & EPOLLOUT && tap_flush(c) == 0)
-		link_writable(c);
+	if (events & EPOLLOUT)
+		tap_flush(c);
 	if (events & (EPOLLIN | EPOLLERR | EPOLLHUP))
 		tap_input(c);
 }

@@ -26,6 +26,7 @@
 #include "fwd_auto.h"
 #include "podwatch.h"
 #include "fwd_ns.h"
+#include "guest.h"
 #include "udp_splice.h"
 #include "icmp.h"
 #include "isolate.h"
@@ -179,7 +180,7 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 		link_accept(c);
 		break;
 	case EPREF_LINK:
-		link_event(c, idx, ev->events);
+		guest_link_event(c, idx, ev->events);
 		break;
 	case EPREF_SIGNAL:
 		signal_input(c);
@@ -245,7 +246,7 @@ static void loop(struct ctx *c)
 		/* Don't sleep while frames or senders wait for a VMM that
 		 * can take them.
 		 */
-		bool busy = c->link.up && !c->link.blocked &&
+		bool busy = link_up(c) && !link_blocked(c) &&
 			    (link_pending(c) || tcp_tx_waiting(c));
 
 		n = epoll_wait(c->epfd, ev, EVENTS_MAX, busy ? 0 : -1);
@@ -254,15 +255,19 @@ static void loop(struct ctx *c)
 			return;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &c->now);
-		for (i = 0; i < n && !c->quit; i++)
+		for (i = 0; i < n && !c->quit; i++) {
 			dispatch(c, &ev[i]);
-		if (!c->link.up)
+			guest_news(c);
+		}
+		if (!link_up(c))
 			continue;
 		tcp_flush_acks(c);
 		if (link_pending(c))
 			link_flush(c);
-		if (c->link.up && !c->link.blocked && tcp_tx_waiting(c))
+		/* Senders that waited for room, if the link has it now */
+		if (link_up(c) && !link_blocked(c) && tcp_tx_waiting(c))
 			tcp_tx_resume(c);
+		guest_news(c);
 	}
 }
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* netshim - source address and interface of outbound sockets
+/* netshim - where outbound sockets go, and from which address and
+ *	     interface
  *
+ * A guest destination is the same address for a socket, but for the
+ * --map-host-loopback address, which stands for the pod's loopback.
  * The sockets opened for the guest's connections, flows and echo requests
  * leave the pod from the address given with -o and through the interface
  * given with --outbound-if4 or --outbound-if6, per family.  Traffic to the
@@ -14,6 +17,37 @@
 #include "ctx.h"
 #include "inany.h"
 #include "outbound.h"
+
+/**
+ * outbound_sockaddr() - where a guest destination really is
+ * @c:		execution context
+ * @raddr:	destination as the guest sees it
+ * @rport:	destination port
+ * @sa:		filled in
+ * @len:	filled in
+ *
+ * The --map-host-loopback address stands for the pod's loopback.
+ *
+ * Return: 0
+ */
+int outbound_sockaddr(const struct ctx *c, const struct in6_addr *raddr,
+		      uint16_t rport, struct sockaddr_storage *sa,
+		      socklen_t *len)
+{
+	struct in6_addr a = *raddr;
+
+	if (inany_is4(raddr) && c->conf.map_host_lo4 &&
+	    inany_to4(raddr).s_addr == c->conf.host_lo4.s_addr) {
+		struct in_addr lo = { htonl(INADDR_LOOPBACK) };
+
+		a = inany_from4(lo);
+	} else if (!inany_is4(raddr) && c->conf.map_host_lo6 &&
+		   inany_eq(raddr, &c->conf.host_lo6)) {
+		a = in6addr_loopback;
+	}
+	*len = inany_sockaddr(sa, &a, rport);
+	return 0;
+}
 
 /**
  * outbound_to_loopback() - tell if a destination is the pod's loopback

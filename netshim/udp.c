@@ -52,37 +52,6 @@ int udp_init(struct ctx *c)
 }
 
 /**
- * udp_remote_sockaddr() - where a guest destination really is
- * @c:		execution context
- * @raddr:	destination as the guest sees it
- * @rport:	destination port
- * @sa:		filled in
- * @len:	filled in
- *
- * The --map-host-loopback address stands for the pod's loopback.
- *
- * Return: 0
- */
-int udp_remote_sockaddr(const struct ctx *c, const struct in6_addr *raddr,
-			uint16_t rport, struct sockaddr_storage *sa,
-			socklen_t *len)
-{
-	struct in6_addr a = *raddr;
-
-	if (inany_is4(raddr) && c->conf.map_host_lo4 &&
-	    inany_to4(raddr).s_addr == c->conf.host_lo4.s_addr) {
-		struct in_addr lo = { htonl(INADDR_LOOPBACK) };
-
-		a = inany_from4(lo);
-	} else if (!inany_is4(raddr) && c->conf.map_host_lo6 &&
-		   inany_eq(raddr, &c->conf.host_lo6)) {
-		a = in6addr_loopback;
-	}
-	*len = inany_sockaddr(sa, &a, rport);
-	return 0;
-}
-
-/**
  * udp_flow_open() - open the host socket of a new outbound flow
  * @c:		execution context
  * @f:		flow, key set
@@ -101,7 +70,7 @@ static int udp_flow_open(struct ctx *c, struct flow *f)
 	if (f->fd < 0)
 		goto fail;
 
-	udp_remote_sockaddr(c, &f->raddr, f->rport, &dst, &dl);
+	outbound_sockaddr(c, &f->raddr, f->rport, &dst, &dl);
 	if (outbound_prepare(c, f->fd, &dst, &src))
 		goto fail;
 	/* Keep the guest's source port if the pod has it free */
@@ -348,22 +317,21 @@ static bool udp_frame_out(struct ctx *c, const struct flow *f,
 			  struct link_frame *lf, const uint8_t *spill,
 			  size_t n, bool queue)
 {
-	bool v6 = !inany_is4(&f->raddr), queued = lf->slot < 0;
+	bool v6 = !inany_is4(&f->raddr), queued = link_frame_queued(lf);
 	struct link_offload o = { 0 };
+	struct link_frame q;
 	uint8_t *out;
 
 	if (n > lf->room || (queue && !queued)) {
 		/* More than the guest's MTU, or behind such a datagram: its
 		 * buffers may not hold it, and order is kept
 		 */
-		out = tx_reserve(c, lf->hlen + n);
-		if (!out) {
+		if (!tx_reserve_queued(c, lf->hlen, n, &q)) {
 			c->cnt.drop_tx_full++;
 			return true;
 		}
-		udp_copy_out(lf, spill, out + lf->hlen, n);
-		lf->l2 = out;
-		lf->slot = -1;
+		udp_copy_out(lf, spill, q.iov[0].iov_base, n);
+		lf = &q;
 		queued = true;
 	} else if (!queued) {
 		c->cnt.udp_in_place++;
@@ -410,32 +378,21 @@ static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
 	};
 	struct in6_addr raddr, gaddr;
 	uint16_t rport;
-	uint8_t *out;
 	ssize_t n;
 
-	if (room && c->link.caps.csum &&
-	    tx_reserve_frames(c, hlen, room, 1, &lf) == 1 && lf.slot >= 0) {
-		mh.msg_iovlen = udp_iov(&lf, spill, iov);
-	} else {
-		out = tx_reserve(c, hlen + UDP_MAX_PAYLOAD);
-		if (!out) {
-			/* The VMM is not reading: drop as a full NIC queue
-			 * would, rather than spin on a readable socket.
-			 */
-			if (recv(fd, spill, sizeof(spill), MSG_DONTWAIT) < 0)
-				return false;
-			c->cnt.drop_tx_full++;
-			return true;
-		}
-		lf.l2 = out;
-		lf.hlen = hlen;
-		lf.iov[0].iov_base = out + hlen;
-		lf.iov[0].iov_len = UDP_MAX_PAYLOAD;
-		lf.niov = 1;
-		lf.room = UDP_MAX_PAYLOAD;
-		lf.slot = -1;
-		mh.msg_iovlen = udp_iov(&lf, spill, iov);
+	if (!(room && link_caps(c)->csum &&
+	      tx_reserve_frames(c, hlen, room, 1, &lf) == 1 &&
+	      !link_frame_queued(&lf)) &&
+	    !tx_reserve_queued(c, hlen, UDP_MAX_PAYLOAD, &lf)) {
+		/* The VMM is not reading: drop as a full NIC queue would,
+		 * rather than spin on a readable socket.
+		 */
+		if (recv(fd, spill, sizeof(spill), MSG_DONTWAIT) < 0)
+			return false;
+		c->cnt.drop_tx_full++;
+		return true;
 	}
+	mh.msg_iovlen = udp_iov(&lf, spill, iov);
 	n = recvmsg(fd, &mh, MSG_DONTWAIT);
 	if (n < 0) {
 		if (errno != ECONNREFUSED || !f)
@@ -493,10 +450,10 @@ static int udp_to_guest_batch(struct ctx *c, struct flow *f)
 	struct mmsghdr mm[UDP_MMSG];
 	int n, k, i;
 
-	if (!room || !c->link.caps.csum)
+	if (!room || !link_caps(c)->csum)
 		return -1;
 	n = tx_reserve_frames(c, hlen, room, UDP_MMSG, lf);
-	if (n < 1 || lf[0].slot < 0)
+	if (n < 1 || link_frame_queued(&lf[0]))
 		return -1;
 	for (k = 0; k < n && lf[k].whole; k++)
 		;
@@ -582,7 +539,7 @@ void udp_listener_input(struct ctx *c, const struct fwd_listener *l)
 			continue;
 		}
 		/* No guest: drain, so the socket does not stay readable */
-		if (!c->link.up) {
+		if (!link_up(c)) {
 			if (recv(l->fd, &discard, 1, MSG_DONTWAIT) < 0)
 				break;
 			continue;

@@ -14,8 +14,5 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4);
 void udp_flow_ready(struct ctx *c, struct flow *f);
 void udp_listener_ready(struct ctx *c, uint32_t idx);
 void udp_listener_input(struct ctx *c, const struct fwd_listener *l);
-int udp_remote_sockaddr(const struct ctx *c, const struct in6_addr *raddr,
-			uint16_t rport, struct sockaddr_storage *sa,
-			socklen_t *len);
 
 #endif /* NETSHIM_UDP_H */

@@ -1114,7 +1114,7 @@ static void tcp_conn_from_guest_syn(struct ctx *c, const struct l4_meta *m,
 
 		setsockopt(conn->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, sizeof(mss));
 	}
-	udp_remote_sockaddr(c, &m->dst, s->dport, &sa, &sl);
+	outbound_sockaddr(c, &m->dst, s->dport, &sa, &sl);
 	if (outbound_bind(c, conn->fd, &sa) ||
 	    (connect(conn->fd, (struct sockaddr *)&sa, sl) &&
 	     errno != EINPROGRESS)) {

@@ -55,6 +55,7 @@
  * @fpos:	where each frame of the batch starts in the input buffer
  * @fcopy:	bytes of it copied there: the rest is only in guest memory
  * @nframes:	frames of the batch being handled, 0 between batches
+ * @tx_done:	guest frames taken since the transmit queue's kick
  * @rx_elem:	receive buffers of the frame being copied to the guest
  * @ip_elem:	receive chains taken for frames built in place
  * @ip_popped:	how many of them the current reservation took
@@ -77,6 +78,7 @@ struct vu_link {
 	struct link_offload off[VU_TX_BATCH];
 	size_t fpos[VU_TX_BATCH], fcopy[VU_TX_BATCH];
 	int nframes;
+	unsigned int tx_done;
 	struct vq_elem rx_elem[VU_RX_ELEMS];
 	struct vq_elem ip_elem[VU_IP_CHAINS];
 	unsigned int ip_popped, ip_used;
@@ -85,6 +87,8 @@ struct vu_link {
 };
 
 static struct vu_link vu_link;
+
+_Static_assert(VU_TX_BATCH <= LINK_IN_MAX, "a batch is handed up whole");
 
 static void vu_close(struct ctx *c, const char *why);
 
@@ -406,14 +410,14 @@ static size_t vu_resolve(struct ctx *c, const struct iovec *in,
 }
 
 /**
- * vu_tx_batch() - take, parse and give back one batch of guest frames
+ * vu_tx_take() - take and copy one batch of guest frames, for the loop to
+ *		  hand up
  * @c:		execution context
  *
- * The used entries are published, the driver is told by the caller.
- *
- * Return: frames taken, -1 if the front-end was dropped meanwhile
+ * Return: chains taken, frames dropped on the way included; -1 if the
+ * front-end was dropped meanwhile
  */
-static int vu_tx_batch(struct ctx *c)
+static int vu_tx_take(struct ctx *c)
 {
 	struct vu_link *v = c->link.vu;
 	struct vq *vq = &v->dev.vq[VU_TX_Q];
@@ -444,24 +448,94 @@ static int vu_tx_batch(struct ctx *c)
 	}
 
 	v->nframes = n;
-	for (i = 0, off = 0; i < n; off += v->flen[i], i++) {
-		struct pkt frame = { c->link.rx.buf + off, v->flen[i] };
+	for (i = 0; i < n; i++) {
+		struct pkt frame = { c->link.rx.buf + v->fpos[i], v->flen[i] };
 
-		if (!frame.len)
-			continue;
-		link_frame_in_offload(c, &frame, &v->off[i]);
-		if (c->link.fd < 0)
-			return -1;
+		if (frame.len)
+			link_frame_in(c, &frame, &v->off[i]);
 	}
-	link_frames_done(c);
-	v->nframes = 0;
-	if (c->link.fd < 0 || !n)
-		return c->link.fd < 0 ? -1 : 0;
-
-	for (i = 0; i < n; i++)
-		vq_push(vq, v->elem[i].head, 0, i);
-	vq_flush(vq, n);
 	return n;
+}
+
+/**
+ * vu_tx_give_back() - give the chains of a handled batch back to the guest
+ * @c:		execution context
+ */
+static void vu_tx_give_back(struct ctx *c)
+{
+	struct vu_link *v = c->link.vu;
+	struct vq *vq = &v->dev.vq[VU_TX_Q];
+	int i;
+
+	for (i = 0; i < v->nframes; i++)
+		vq_push(vq, v->elem[i].head, 0, i);
+	vq_flush(vq, v->nframes);
+	v->tx_done += v->nframes;
+	v->nframes = 0;
+}
+
+/**
+ * vu_tx_end() - the transmit queue is empty or had its turn
+ * @c:		execution context
+ */
+static void vu_tx_end(struct ctx *c)
+{
+	struct vu_link *v = c->link.vu;
+	struct vq *vq = &v->dev.vq[VU_TX_Q];
+
+	/* One interrupt for every batch taken since the kick, not one per
+	 * batch: the driver only frees the buffers, it has no hurry, and a
+	 * producer as fast as we are would otherwise get one per frame.
+	 */
+	if (v->tx_done && vq_ready(vq))
+		vu_notify(vq);
+	/* Budget spent with more to come: kick ourselves, so other events
+	 * get their turn first and the rest is not forgotten.
+	 */
+	if (v->tx_done >= VU_TX_BUDGET && vq->kick_fd >= 0) {
+		uint64_t one = 1;
+
+		if (write(vq->kick_fd, &one, sizeof(one)) < 0)
+			debug("vhost-user: kick eventfd: %m");
+	}
+	v->tx_done = 0;
+}
+
+/**
+ * vu_tx_next() - the next batch of guest frames for the loop, if the
+ *		  queue has one and its turn is not over
+ * @c:		execution context
+ *
+ * A batch whose frames were all dropped goes back at once.
+ */
+static void vu_tx_next(struct ctx *c)
+{
+	struct vu_link *v = c->link.vu;
+	struct vq *vq = &v->dev.vq[VU_TX_Q];
+
+	while (vq_ready(vq) && v->tx_done < VU_TX_BUDGET) {
+		int n = vu_tx_take(c);
+
+		if (n < 0)
+			return;
+		if (!n)
+			break;
+		if (c->link.in_n)
+			return;
+		vu_tx_give_back(c);
+	}
+	vu_tx_end(c);
+}
+
+/**
+ * vu_in_done() - the loop handled the batch: its chains go back, and the
+ *		  next batch comes in
+ * @c:		execution context
+ */
+static void vu_in_done(struct ctx *c)
+{
+	vu_tx_give_back(c);
+	vu_tx_next(c);
 }
 
 /**
@@ -470,32 +544,8 @@ static int vu_tx_batch(struct ctx *c)
  */
 static void vu_tx(struct ctx *c)
 {
-	struct vq *vq = &c->link.vu->dev.vq[VU_TX_Q];
-	int done = 0, n;
-
-	while (vq_ready(vq) && done < VU_TX_BUDGET) {
-		n = vu_tx_batch(c);
-		if (n < 0)
-			return;
-		if (!n)
-			break;
-		done += n;
-	}
-	/* One interrupt for every batch taken since the kick, not one per
-	 * batch: the driver only frees the buffers, it has no hurry, and a
-	 * producer as fast as we are would otherwise get one per frame.
-	 */
-	if (done && vq_ready(vq))
-		vu_notify(vq);
-	/* Budget spent with more to come: kick ourselves, so other events
-	 * get their turn first and the rest is not forgotten.
-	 */
-	if (done >= VU_TX_BUDGET && vq->kick_fd >= 0) {
-		uint64_t one = 1;
-
-		if (write(vq->kick_fd, &one, sizeof(one)) < 0)
-			debug("vhost-user: kick eventfd: %m");
-	}
+	c->link.vu->tx_done = 0;
+	vu_tx_next(c);
 }
 
 /**
@@ -816,10 +866,7 @@ static int vu_flush(struct ctx *c)
  */
 static void vu_rx_kick(struct ctx *c)
 {
-	bool was_blocked = c->link.blocked;
-
-	if (vu_flush(c) == 0 && was_blocked)
-		link_writable(c);
+	vu_flush(c);
 }
 
 /**
@@ -941,11 +988,11 @@ static int vu_request(struct ctx *c)
 		vu_drop(c, "kick eventfd refused by epoll");
 		return -1;
 	}
-	/* A queue may have just started with buffers already waiting */
-	if (vq_ready(&v->dev.vq[VU_TX_Q]))
-		vu_tx(c);
-	if (c->link.fd >= 0 && lq_pending(&c->link.tx))
+	if (lq_pending(&c->link.tx))
 		vu_rx_kick(c);
+	/* A queue may have just started with buffers already waiting */
+	if (c->link.fd >= 0 && vq_ready(&v->dev.vq[VU_TX_Q]))
+		vu_tx(c);
 	return c->link.fd >= 0 ? 0 : -1;
 }
 
@@ -965,8 +1012,11 @@ static void vu_control(struct ctx *c)
 			vu_drop(c, "message too long");
 			return;
 		}
+		/* Frames taken by a request are handed up before the
+		 * next request may change the memory they are in
+		 */
 		if (v->in_len == (size_t)need) {
-			if (vu_request(c))
+			if (vu_request(c) || c->link.in_n)
 				return;
 			continue;
 		}
@@ -1036,6 +1086,7 @@ static void vu_close(struct ctx *c, const char *why)
 	v->ip_popped = v->ip_used = 0;
 	v->ip_frames = v->ip_next = 0;
 	v->nframes = 0;
+	v->tx_done = 0;
 	vu_dev_reset(&v->dev);
 	link_gone(c, why);
 }
@@ -1093,6 +1144,7 @@ const struct link_ops link_vu_ops = {
 	.accept		= vu_accept,
 	.event		= vu_event,
 	.flush		= vu_flush,
+	.in_done	= vu_in_done,
 	.close		= vu_close,
 	.reserve_frames	= vu_reserve_frames,
 	.commit_frame	= vu_commit_frame,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* netshim - fuzz target: eth_input(), the whole frame dispatcher
+/* netshim - fuzz target: guest_frames_up(), the whole frame dispatcher
  *
  * The input is one control byte, then one Ethernet frame from the guest.
  * Bit 0 of the control byte asks for the IPv4 header checksum and the
@@ -41,6 +41,7 @@
 #include "ctx.h"
 #include "eth.h"
 #include "flow.h"
+#include "guest.h"
 #include "inany.h"
 #include "ip.h"
 #include "link.h"
@@ -115,7 +116,8 @@ static void link_setup(struct ctx *c)
 	c->link.rx.buf = malloc(c->link.rx.size);
 	c->link.tx.size = FUZZ_TX_SIZE;
 	c->link.tx.buf = malloc(c->link.tx.size);
-	FUZZ_CHECK(c->link.rx.buf && c->link.tx.buf);
+	c->link.in = calloc(LINK_IN_MAX, sizeof(*c->link.in));
+	FUZZ_CHECK(c->link.rx.buf && c->link.tx.buf && c->link.in);
 	FUZZ_CHECK(!c->link.ops->adopt(c, sv[0]));
 }
 
@@ -153,24 +155,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 }
 
 /**
- * l4_csum_field() - where a protocol keeps its checksum, as ip.c has it
- * @proto:	layer-4 protocol
- *
- * Return: offset in the layer-4 header
- */
-static size_t l4_csum_field(uint8_t proto)
-{
-	switch (proto) {
-	case IPPROTO_TCP:
-		return 16;
-	case IPPROTO_UDP:
-		return 6;
-	default:
-		return 2;
-	}
-}
-
-/**
  * fix_csums() - make the IPv4 header and layer-4 checksums of a frame right
  * @f:		the Ethernet frame, writable
  * @len:	its length
@@ -199,7 +183,7 @@ static void fix_csums(uint8_t *f, size_t len)
 		return;
 	}
 
-	off = l4_csum_field(m.proto);
+	off = ip_l4_csum_offset(m.proto);
 	if (l4.len < off + 2)
 		return;
 	p = f + (l4.data - f);		/* the same bytes, writable */
@@ -316,14 +300,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fix_csums(f, frame.len);
 	frame.data = f;
 
-	if (data[0] & FUZZ_VNET_HDR)
-		link_frame_in_offload(c, &frame, &o);
-	else
-		eth_input(c, &frame);
-	/* As the stream back-end does: gathered guest data points into the
-	 * frame
+	/* As a back-end does, then the loop: gathered guest data points
+	 * into the frame until the batch is done
 	 */
-	link_frames_done(c);
+	link_frame_in(c, &frame, (data[0] & FUZZ_VNET_HDR) ? &o : NULL);
+	guest_frames_up(c);
 	free(f);
 	FUZZ_CHECK(c->link.up);
 	tcp_flush_acks(c);

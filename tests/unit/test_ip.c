@@ -708,21 +708,6 @@ static uint32_t pseudo_sum(const struct l4_meta *m, size_t len)
 }
 
 /**
- * csum_offset() - where the protocol keeps its checksum
- * @proto:	protocol
- *
- * Return: offset in the layer-4 header
- */
-static size_t csum_offset(uint8_t proto)
-{
-	if (proto == IPPROTO_TCP)
-		return 16;
-	if (proto == IPPROTO_UDP)
-		return 6;
-	return 2;
-}
-
-/**
  * l4_build() - a layer-4 segment with a right checksum
  * @m:		addresses and protocol
  * @b:		buffer
@@ -730,7 +715,7 @@ static size_t csum_offset(uint8_t proto)
  */
 static void l4_build(const struct l4_meta *m, uint8_t *b, size_t len)
 {
-	size_t i, co = csum_offset(m->proto);
+	size_t i, co = ip_l4_csum_offset(m->proto);
 	uint16_t c;
 
 	for (i = 0; i < len; i++)
