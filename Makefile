@@ -9,6 +9,8 @@
 #   make demo       boot a real guest behind netshim and show it working
 #   make bench      iperf3 side by side with passt and libslirp
 #   make fuzz       libFuzzer targets, a bounded run each (tests/fuzz/)
+#   make arch       file-to-file calls of the daemon: fails on any loop of
+#                   files that call each other (tests/arch/callgraph.py)
 
 VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
 CC       ?= cc
@@ -41,8 +43,8 @@ LIB_AOBJS = $(LIB_SRCS:%.c=$(BA)/%.o)
 UNITS     = $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 UNITS_A   = $(UNIT_SRCS:tests/unit/%.c=$(BA)/tests/%)
 
-.PHONY: all deps unit unit-asan integration check check-libvirt demo bench fuzz \
-        clean install
+.PHONY: all deps unit unit-asan arch integration check check-libvirt demo \
+        bench fuzz clean install
 
 BIN      := build/netshim
 
@@ -104,6 +106,9 @@ unit: $(UNITS)
 unit-asan: $(UNITS_A)
 	@set -e; for t in $(UNITS_A); do echo "== $$t (asan+ubsan)"; $$t; done
 
+arch: $(BIN)
+	tests/arch/callgraph.py $(B)
+
 # The Debian guest's root filesystem is built (or found cached) first: its
 # few minutes of mmdebstrap would otherwise count against t_vm_debian's
 # time limit
@@ -111,11 +116,12 @@ integration: $(BIN) $(GUARD_BIN) tests/relay tests/vu_relay
 	tests/vm/debian/mkrootfs.sh
 	NETSHIM=$(CURDIR)/$(GUARD_BIN) tests/integration/run.sh
 
-# Everything CI runs: unit tests plain and sanitized, the integration tests
+# Everything CI runs: unit tests plain and sanitized, the call graph's
+# check for loops, the integration tests
 # (relay and VM guests, the hostile-guest suite) against the allocation
 # guard, a short fuzz run, and a short benchmark printed in the log
 check: deps
-	$(MAKE) unit unit-asan
+	$(MAKE) unit unit-asan arch
 	$(MAKE) integration
 	$(MAKE) fuzz FUZZ_SECONDS=10
 	BENCH_QUICK=1 $(MAKE) bench

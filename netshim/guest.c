@@ -44,10 +44,10 @@ static int ip_udp_dport(const struct l4_meta *m, const struct pkt *l4)
  * @c:		execution context
  * @m:		addresses and protocol
  * @l4:		layer-4 part
- * @csum_ok:	the guest vouched for its layer-4 checksum
+ * @f:		the frame it came in
  */
 static void ip_dispatch(struct ctx *c, const struct l4_meta *m,
-			const struct pkt *l4, bool csum_ok)
+			const struct pkt *l4, const struct link_in_frame *f)
 {
 	if (m->proto != IPPROTO_TCP && m->proto != IPPROTO_UDP &&
 	    m->proto != IPPROTO_ICMP && m->proto != IPPROTO_ICMPV6_) {
@@ -59,7 +59,17 @@ static void ip_dispatch(struct ctx *c, const struct l4_meta *m,
 		c->cnt.drop_proto++;
 		return;
 	}
-	if (!csum_ok && !ip_l4_csum_ok(m, l4)) {
+	/* What the back-end left in the guest's memory is a TCP payload
+	 * for the socket, behind headers it copied: if the packet says
+	 * otherwise, the virtio-net header lied
+	 */
+	if (f->copied < f->pkt.len &&
+	    (m->proto != IPPROTO_TCP ||
+	     (size_t)(l4->data - f->pkt.data) != f->l4_off)) {
+		c->cnt.drop_vnet_hdr++;
+		return;
+	}
+	if (!f->csum_ok && !ip_l4_csum_ok(m, l4)) {
 		c->cnt.drop_csum++;
 		return;
 	}
@@ -80,9 +90,10 @@ static void ip_dispatch(struct ctx *c, const struct l4_meta *m,
  * ip4_input() - an IPv4 packet from the guest: checked, then dispatched
  * @c:		execution context
  * @p:		the packet (Ethernet payload)
- * @csum_ok:	the guest vouched for its layer-4 checksum
+ * @f:		the frame it came in
  */
-static void ip4_input(struct ctx *c, const struct pkt *p, bool csum_ok)
+static void ip4_input(struct ctx *c, const struct pkt *p,
+		       const struct link_in_frame *f)
 {
 	struct l4_meta m;
 	struct pkt l4;
@@ -113,16 +124,17 @@ static void ip4_input(struct ctx *c, const struct pkt *p, bool csum_ok)
 		c->cnt.drop_dst++;
 		return;
 	}
-	ip_dispatch(c, &m, &l4, csum_ok);
+	ip_dispatch(c, &m, &l4, f);
 }
 
 /**
  * ip6_input() - an IPv6 packet from the guest: checked, then dispatched
  * @c:		execution context
  * @p:		the packet (Ethernet payload)
- * @csum_ok:	the guest vouched for its layer-4 checksum
+ * @f:		the frame it came in
  */
-static void ip6_input(struct ctx *c, const struct pkt *p, bool csum_ok)
+static void ip6_input(struct ctx *c, const struct pkt *p,
+		       const struct link_in_frame *f)
 {
 	struct l4_meta m;
 	struct pkt l4;
@@ -146,7 +158,7 @@ static void ip6_input(struct ctx *c, const struct pkt *p, bool csum_ok)
 		c->cnt.drop_dst++;
 		return;
 	}
-	ip_dispatch(c, &m, &l4, csum_ok);
+	ip_dispatch(c, &m, &l4, f);
 }
 
 /**
@@ -184,10 +196,10 @@ void guest_frame_in(struct ctx *c, const struct link_in_frame *f)
 		arp_input(c, &payload, h + 6);
 		break;
 	case ETHERTYPE_IPV4_:
-		ip4_input(c, &payload, f->csum_ok);
+		ip4_input(c, &payload, f);
 		break;
 	case ETHERTYPE_IPV6_:
-		ip6_input(c, &payload, f->csum_ok);
+		ip6_input(c, &payload, f);
 		break;
 	default:
 		c->cnt.drop_ethertype++;

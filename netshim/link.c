@@ -63,20 +63,16 @@ static int link_init_fd(struct ctx *c, int fd)
 }
 
 /**
- * link_init() - choose the back-end, size it, then listen or adopt -F's
+ * link_init() - size the back-end's buffers, then listen or adopt -F's
  *		 connection
  * @c:		execution context
+ * @ops:	the back-end
  *
  * Return: 0 on success, -1 with a message on failure
  */
-int link_init(struct ctx *c)
+int link_init(struct ctx *c, const struct link_ops *ops)
 {
-	/* Namespace mode: netns_tap() made the tap before */
-	if (c->ns.net_fd >= 0)
-		c->link.ops = &link_tap_ops;
-	else
-		c->link.ops = c->conf.vhost_user ? &link_vu_ops :
-						   &link_stream_ops;
+	c->link.ops = ops;
 	c->link.listen_fd = c->link.fd = -1;
 	c->link.up = c->link.blocked = false;
 	c->link.rx.size = c->link.ops->rx_size;
@@ -429,7 +425,7 @@ static void link_buffers_reset(struct ctx *c)
  * link_connected() - a back-end has a VMM: frames may flow
  * @c:		execution context
  */
-void link_connected(struct ctx *c)
+static void link_connected(struct ctx *c)
 {
 	link_buffers_reset(c);
 	c->link.up = true;
@@ -442,9 +438,36 @@ void link_connected(struct ctx *c)
 }
 
 /**
+ * link_attach() - watch a back-end's new connection, and let frames flow
+ * @c:		execution context
+ * @fd:		the connection (socket or tap), non-blocking; closed on
+ *		failure
+ * @events:	epoll events to watch it for
+ *
+ * Return: 0 on success, -1 on failure (logged)
+ */
+int link_attach(struct ctx *c, int fd, uint32_t events)
+{
+	struct epoll_event ev = { .events = events,
+				  .data.u64 = epref(EPREF_LINK, 0) };
+
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		warn("epoll on the %s connection: %m", c->link.ops->name);
+		close(fd);
+		return -1;
+	}
+	c->link.fd = fd;
+	link_connected(c);
+	return 0;
+}
+
+/**
  * link_frame_in() - a frame from the guest: into the batch handed up
  * @c:		execution context
  * @frame:	the frame, valid until link_in_done()
+ * @copied:	bytes of it at @frame->data, the rest left in the guest's
+ *		memory: only a TCP frame's payload, behind headers at
+ *		@o->csum_start (struct link_in_frame)
  * @o:		its offloads, checked by vnet_hdr_parse() against what was
  *		negotiated, or NULL for none
  *
@@ -455,7 +478,7 @@ void link_connected(struct ctx *c)
  *
  * Return: true if the batch takes more frames, false if it is full now
  */
-bool link_frame_in(struct ctx *c, const struct pkt *frame,
+bool link_frame_in(struct ctx *c, const struct pkt *frame, size_t copied,
 		   const struct link_offload *o)
 {
 	struct link_in_frame *f = &c->link.in[c->link.in_n++];
@@ -467,6 +490,8 @@ bool link_frame_in(struct ctx *c, const struct pkt *frame,
 	if (c->pcap_fd >= 0)
 		pcap_frame(c, frame->data, frame->len);
 	f->pkt = *frame;
+	f->copied = copied;
+	f->l4_off = o ? o->csum_start : 0;
 	f->csum_ok = o && (o->flags & VNET_F_NEEDS_CSUM);
 	return c->link.in_n < LINK_IN_MAX;
 }

@@ -38,12 +38,19 @@
  * struct link_in_frame - a frame from the guest, and what its back-end
  *			  knows of it
  * @pkt:	the frame, valid until link_in_done()
+ * @copied:	bytes of @pkt really at @pkt.data: the back-end left the rest
+ *		in the guest's memory, for a TCP socket to take from there
+ *		(link_iov_resolve())
+ * @l4_off:	where the guest said the layer-4 header starts, if it left
+ *		some of the frame in its memory
  * @csum_ok:	the guest vouched for its layer-4 checksum: it came as a
  *		partial one (VNET_F_NEEDS_CSUM), which the socket the payload
  *		goes to sums anyway, so it is not verified
  */
 struct link_in_frame {
 	struct pkt pkt;
+	size_t copied;
+	uint16_t l4_off;
 	bool csum_ok;
 };
 
@@ -122,7 +129,7 @@ extern const struct link_ops link_tap_ops;
 extern const struct link_ops link_vu_ops;
 
 /* The loop's side */
-int link_init(struct ctx *c);
+int link_init(struct ctx *c, const struct link_ops *ops);
 void link_accept(struct ctx *c);
 void link_event(struct ctx *c, uint32_t idx, uint32_t events);
 bool link_pending(const struct ctx *c);
@@ -195,8 +202,8 @@ size_t link_iov_resolve(struct ctx *c, const struct iovec *in,
 
 /* The back-ends' side */
 int link_listen(struct ctx *c);
-void link_connected(struct ctx *c);
-bool link_frame_in(struct ctx *c, const struct pkt *frame,
+int link_attach(struct ctx *c, int fd, uint32_t events);
+bool link_frame_in(struct ctx *c, const struct pkt *frame, size_t copied,
 		   const struct link_offload *o);
 void link_caps_set(struct ctx *c, const struct link_caps *caps);
 void link_gone(struct ctx *c, const char *why);

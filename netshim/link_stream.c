@@ -55,7 +55,6 @@ static void stream_close(struct ctx *c, const char *why)
  */
 static int stream_adopt(struct ctx *c, int fd)
 {
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
 	int sz = 4 << 20;
 
 	if (c->link.fd >= 0)
@@ -63,15 +62,7 @@ static int stream_adopt(struct ctx *c, int fd)
 
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
-	ev.data.u64 = epref(EPREF_LINK, 0);
-	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		warn("epoll on VMM connection: %m");
-		close(fd);
-		return -1;
-	}
-	c->link.fd = fd;
-	link_connected(c);
-	return 0;
+	return link_attach(c, fd, EPOLLIN | EPOLLRDHUP);
 }
 
 /**
@@ -120,7 +111,7 @@ static void stream_cut(struct ctx *c)
 			stream_close(c, "bad frame length");
 			return;
 		}
-		more = link_frame_in(c, &frame, NULL);
+		more = link_frame_in(c, &frame, frame.len, NULL);
 	}
 
 	if (!c->link.in_n && rx->off) {

@@ -54,16 +54,8 @@ static const struct vnet_accept tap_accept_offloads = {
  */
 static int tap_adopt(struct ctx *c, int fd)
 {
-	struct epoll_event ev = { .events = EPOLLIN,
-				  .data.u64 = epref(EPREF_LINK, 0) };
-
-	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		err("epoll on the tap device: %m");
-		close(fd);
+	if (link_attach(c, fd, EPOLLIN))
 		return -1;
-	}
-	c->link.fd = fd;
-	link_connected(c);
 	link_caps_set(c, &tap_caps);
 	return 0;
 }
@@ -140,7 +132,7 @@ static void tap_input(struct ctx *c)
 		frame.data = rx->buf + off + VNET_HDR_BASE_LEN;
 		frame.len = (size_t)n - VNET_HDR_BASE_LEN;
 		off += (size_t)n;
-		if (!link_frame_in(c, &frame, &o))
+		if (!link_frame_in(c, &frame, frame.len, &o))
 			break;
 	}
 }

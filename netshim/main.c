@@ -447,7 +447,11 @@ static int setup(struct ctx *c)
 		return -1;
 	if (setup_ns(c))
 		return -1;
-	return link_init(c);
+	/* Namespace mode: netns_tap() made the tap before */
+	if (c->ns.net_fd >= 0)
+		return link_init(c, &link_tap_ops);
+	return link_init(c, c->conf.vhost_user ? &link_vu_ops :
+						 &link_stream_ops);
 }
 
 /* The allocation guard of tests/alloc/ arms itself here; elsewhere this

@@ -12,10 +12,12 @@
  * counted and logged, and the next one is served.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <netinet/tcp.h>
 
 #include "netshim/link.h"
 #include "netshim/link_queue.h"
@@ -283,31 +285,31 @@ static bool vu_frame_hdr(struct ctx *c, const struct vq_elem *e, size_t flen,
 }
 
 /**
- * vu_tcp_hdr_end() - where the headers of a TCP frame end
- * @b:		the frame's first bytes, copied
- * @len:	how many
+ * vu_tcp_hdrs_copied() - does a frame say it is TCP, with its headers all
+ *			  among the bytes copied
+ * @buf:	the frame's first bytes, copied
+ * @n:		how many
+ * @o:		its offloads
  *
- * Return: offset of the TCP payload, 0 if this is not plain TCP over IPv4
- * or IPv6 with its headers in @len
+ * The virtio-net header of a partial checksum says where the layer-4
+ * header starts and where in it the checksum goes: at TCP's place, the
+ * TCP header's data offset says where the payload starts.  guest.c
+ * checks that the packet agrees before anything reads it.
+ *
+ * Return: true if the payload behind @n may stay in the guest's memory
  */
-static size_t vu_tcp_hdr_end(const uint8_t *b, size_t len)
+static bool vu_tcp_hdrs_copied(const uint8_t *buf, size_t n,
+			       const struct link_offload *o)
 {
-	struct pkt p = { b, len };
-	const uint8_t *h = pkt_get(&p, 0, ETH_HLEN_ + 40);
-	size_t l4;
+	const struct pkt p = { buf, n };
+	const uint8_t *th;
 
-	if (!h)
-		return 0;
-	if (rd16(h + 12) == 0x0800 && h[ETH_HLEN_ + 9] == 6)
-		l4 = ETH_HLEN_ + (size_t)(h[ETH_HLEN_] & 0x0f) * 4;
-	else if (rd16(h + 12) == 0x86dd && h[ETH_HLEN_ + 6] == 6)
-		l4 = ETH_HLEN_ + 40;
-	else
-		return 0;
-	h = pkt_get(&p, l4, 20);
-	if (!h || !pkt_get(&p, 0, l4 + (size_t)(h[12] >> 4) * 4))
-		return 0;
-	return l4 + (size_t)(h[12] >> 4) * 4;
+	if (!(o->flags & VNET_F_NEEDS_CSUM) ||
+	    o->csum_offset != offsetof(struct tcphdr, check))
+		return false;
+	th = pkt_get(&p, o->csum_start, sizeof(struct tcphdr));
+	/* The data offset: the header's length in 32-bit words */
+	return th && pkt_get(&p, 0, o->csum_start + (size_t)(th[12] >> 4) * 4);
 }
 
 /**
@@ -334,8 +336,7 @@ static size_t vu_tx_copy(struct ctx *c, const struct vq_elem *e, size_t hdr,
 	size_t n = flen < VU_TX_HDR_COPY ? flen : VU_TX_HDR_COPY;
 
 	iov_to_buf(e->iov, e->n_out, hdr, buf, n);
-	if (flen > n && c->pcap_fd < 0 && (o->flags & VNET_F_NEEDS_CSUM) &&
-	    vu_tcp_hdr_end(buf, n)) {
+	if (flen > n && c->pcap_fd < 0 && vu_tcp_hdrs_copied(buf, n, o)) {
 		c->cnt.payload_in_place++;
 		return n;
 	}
@@ -452,7 +453,7 @@ static int vu_tx_take(struct ctx *c)
 		struct pkt frame = { c->link.rx.buf + v->fpos[i], v->flen[i] };
 
 		if (frame.len)
-			link_frame_in(c, &frame, &v->off[i]);
+			link_frame_in(c, &frame, v->fcopy[i], &v->off[i]);
 	}
 	return n;
 }
@@ -1103,21 +1104,9 @@ static void vu_close(struct ctx *c, const char *why)
  */
 static int vu_adopt(struct ctx *c, int fd)
 {
-	struct epoll_event ev = {
-		.events = EPOLLIN | EPOLLRDHUP,
-		.data.u64 = epref(EPREF_LINK, 0),
-	};
-
 	if (c->link.fd >= 0)
 		vu_close(c, "replaced by a new front-end");
-	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		warn("epoll on vhost-user connection: %m");
-		close(fd);
-		return -1;
-	}
-	c->link.fd = fd;
-	link_connected(c);
-	return 0;
+	return link_attach(c, fd, EPOLLIN | EPOLLRDHUP);
 }
 
 /**

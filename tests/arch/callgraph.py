@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""netshim - which source file calls which, read from the built objects
+
+    tests/arch/callgraph.py [--edges] [OBJDIR]      (default build/obj)
+
+Every object's undefined symbols are matched with the object that defines
+them (nm), which gives file -> file calls as the linker sees them: calls
+through static inline functions of headers are not among them.  Prints
+the loops of files that call each other (strongly connected components of
+more than one file), then, with --edges, every call edge with the names
+used.  Exits 1 if there is any loop, so that make check keeps the tree
+free of them; tests/unit/ and tests/ objects are left out.
+"""
+import os
+import subprocess
+import sys
+
+
+def objects(top):
+    """Every daemon object under top, as (source path, object path)."""
+    for root, _, files in os.walk(top):
+        for f in sorted(files):
+            if not f.endswith(".o"):
+                continue
+            obj = os.path.join(root, f)
+            src = os.path.relpath(obj, top)[:-2] + ".c"
+            if not src.startswith("tests/"):
+                yield src, obj
+
+
+def symbols(obj):
+    """(defined, undefined) global symbol names of one object."""
+    out = subprocess.run(["nm", "-P", obj], capture_output=True, text=True,
+                         check=True).stdout
+    defined, undefined = set(), set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) < 2:
+            continue
+        name, kind = parts[0], parts[1]
+        if kind == "U":
+            undefined.add(name)
+        elif kind in "TDBRGSV" or kind in "W":
+            defined.add(name)
+    return defined, undefined
+
+
+def loops(graph):
+    """Strongly connected components of more than one node (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    top = args[0] if args else "build/obj"
+    if not os.path.isdir(top):
+        sys.exit("%s: no objects (run make first)" % top)
+    owner, needs = {}, {}
+    for src, obj in objects(top):
+        defined, undefined = symbols(obj)
+        for name in defined:
+            owner[name] = src
+        needs[src] = undefined
+    graph, names = {}, {}
+    for src, undefined in needs.items():
+        graph.setdefault(src, set())
+        for name in undefined:
+            dst = owner.get(name)
+            if dst and dst != src:
+                graph[src].add(dst)
+                names.setdefault((src, dst), set()).add(name)
+    found = loops(graph)
+    edges = sum(len(v) for v in graph.values())
+    print("%d files, %d file-to-file call edges, %d loops" %
+          (len(graph), edges, len(found)))
+    for comp in found:
+        print("loop: " + " ".join(comp))
+        for a in comp:
+            for b in comp:
+                if (a, b) in names:
+                    print("  %s -> %s: %s" %
+                          (a, b, ", ".join(sorted(names[(a, b)]))))
+    if "--edges" in sys.argv:
+        for (a, b), n in sorted(names.items()):
+            print("%s -> %s: %s" % (a, b, ", ".join(sorted(n))))
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
