@@ -105,6 +105,16 @@ grep -qE 'tcp_full +[1-9]' "$WORK/backend.log" ||
 in_guest nft delete table netdev hostile
 out=$(in_guest timeout 20 busybox ping -c 3 -W 2 203.0.113.1 2>&1) ||
 	fail "ping after the hostile groups: $out"
+# The flood's half-open connections hold the table until the namespace
+# resets their SYN-ACKs or the handshake times out (10 s): a client
+# connecting meanwhile is refused, as the flood's RSTs showed
+for _ in $(seq 30); do
+	read -r live_tcp live_flows < <(live)
+	[ "$live_tcp" -lt 256 ] && break
+	sleep 0.5
+done
+[ "$live_tcp" -lt 256 ] ||
+	fail "the SYN flood's connections still fill the table 15 s later"
 tcp_upload "$NS_GUEST" "$NS_PEER" 4 203.0.113.1 5202 2 "$(tcp_size 8M)" 30
 tcp_download "$NS_GUEST" "$NS_PEER" 4 203.0.113.1 5203 3 "$(tcp_size 8M)" 30
 check "the well-behaved namespace afterwards"
