@@ -16,7 +16,7 @@ VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
-            -DNETSHIM_VERSION='"$(VERSION)"' -I. -Inetshim
+            -DNETSHIM_VERSION='"$(VERSION)"' -I.
 LDLIBS   += -lmnl -lbpf
 
 # eBPF programs (bpf/*.bpf.c) are compiled by clang's BPF target and
@@ -29,9 +29,10 @@ BPF_PROGS := $(wildcard bpf/*.bpf.c)
 BPF_SKELS := $(BPF_PROGS:bpf/%.bpf.c=build/bpf/%.skel.h)
 CFLAGS   += -Ibuild/bpf
 
-LIB_SRCS := $(filter-out netshim/main.c %.bpf.c,$(wildcard netshim/*.c tcp/*.c dhcp/*.c ndp/*.c vhost_user/*.c bpf/*.c))
+SRC_DIRS := netshim link vhost_user tcp udp icmp dhcp ndp bpf
+LIB_SRCS := $(filter-out netshim/main.c %.bpf.c,$(wildcard $(SRC_DIRS:%=%/*.c)))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
-HDRS     := $(wildcard netshim/*.h tcp/*.h dhcp/*.h ndp/*.h vhost_user/*.h bpf/*.h) \
+HDRS     := $(wildcard $(SRC_DIRS:%=%/*.h)) \
             $(BPF_SKELS)
 
 B        := build/obj

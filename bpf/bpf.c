@@ -17,7 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf.h"
-#include "log.h"
+#include "netshim/log.h"
 
 /* Capability numbers, from linux/capability.h (not every libc has them) */
 #define BPF_CAP_NET_ADMIN	12

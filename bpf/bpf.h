@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "conf.h"
+#include "netshim/conf.h"
 
 void bpf_log_init(void);
 bool bpf_wanted(const struct conf *conf);

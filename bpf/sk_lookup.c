@@ -30,9 +30,9 @@
 #include "sk_lookup.h"
 #include "sk_lookup.bpf.h"
 #include "sk_lookup.skel.h"
-#include "log.h"
-#include "podwatch.h"
-#include "portwatch.h"
+#include "netshim/log.h"
+#include "netshim/podwatch.h"
+#include "netshim/portwatch.h"
 
 /**
  * struct sk_lookup_fwd - the loaded program and what keeps it current

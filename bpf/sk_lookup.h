@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ctx.h"
-#include "portwatch.h"
+#include "netshim/ctx.h"
+#include "netshim/portwatch.h"
 
 int sk_lookup_start(struct ctx *c, const struct portset *fwd, int fd4,
 		    int fd6);

@@ -22,7 +22,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf.h"
-#include "log.h"
+#include "netshim/log.h"
 #include "sockmap.h"
 #include "sockmap.bpf.h"
 #include "sockmap.skel.h"

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "conf.h"
+#include "netshim/conf.h"
 
 struct sockmap_state;
 

@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <netinet/in.h>
 
-#include "conf.h"
-#include "packet.h"
+#include "netshim/conf.h"
+#include "netshim/packet.h"
 
 #define DHCP_SERVER_PORT	67
 #define DHCP_CLIENT_PORT	68

@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "dnsname.h"
+#include "netshim/dnsname.h"
 #include "dhcp.h"
 
 /* BOOTP message layout (RFC 2131, 2) */

@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "dnsname.h"
+#include "netshim/dnsname.h"
 #include "dhcp.h"
 
 #define DHCP6_HDR_LEN		4

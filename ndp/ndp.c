@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "dnsname.h"
+#include "netshim/dnsname.h"
 #include "ndp.h"
 
 #define ICMP6_RS		133

@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <netinet/in.h>
 
-#include "conf.h"
-#include "packet.h"
+#include "netshim/conf.h"
+#include "netshim/packet.h"
 
 size_t ndp_ra_build(const struct conf *c, uint8_t *out, size_t size);
 size_t ndp_reply(const struct conf *c, const struct in6_addr *src,

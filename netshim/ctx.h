@@ -158,14 +158,14 @@ struct link_caps {
 
 /**
  * struct link - the link to the guest, whichever back-end carries it
- * @ops:	the back-end, chosen at start (netshim/link.h)
+ * @ops:	the back-end, chosen at start (link/link.h)
  * @up:		a VMM or front-end is connected and frames can flow
  * @blocked:	the back-end cannot take frames now and will say when it can
  * @listen_fd:	UNIX socket the VMM or front-end connects to, or -1
  * @fd:		connection to the VMM or front-end, or -1
  * @rx:		bytes read from the VMM (stream), frames copied from the
  *		guest (vhost-user)
- * @tx:		frames queued for the guest (netshim/link_queue.c)
+ * @tx:		frames queued for the guest (link/queue.c)
  * @vu:		vhost-user back-end state, NULL for the others
  * @caps:	offloads the guest negotiated
  * @in:		frames from the guest waiting to be handed up, LINK_IN_MAX

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "eth.h"
-#include "link.h"
+#include "link/link.h"
 #include "log.h"
 
 static const uint8_t mac_broadcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };

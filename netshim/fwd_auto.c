@@ -41,8 +41,8 @@
 #include "netns.h"
 #include "podwatch.h"
 #include "portwatch.h"
-#include "udp.h"
-#include "udp_splice.h"
+#include "udp/udp.h"
+#include "udp/splice.h"
 #include "tcp/tcp.h"
 
 /**

@@ -8,7 +8,7 @@
  * joined to a new connection to the pod's loopback with splice(): no
  * frames, no copy through netshim.  -U does the same for UDP: datagrams
  * to the namespace's loopback port are relayed, socket to socket, to the
- * pod's (udp_splice.c).
+ * pod's (udp/splice.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,7 +21,7 @@
 #include "inany.h"
 #include "log.h"
 #include "netns.h"
-#include "udp_splice.h"
+#include "udp/splice.h"
 #include "tcp/splice.h"
 
 static struct fwd_listener *fwd_ns_lst, *fwd_ns_ulst;

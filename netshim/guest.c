@@ -17,12 +17,12 @@
 #include "eth.h"
 #include "flow.h"
 #include "gaddr.h"
-#include "icmp.h"
+#include "icmp/icmp.h"
 #include "inany.h"
 #include "ip.h"
-#include "link.h"
+#include "link/link.h"
 #include "log.h"
-#include "udp.h"
+#include "udp/udp.h"
 #include "tcp/tcp.h"
 
 /**

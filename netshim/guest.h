@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "ctx.h"
-#include "link.h"
+#include "link/link.h"
 
 void guest_frame_in(struct ctx *c, const struct link_in_frame *f);
 void guest_frames_up(struct ctx *c);

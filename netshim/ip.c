@@ -13,7 +13,7 @@
 #include "checksum.h"
 #include "eth.h"
 #include "inany.h"
-#include "link.h"
+#include "link/link.h"
 #include "log.h"
 
 #define IP6_MAX_EXT_HDRS	8

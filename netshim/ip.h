@@ -11,7 +11,7 @@
 
 #include "ctx.h"
 #include "packet.h"
-#include "vnet.h"
+#include "link/vnet.h"
 
 #define IP4_HLEN	20
 #define IP6_HLEN	40

@@ -340,7 +340,7 @@ static int netns_tap_in(struct ctx *c)
 	}
 	/* Every frame behind a virtio-net header (10 bytes, the default
 	 * size): the namespace's TCP then hands over TSO frames and partial
-	 * checksums, and takes ours (link_tap.c)
+	 * checksums, and takes ours (link/tap.c)
 	 */
 	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ns->ifname);

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "packet.h"
+#include "netshim/packet.h"
 
 #define TCP_HLEN	20
 #define TCP_SYN_OPTLEN	8	/* MSS, NOP, window scale */

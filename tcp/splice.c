@@ -42,7 +42,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "log.h"
+#include "netshim/log.h"
 #include "splice.h"
 #include "bpf/sockmap.h"
 

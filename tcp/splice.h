@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ctx.h"
+#include "netshim/ctx.h"
 
 int splice_init(struct ctx *c, unsigned int max);
 int splice_join(struct ctx *c, int a, int b, bool b_connecting);

@@ -7,9 +7,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ctx.h"
-#include "fwd.h"
-#include "ip.h"
+#include "netshim/ctx.h"
+#include "netshim/fwd.h"
+#include "netshim/ip.h"
 
 int tcp_init(struct ctx *c);
 void tcp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4);

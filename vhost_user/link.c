@@ -19,10 +19,10 @@
 #include <sys/socket.h>
 #include <netinet/tcp.h>
 
-#include "netshim/link.h"
-#include "netshim/link_queue.h"
+#include "link/link.h"
+#include "link/queue.h"
 #include "netshim/log.h"
-#include "netshim/vnet.h"
+#include "link/vnet.h"
 #include "dev.h"
 
 #define VU_RX_BUF_SIZE	(8 << 20)	/* guest frames of one batch */

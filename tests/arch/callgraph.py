@@ -25,7 +25,8 @@ def objects(top):
                 continue
             obj = os.path.join(root, f)
             src = os.path.relpath(obj, top)[:-2] + ".c"
-            if not src.startswith("tests/"):
+            # Objects of sources since moved or removed are stale
+            if not src.startswith("tests/") and os.path.exists(src):
                 yield src, obj
 
 
@@ -41,7 +42,7 @@ def symbols(obj):
         name, kind = parts[0], parts[1]
         if kind == "U":
             undefined.add(name)
-        elif kind in "TDBRGSV" or kind in "W":
+        elif kind in "TDBRGSVWC":
             defined.add(name)
     return defined, undefined
 

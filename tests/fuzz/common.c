@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "log.h"
+#include "netshim/log.h"
 
 /**
  * fuzz_conf_fill() - the configuration of a dual-stack pod, filled by hand

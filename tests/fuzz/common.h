@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "conf.h"
+#include "netshim/conf.h"
 
 /* Fail loudly: a broken invariant is a finding, like an ASan report */
 #define FUZZ_CHECK(cond)						\

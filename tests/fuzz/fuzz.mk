@@ -13,13 +13,13 @@ FUZZ_SECONDS ?= 20
 FUZZ_JOBS    ?= 2
 FUZZ_B       := build/fuzz
 FUZZ_CFLAGS  := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-                -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -Inetshim \
+                -g -O1 -std=gnu11 -D_GNU_SOURCE -I. \
                 -DNETSHIM_VERSION='"fuzz"' -Wall -Wextra -Ibuild/bpf
 FUZZ_LDLIBS  := -lmnl -lbpf
 
 FUZZ_LIB_SRCS := $(filter-out netshim/main.c %.bpf.c,\
-                 $(wildcard netshim/*.c tcp/*.c dhcp/*.c ndp/*.c vhost_user/*.c bpf/*.c))
-FUZZ_HDRS     := $(wildcard netshim/*.h tcp/*.h dhcp/*.h ndp/*.h vhost_user/*.h bpf/*.h) \
+                 $(wildcard $(SRC_DIRS:%=%/*.c)))
+FUZZ_HDRS     := $(wildcard $(SRC_DIRS:%=%/*.h)) \
                  $(BPF_SKELS) tests/fuzz/common.h
 FUZZ_LIB_OBJS := $(FUZZ_LIB_SRCS:%.c=$(FUZZ_B)/%.o) \
                  $(FUZZ_B)/tests/fuzz/common.o

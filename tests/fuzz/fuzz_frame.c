@@ -36,17 +36,17 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
-#include "checksum.h"
+#include "netshim/checksum.h"
 #include "common.h"
-#include "ctx.h"
-#include "eth.h"
-#include "flow.h"
-#include "guest.h"
-#include "inany.h"
-#include "ip.h"
-#include "link.h"
-#include "stream.h"
-#include "vnet.h"
+#include "netshim/ctx.h"
+#include "netshim/eth.h"
+#include "netshim/flow.h"
+#include "netshim/guest.h"
+#include "netshim/inany.h"
+#include "netshim/ip.h"
+#include "link/link.h"
+#include "link/framing.h"
+#include "link/vnet.h"
 #include "tcp/tcp.h"
 
 #define FUZZ_FIX_CSUM		0x01

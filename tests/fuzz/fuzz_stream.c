@@ -7,8 +7,8 @@
  * daemon.
  */
 #include "common.h"
-#include "ctx.h"
-#include "stream.h"
+#include "netshim/ctx.h"
+#include "link/framing.h"
 
 /**
  * walk() - cut a buffer into frames as link_input() does, checking each

@@ -18,9 +18,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "tests/unit/unit.h"
-#include "conf.h"
-#include "log.h"
+#include "unit.h"
+#include "netshim/conf.h"
+#include "netshim/log.h"
 
 #define ARGC(a)		((int)(sizeof(a) / sizeof((a)[0])))
 

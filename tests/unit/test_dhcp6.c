@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 
-#include "tests/unit/unit.h"
+#include "unit.h"
 #include "dhcp/dhcp.h"
 
 #define MSG_MAX		1500

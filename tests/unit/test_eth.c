@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 
-#include "tests/unit/unit.h"
+#include "unit.h"
 #include "netshim/eth.h"
 
 #define OP_REQUEST	1

@@ -8,7 +8,7 @@
  * connection accepted on a socket that takes every port (sk_lookup) goes
  * to the guest port of the port the client asked for.
  */
-#include "tests/unit/unit.h"
+#include "unit.h"
 
 #include <unistd.h>
 #include <netinet/in.h>

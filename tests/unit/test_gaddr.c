@@ -5,7 +5,7 @@
  * (temporary addresses) and RFC 4291 (address types): a guest may speak
  * from any address it can form in the advertised /64, never from outside.
  */
-#include "tests/unit/unit.h"
+#include "unit.h"
 #include "netshim/gaddr.h"
 #include "netshim/inany.h"
 #include "netshim/ip.h"

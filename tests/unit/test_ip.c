@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 
-#include "tests/unit/unit.h"
+#include "unit.h"
 #include "netshim/ctx.h"
 #include "netshim/inany.h"
 #include "netshim/ip.h"

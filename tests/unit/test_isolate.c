@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* netshim - the seccomp filter kills a process that leaves the allow-list */
-#include "tests/unit/unit.h"
+#include "unit.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,10 +7,10 @@
  */
 #include <stdlib.h>
 
-#include "tests/unit/unit.h"
+#include "unit.h"
 #include "netshim/ctx.h"
-#include "netshim/link_queue.h"
-#include "netshim/stream.h"
+#include "link/queue.h"
+#include "link/framing.h"
 
 #define QSIZE	(3 * (LQ_HDR_LEN + FRAME_MAX))
 

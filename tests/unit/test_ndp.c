@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 
-#include "tests/unit/unit.h"
+#include "unit.h"
 #include "ndp/ndp.h"
 
 #define RA_FULL_LEN	112	/* 16 + SLLA, MTU, PIO, RDNSS, DNSSL */

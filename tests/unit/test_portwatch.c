@@ -6,7 +6,7 @@
  * stops; a port we hold for the other direction is never taken; TCP lists
  * listening sockets only, UDP bound sockets that are not connected.
  */
-#include "tests/unit/unit.h"
+#include "unit.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  * the sender (the proxy does not buffer without bound); a target that
  * refuses the connection makes the client's connection reset.
  */
-#include "tests/unit/unit.h"
+#include "unit.h"
 
 #include <errno.h>
 #include <fcntl.h>

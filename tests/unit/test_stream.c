@@ -6,9 +6,9 @@
  */
 #include <stdlib.h>
 
-#include "tests/unit/unit.h"
+#include "unit.h"
 #include "netshim/ctx.h"
-#include "netshim/stream.h"
+#include "link/framing.h"
 
 #define BIG	(STREAM_HDR_LEN + FRAME_MAX + 64)
 

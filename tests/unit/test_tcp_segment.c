@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 
-#include "tests/unit/unit.h"
+#include "unit.h"
 #include "tcp/segment.h"
 
 #define SEG_MAX		256

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* netshim - unit tests of TCP sequence arithmetic and window bookkeeping */
-#include "tests/unit/unit.h"
+#include "unit.h"
 #include "tcp/seq.h"
 
 /**

@@ -7,8 +7,8 @@
  * sends TSO frames with NEEDS_CSUM, csum_start at the TCP header and
  * csum_offset 16.
  */
-#include "tests/unit/unit.h"
-#include "netshim/vnet.h"
+#include "unit.h"
+#include "link/vnet.h"
 
 static const struct vnet_accept all = { true, true, true, true };
 static const struct vnet_accept none;

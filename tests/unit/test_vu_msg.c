@@ -12,7 +12,7 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 
-#include "tests/unit/unit.h"
+#include "unit.h"
 #include "vhost_user/dev.h"
 
 static struct vu_dev dev;

@@ -9,7 +9,7 @@
  */
 #include <stdlib.h>
 
-#include "tests/unit/unit.h"
+#include "unit.h"
 #include "vhost_user/mem.h"
 #include "vhost_user/virtq.h"
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ctx.h"
+#include "netshim/ctx.h"
 
 /* Each frame is preceded by its length, 32-bit big-endian: QEMU's stream
  * framing, so the stream back-end sends the queue as it is.

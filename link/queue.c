@@ -10,8 +10,8 @@
  */
 #include <string.h>
 
-#include "link_queue.h"
-#include "packet.h"
+#include "queue.h"
+#include "netshim/packet.h"
 
 /**
  * lq_pending() - are frames queued
@@ -111,7 +111,7 @@ void lq_commit(struct tx *q, uint8_t *frame, size_t len)
  * @q:		queue, with q->meta bytes of it
  * @frame:	frame start, reserved or queued
  *
- * Return: where its metadata goes (the virtio-net header, netshim/vnet.h)
+ * Return: where its metadata goes (the virtio-net header, link/vnet.h)
  */
 uint8_t *lq_meta(const struct tx *q, uint8_t *frame)
 {

@@ -24,8 +24,8 @@
 #include <sys/epoll.h>
 
 #include "link.h"
-#include "link_queue.h"
-#include "log.h"
+#include "queue.h"
+#include "netshim/log.h"
 #include "vnet.h"
 
 /* The largest read: a header, then a TSO frame of one IP packet of up to

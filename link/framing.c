@@ -5,7 +5,7 @@
  * frame.  A read may end anywhere, so the parser stops at an incomplete
  * frame and the caller keeps those bytes for the next read.
  */
-#include "stream.h"
+#include "framing.h"
 
 /**
  * stream_next() - next complete frame in a buffer of stream bytes

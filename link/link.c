@@ -17,9 +17,9 @@
 #include <sys/un.h>
 
 #include "link.h"
-#include "link_queue.h"
-#include "log.h"
-#include "pcap.h"
+#include "queue.h"
+#include "netshim/log.h"
+#include "netshim/pcap.h"
 
 /**
  * link_prefault() - take a buffer's memory now, page by page

@@ -32,10 +32,10 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
-#include "inany.h"
-#include "log.h"
-#include "netns.h"
-#include "udp_splice.h"
+#include "netshim/inany.h"
+#include "netshim/log.h"
+#include "netshim/netns.h"
+#include "splice.h"
 
 /* Datagrams moved per event: fairness between flows */
 #define UDP_SPLICE_BATCH	64

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "packet.h"
+#include "netshim/packet.h"
 
 #define STREAM_HDR_LEN		4
 #define STREAM_MIN_FRAME	14	/* an Ethernet header */

@@ -19,8 +19,8 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "ctx.h"
-#include "packet.h"
+#include "netshim/ctx.h"
+#include "netshim/packet.h"
 #include "vnet.h"
 
 /* Buffers the payload of one frame built in place may span: a 64 KiB TSO
@@ -81,7 +81,7 @@ struct link_frame {
  * struct link_ops - a back-end of the link
  * @name:	what the logs call it
  * @rx_size:	bytes of its input buffer, allocated by link_init()
- * @tx_size:	bytes of the queue of frames to the guest (link_queue.c),
+ * @tx_size:	bytes of the queue of frames to the guest (link/queue.c),
  *		which every back-end hands over its own way
  * @offloads:	it may negotiate offloads (struct link_caps): each queued
  *		frame keeps its virtio-net header (VNET_HDR_BASE_LEN bytes)

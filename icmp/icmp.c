@@ -17,12 +17,12 @@
 #include <sys/socket.h>
 
 #include "icmp.h"
-#include "checksum.h"
-#include "gaddr.h"
-#include "inany.h"
-#include "link.h"
-#include "log.h"
-#include "outbound.h"
+#include "netshim/checksum.h"
+#include "netshim/gaddr.h"
+#include "netshim/inany.h"
+#include "link/link.h"
+#include "netshim/log.h"
+#include "netshim/outbound.h"
 #include "ndp/ndp.h"
 
 #define ICMP_ECHO_REQUEST	8

@@ -4,7 +4,7 @@
  * QEMU "-netdev stream": each frame behind its 32-bit big-endian length.
  * One VMM at a time.  Reads fill one large buffer that is cut into frames
  * in place; frames for the guest are built directly in the output queue
- * (link_queue.c), already in this framing, and written with as few send()
+ * (link/queue.c), already in this framing, and written with as few send()
  * calls as the socket allows.  When the VMM goes away, its guest's
  * connections and flows go with it (link_gone()) and the next VMM to
  * connect starts afresh.
@@ -20,9 +20,9 @@
 #include <sys/un.h>
 
 #include "link.h"
-#include "link_queue.h"
-#include "log.h"
-#include "stream.h"
+#include "queue.h"
+#include "netshim/log.h"
+#include "framing.h"
 
 /* Sized for a burst of 64 KiB frames either way */
 #define STREAM_RX_BUF_SIZE	(8 << 20)

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "packet.h"
+#include "netshim/packet.h"
 
 #define VNET_HDR_BASE_LEN	10	/* without num_buffers */
 

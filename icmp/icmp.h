@@ -4,9 +4,9 @@
 #ifndef NETSHIM_ICMP_H
 #define NETSHIM_ICMP_H
 
-#include "ctx.h"
-#include "flow.h"
-#include "ip.h"
+#include "netshim/ctx.h"
+#include "netshim/flow.h"
+#include "netshim/ip.h"
 
 void icmp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4);
 void icmp_flow_ready(struct ctx *c, struct flow *f);

@@ -20,14 +20,14 @@
 
 #include "udp.h"
 #include "dhcp/dhcp.h"
-#include "fwd.h"
-#include "gaddr.h"
-#include "icmp.h"
-#include "inany.h"
-#include "link.h"
-#include "log.h"
-#include "outbound.h"
-#include "udp_splice.h"
+#include "netshim/fwd.h"
+#include "netshim/gaddr.h"
+#include "icmp/icmp.h"
+#include "netshim/inany.h"
+#include "link/link.h"
+#include "netshim/log.h"
+#include "netshim/outbound.h"
+#include "splice.h"
 
 #define UDP_HLEN		8
 /* What fits a frame to the guest, IPv6 being the larger header */

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <netinet/in.h>
 
-#include "ctx.h"
+#include "netshim/ctx.h"
 
 int udp_splice_init(struct ctx *c, unsigned int max);
 unsigned int udp_splice_count(const struct ctx *c);
