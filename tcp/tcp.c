@@ -41,7 +41,6 @@
 #include "link/link.h"
 #include "netshim/log.h"
 #include "netshim/outbound.h"
-#include "udp/udp.h"
 
 #define TCP_BATCH		128	/* segments per peek */
 #define TCP_PEEK_IOV		1024	/* buffers per peek: IOV_MAX */
