@@ -8,9 +8,10 @@ Every object's undefined symbols are matched with the object that defines
 them (nm), which gives file -> file calls as the linker sees them: calls
 through static inline functions of headers are not among them.  Prints
 the loops of files that call each other (strongly connected components of
-more than one file), then, with --edges, every call edge with the names
-used.  Exits 1 if there is any loop, so that make check keeps the tree
-free of them; tests/unit/ and tests/ objects are left out.
+more than one file) and the calls that go up a floor of tests/arch/floors
+(doc/architecture.md), then, with --edges, every call edge with the names
+used.  Exits 1 if there is any loop or call up, so that make check keeps
+the tree free of them; the tests' own objects are left out.
 """
 import os
 import subprocess
@@ -81,6 +82,24 @@ def loops(graph):
     return out
 
 
+def floors(path):
+    """The floor of each file or folder, from tests/arch/floors."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].split()
+            if len(line) == 2:
+                out[line[1]] = int(line[0])
+    return out
+
+
+def floor_of(table, src):
+    """A file's floor: its own line, else its folder's, else None."""
+    if src in table:
+        return table[src]
+    return table.get(os.path.dirname(src))
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     top = args[0] if args else "build/obj"
@@ -101,9 +120,20 @@ def main():
                 graph[src].add(dst)
                 names.setdefault((src, dst), set()).add(name)
     found = loops(graph)
+    table = floors(os.path.join(os.path.dirname(__file__), "floors"))
+    up, unplaced = [], sorted(s for s in graph if floor_of(table, s) is None)
+    for (a, b), n in sorted(names.items()):
+        fa, fb = floor_of(table, a), floor_of(table, b)
+        if fa is not None and fb is not None and fb > fa:
+            up.append("call up: %s (floor %d) -> %s (floor %d): %s" %
+                      (a, fa, b, fb, ", ".join(sorted(n))))
     edges = sum(len(v) for v in graph.values())
-    print("%d files, %d file-to-file call edges, %d loops" %
-          (len(graph), edges, len(found)))
+    print("%d files, %d file-to-file call edges, %d loops, %d calls up" %
+          (len(graph), edges, len(found), len(up)))
+    for line in up:
+        print(line)
+    for src in unplaced:
+        print("no floor in tests/arch/floors: %s" % src)
     for comp in found:
         print("loop: " + " ".join(comp))
         for a in comp:
@@ -114,7 +144,7 @@ def main():
     if "--edges" in sys.argv:
         for (a, b), n in sorted(names.items()):
             print("%s -> %s: %s" % (a, b, ", ".join(sorted(n))))
-    return 1 if found else 0
+    return 1 if found or up or unplaced else 0
 
 
 if __name__ == "__main__":
