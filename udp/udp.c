@@ -24,6 +24,7 @@
 #include "netshim/gaddr.h"
 #include "icmp/icmp.h"
 #include "netshim/inany.h"
+#include "netshim/iov.h"
 #include "link/link.h"
 #include "netshim/log.h"
 #include "netshim/outbound.h"
@@ -249,17 +250,9 @@ static size_t udp_room(const struct ctx *c, bool v6)
 static void udp_copy_out(const struct link_frame *lf, const uint8_t *spill,
 			 uint8_t *out, size_t n)
 {
-	size_t done = 0;
-	unsigned int i;
+	size_t done = iov_to_buf(lf->iov, lf->niov, 0, out,
+				 lf->room < n ? lf->room : n);
 
-	for (i = 0; i < lf->niov && done < lf->room && done < n; i++) {
-		size_t l = lf->iov[i].iov_len, max = lf->room < n ? lf->room : n;
-
-		if (l > max - done)
-			l = max - done;
-		memcpy(out + done, lf->iov[i].iov_base, l);
-		done += l;
-	}
 	if (n > done)
 		memcpy(out + done, spill, n - done);
 }

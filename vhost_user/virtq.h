@@ -112,9 +112,5 @@ void vq_push(struct vq *vq, uint16_t head, uint32_t len, unsigned int at);
 void vq_flush(struct vq *vq, unsigned int n);
 bool vq_should_notify(struct vq *vq);
 bool vq_kick_me(struct vq *vq);
-size_t iov_to_buf(const struct iovec *iov, unsigned int n, size_t off,
-		  void *buf, size_t len);
-size_t iov_from_buf(const struct iovec *iov, unsigned int n, size_t off,
-		    const void *buf, size_t len);
 
 #endif /* VHOST_USER_VIRTQ_H */

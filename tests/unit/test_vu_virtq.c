@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "unit.h"
+#include "netshim/iov.h"
 #include "vhost_user/mem.h"
 #include "vhost_user/virtq.h"
 
