@@ -145,7 +145,7 @@ static size_t vu_tx_copy(struct ctx *c, const struct vq_elem *e, size_t hdr,
  * Return: entries used, 0 if @max is too few
  */
 size_t vu_resolve(struct ctx *c, const struct iovec *in,
-			 struct iovec *out, size_t max)
+		  struct iovec *out, size_t max)
 {
 	struct vu_link *v = c->link.vu;
 	const uint8_t *p = in->iov_base, *base = c->link.rx.buf;

@@ -170,7 +170,7 @@ static bool vu_ip_map(const struct vu_link *v, unsigned int first,
  * resumes), -1 if its buffers cannot hold this layout
  */
 int vu_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
-			     struct link_frame *f)
+		      struct link_frame *f)
 {
 	struct vu_link *v = c->link.vu;
 	struct vq *vq = &v->dev.vq[VU_RX_Q];
@@ -243,7 +243,7 @@ int vu_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
  * for vu_ip_release().
  */
 void vu_commit_frame(struct ctx *c, struct link_frame *f, size_t plen,
-			    const struct link_offload *o)
+		     const struct link_offload *o)
 {
 	struct vu_link *v = c->link.vu;
 	struct vq *vq = &v->dev.vq[VU_RX_Q];

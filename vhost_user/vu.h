@@ -91,16 +91,16 @@ void vu_close(struct ctx *c, const char *why);
 
 /* from_guest.c */
 size_t vu_resolve(struct ctx *c, const struct iovec *in,
-			 struct iovec *out, size_t max);
+		  struct iovec *out, size_t max);
 void vu_in_done(struct ctx *c);
 void vu_tx(struct ctx *c);
 
 /* to_guest.c */
 void vu_ip_release(struct ctx *c);
 int vu_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
-			     struct link_frame *f);
+		      struct link_frame *f);
 void vu_commit_frame(struct ctx *c, struct link_frame *f, size_t plen,
-			    const struct link_offload *o);
+		     const struct link_offload *o);
 int vu_flush(struct ctx *c);
 void vu_rx_kick(struct ctx *c);
 
