@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - TCP: the table of connections, and their sockets
+ *
+ * There is no TCP stack here.  Each guest connection is one host socket; the
+ * kernel segments, retransmits and controls congestion towards the remote,
+ * and netshim only translates between the guest's segments and the socket
+ * (tcp/README.md).  This room keeps the connections: a table sized at
+ * start-up, looked up by 4-tuple, with the lists of connections owing the
+ * guest an ACK or waiting for room on the link, and each one's socket.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+
+#include "internal.h"
+#include "netshim/flow.h"
+#include "netshim/inany.h"
+#include "netshim/log.h"
+
+/**
+ * tcp_now_ms() - loop time in milliseconds
+ * @c:		execution context
+ *
+ * Return: milliseconds of CLOCK_MONOTONIC
+ */
+int64_t tcp_now_ms(const struct ctx *c)
+{
+	return (int64_t)c->now.tv_sec * 1000 + c->now.tv_nsec / 1000000;
+}
+
+/**
+ * conn_index() - index of a connection, for epoll references and lists
+ * @t:		table
+ * @conn:	connection
+ *
+ * Return: index
+ */
+int32_t conn_index(const struct tcp_table *t,
+			  const struct tcp_conn *conn)
+{
+	return (int32_t)(conn - t->c);
+}
+
+/**
+ * conn_bucket() - hash bucket of a connection key
+ * @t:		table
+ * @gaddr:	guest address
+ * @gport:	guest port
+ * @raddr:	remote address
+ * @rport:	remote port
+ *
+ * Return: bucket index
+ */
+static uint32_t conn_bucket(const struct tcp_table *t,
+			    const struct in6_addr *gaddr, uint16_t gport,
+			    const struct in6_addr *raddr, uint16_t rport)
+{
+	return flow_key_hash(IPPROTO_TCP, gaddr, gport, raddr, rport) &
+	       (t->nbuckets - 1);
+}
+
+/**
+ * conn_lookup() - find a connection by its key
+ * @t:		table
+ * @gaddr:	guest address
+ * @gport:	guest port
+ * @raddr:	remote address
+ * @rport:	remote port
+ *
+ * Return: connection or NULL
+ */
+struct tcp_conn *conn_lookup(struct tcp_table *t,
+				    const struct in6_addr *gaddr,
+				    uint16_t gport,
+				    const struct in6_addr *raddr,
+				    uint16_t rport)
+{
+	int32_t i = t->bucket[conn_bucket(t, gaddr, gport, raddr, rport)];
+
+	for (; i >= 0; i = t->c[i].next) {
+		struct tcp_conn *conn = &t->c[i];
+
+		if (conn->gport == gport && conn->rport == rport &&
+		    inany_eq(&conn->gaddr, gaddr) &&
+		    inany_eq(&conn->raddr, raddr))
+			return conn;
+	}
+	return NULL;
+}
+
+/**
+ * conn_isn() - initial sequence number for a new connection (RFC 6528)
+ * @t:		table
+ * @conn:	connection, key set
+ *
+ * Return: sequence number
+ */
+static uint32_t conn_isn(const struct tcp_table *t,
+			 const struct tcp_conn *conn, const struct ctx *c)
+{
+	uint32_t h = flow_key_hash(IPPROTO_TCP, &conn->gaddr, conn->gport,
+				   &conn->raddr, conn->rport);
+
+	return h ^ (uint32_t)t->isn_key ^ (uint32_t)(tcp_now_ms(c) * 250);
+}
+
+/**
+ * conn_new() - take a free connection and insert it with its key
+ * @c:		execution context
+ * @gaddr:	guest address
+ * @gport:	guest port
+ * @raddr:	remote address
+ * @rport:	remote port
+ *
+ * Return: connection, or NULL if the table is full (counted)
+ */
+struct tcp_conn *conn_new(struct ctx *c, const struct in6_addr *gaddr,
+				 uint16_t gport, const struct in6_addr *raddr,
+				 uint16_t rport)
+{
+	struct tcp_table *t = c->tcp;
+	struct tcp_conn *conn;
+	uint32_t b;
+
+	if (t->free < 0) {
+		c->cnt.tcp_full++;
+		warn_rl(c->now.tv_sec, "TCP connection table full (%u): "
+			"resetting new connections; see --max-tcp", t->n);
+		return NULL;
+	}
+	conn = &t->c[t->free];
+	t->free = conn->next;
+	if ((uint32_t)conn_index(t, conn) + 1 > t->hiwater)
+		t->hiwater = conn_index(t, conn) + 1;
+
+	memset(conn, 0, sizeof(*conn));
+	conn->gaddr = *gaddr;
+	conn->raddr = *raddr;
+	conn->gport = gport;
+	conn->rport = rport;
+	conn->fd = -1;
+	conn->next_pending = -1;
+	conn->next_wait = -1;
+	conn->rto_ms = TCP_RTO_INIT_MS;
+	conn->last = c->now.tv_sec;
+	conn->ws_ours = TCP_WS_OURS;
+	conn->seq_to_guest = conn->seq_acked = conn_isn(t, conn, c);
+	conn->recover = conn->seq_acked;
+
+	b = conn_bucket(t, gaddr, gport, raddr, rport);
+	conn->next = t->bucket[b];
+	t->bucket[b] = conn_index(t, conn);
+	t->used++;
+	c->cnt.tcp_conns++;
+	return conn;
+}
+
+/**
+ * tcp_list_remove() - take a connection off a pending list
+ * @t:		table
+ * @head:	list head
+ * @idx:	connection index
+ * @link:	offset of the list link in struct tcp_conn
+ */
+static void tcp_list_remove(struct tcp_table *t, int32_t *head, int32_t idx,
+			size_t link)
+{
+	int32_t *pp = head;
+
+	while (*pp >= 0 && *pp != idx)
+		pp = (int32_t *)((char *)&t->c[*pp] + link);
+	if (*pp == idx)
+		*pp = *(int32_t *)((char *)&t->c[idx] + link);
+}
+
+/**
+ * conn_free() - close a connection's socket and free its entry
+ * @c:		execution context
+ * @conn:	connection
+ * @rst:	reset the remote (SO_LINGER 0) instead of closing gracefully
+ */
+void conn_free(struct ctx *c, struct tcp_conn *conn, bool rst)
+{
+	struct tcp_table *t = c->tcp;
+	int32_t idx = conn_index(t, conn), *pp;
+	uint32_t b = conn_bucket(t, &conn->gaddr, conn->gport, &conn->raddr,
+				 conn->rport);
+
+	for (pp = &t->bucket[b]; *pp >= 0 && *pp != idx; pp = &t->c[*pp].next)
+		;
+	if (*pp == idx)
+		*pp = conn->next;
+	if (conn->flags & F_ACK_LISTED)
+		tcp_list_remove(t, &t->ack_list, idx,
+			    offsetof(struct tcp_conn, next_pending));
+	if (conn->flags & F_TX_WAIT)
+		tcp_list_remove(t, &t->wait_list, idx,
+			    offsetof(struct tcp_conn, next_wait));
+	if (t->wb_conn == conn) {
+		t->wb_conn = NULL;
+		t->wb_n = 0;
+		t->wb_len = 0;
+	}
+
+	if (conn->fd >= 0) {
+		if (rst) {
+			struct linger l = { 1, 0 };
+
+			setsockopt(conn->fd, SOL_SOCKET, SO_LINGER, &l,
+				   sizeof(l));
+		}
+		close(conn->fd);
+	}
+	conn->fd = -1;
+	conn->state = CONN_FREE;
+	conn->next = t->free;
+	t->free = idx;
+	t->used--;
+}
+
+/**
+ * conn_epoll() - set the epoll events of a connection's socket
+ * @c:		execution context
+ * @conn:	connection
+ * @events:	events wanted (edge-triggered)
+ */
+void conn_epoll(struct ctx *c, struct tcp_conn *conn, uint32_t events)
+{
+	struct epoll_event ev = {
+		.events = events | EPOLLET | EPOLLRDHUP,
+		.data.u64 = epref(EPREF_TCP, conn_index(c->tcp, conn)),
+	};
+
+	if (conn->events == events)
+		return;
+	epoll_ctl(c->epfd, conn->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD,
+		  conn->fd, &ev);
+	conn->events = events;
+}
+
+/**
+ * tcp_sock_opts() - options of every connection's host socket
+ * @fd:		socket
+ *
+ * The window the guest sees is the send buffer's room, and the kernel only
+ * grows that buffer with the congestion window, which never grows while the
+ * guest's window is what limits the flow: so the buffer is set as large as
+ * net.core.wmem_max allows from the start.  Memory is used only by data
+ * actually queued.
+ */
+void tcp_sock_opts(int fd)
+{
+	int one = 1, big = INT32_MAX;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
+}
+
+/**
+ * tcp_tx_waiting() - are connections waiting to send to the guest
+ * @c:		execution context
+ *
+ * Return: true if tcp_tx_resume() has work
+ */
+bool tcp_tx_waiting(const struct ctx *c)
+{
+	return c->tcp->wait_list >= 0;
+}
+
+/**
+ * tcp_probe_peek_off() - does this kernel have SO_PEEK_OFF for TCP (6.9+)
+ *
+ * Return: true if it does
+ */
+static bool tcp_probe_peek_off(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), off = 0;
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = !setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off));
+	close(fd);
+	return ok;
+}
+
+/**
+ * tcp_init() - size the connection table, probe the kernel, listen for -t
+ * @c:		execution context
+ *
+ * Return: 0 on success, -1 on failure (logged)
+ */
+int tcp_init(struct ctx *c)
+{
+	struct tcp_table *t = calloc(1, sizeof(*t));
+	uint32_t i;
+
+	if (!t)
+		goto nomem;
+	c->tcp = t;
+	t->n = c->conf.max_tcp;
+	for (t->nbuckets = 1; t->nbuckets < t->n * 2; t->nbuckets <<= 1)
+		;
+	t->c = calloc(t->n, sizeof(*t->c));
+	t->bucket = malloc(sizeof(*t->bucket) * t->nbuckets);
+	if (!t->c || !t->bucket)
+		goto nomem;
+	for (i = 0; i < t->nbuckets; i++)
+		t->bucket[i] = -1;
+	for (i = 0; i < t->n; i++) {
+		t->c[i].fd = -1;
+		t->c[i].next = i + 1 < t->n ? (int32_t)i + 1 : -1;
+	}
+	t->free = 0;
+	t->ack_list = t->wait_list = -1;
+	if (getrandom(&t->isn_key, sizeof(t->isn_key), 0) < 0)
+		t->isn_key = (uint64_t)getpid() * 0x9e3779b97f4a7c15ULL;
+
+	t->peek_off = !c->conf.no_peek_off && tcp_probe_peek_off();
+	if (!t->peek_off) {
+		t->discard = malloc(TCP_DISCARD_SIZE);
+		if (!t->discard)
+			goto nomem;
+		info("kernel without SO_PEEK_OFF for TCP: peeking from the "
+		     "acknowledged byte");
+	}
+	/* fwd_listen() says why it fails */
+	return fwd_listen(c, &c->conf.tcp_fwd, SOCK_STREAM, EPREF_TCP_LISTEN,
+			  &t->lst, &t->nlst);
+nomem:
+	err("cannot size the TCP connection table: %m");
+	return -1;
+}
+
+/**
+ * tcp_guest_gone() - the VMM went away: reset every connection's remote
+ * @c:		execution context
+ */
+void tcp_guest_gone(struct ctx *c)
+{
+	struct tcp_table *t = c->tcp;
+	uint32_t i;
+
+	for (i = 0; i < t->hiwater && t->used; i++)
+		if (t->c[i].state != CONN_FREE)
+			conn_free(c, &t->c[i], true);
+	t->ack_list = t->wait_list = -1;
+}
+
+/**
+ * tcp_count() - connections in use
+ * @c:		execution context
+ *
+ * Return: number of connections
+ */
+unsigned int tcp_count(struct ctx *c)
+{
+	return c->tcp->used;
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * netshim - what the rooms of tcp/ share: the table, and each other's calls
+ *
+ * conn.c keeps the table of connections and their sockets; to_guest.c
+ * sends segments to the guest (the peek-based sender, windows, ACKs,
+ * retransmission by rewinding); from_guest.c takes the guest's segments;
+ * sock.c handles socket events, accepted connections and timers.  Calls
+ * go from from_guest.c and sock.c to to_guest.c and conn.c, from
+ * to_guest.c to conn.c, never back.
+ */
+#ifndef NETSHIM_TCP_INTERNAL_H
+#define NETSHIM_TCP_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "conn.h"
+#include "segment.h"
+#include "link/link.h"
+#include "netshim/ctx.h"
+#include "netshim/fwd.h"
+#include "netshim/ip.h"
+
+#define TCP_BATCH		128	/* segments per peek */
+#define TCP_PEEK_IOV		1024	/* buffers per peek: IOV_MAX */
+#define TCP_WRITE_IOV		1024	/* buffers per write: IOV_MAX */
+#define TCP_WBATCH		256	/* guest segments per write */
+#define TCP_RTO_INIT_MS		1000	/* RFC 6298 2.1, before a sample */
+#define TCP_RETRIES_MAX		10
+#define TCP_HANDSHAKE_TIMEOUT	10	/* s, SYN to the guest unanswered */
+#define TCP_FIN_TIMEOUT		60	/* s, both FINs out, last ACK missing */
+#define TCP_DUP_ACKS		3
+#define TCP_WS_OURS		8	/* windows up to 16 MiB */
+#define TCP_DISCARD_SIZE	(1 << 20)	/* most in flight, pre-6.9 */
+#define TCP_DISCARD_MIN		(256 << 10)
+
+/**
+ * struct tcp_table - connections, sized at start-up
+ * @c:		connections
+ * @n:		number of connections
+ * @bucket:	hash chains, -1 terminated
+ * @nbuckets:	power of two
+ * @free:	free list
+ * @used:	connections in use
+ * @hiwater:	one past the highest index ever used: timers scan below it
+ * @ack_list:	connections owing the guest an ACK, -1 terminated
+ * @wait_list:	connections waiting for room towards the VMM
+ * @lst:	listeners of -t
+ * @nlst:	their number
+ * @wb_conn:	connection whose guest data waits in @wb_iov, or NULL
+ * @wb_iov:	in-order guest payloads of one batch of frames, one write
+ * @wb_n:	entries in @wb_iov
+ * @wb_len:	bytes in @wb_iov
+ * @peek_off:	the kernel has SO_PEEK_OFF for TCP
+ * @discard:	bytes peeked again without SO_PEEK_OFF land here
+ * @frames:	frames reserved on the link for one peek
+ * @isn_key:	secret for initial sequence numbers
+ */
+struct tcp_table {
+	struct tcp_conn *c;
+	uint32_t n;
+	int32_t *bucket;
+	uint32_t nbuckets;
+	int32_t free;
+	uint32_t used;
+	uint32_t hiwater;
+	int32_t ack_list;
+	int32_t wait_list;
+	struct fwd_listener *lst;
+	uint32_t nlst;
+	struct tcp_conn *wb_conn;
+	struct iovec wb_iov[TCP_WBATCH];
+	int wb_n;
+	uint32_t wb_len;
+	bool peek_off;
+	uint8_t *discard;
+	struct link_frame frames[TCP_BATCH];
+	uint64_t isn_key;
+};
+
+/* conn.c */
+int64_t tcp_now_ms(const struct ctx *c);
+int32_t conn_index(const struct tcp_table *t,
+		   const struct tcp_conn *conn);
+struct tcp_conn *conn_lookup(struct tcp_table *t,
+			     const struct in6_addr *gaddr,
+			     uint16_t gport,
+			     const struct in6_addr *raddr,
+			     uint16_t rport);
+struct tcp_conn *conn_new(struct ctx *c, const struct in6_addr *gaddr,
+			  uint16_t gport, const struct in6_addr *raddr,
+			  uint16_t rport);
+void conn_free(struct ctx *c, struct tcp_conn *conn, bool rst);
+void conn_epoll(struct ctx *c, struct tcp_conn *conn, uint32_t events);
+void tcp_sock_opts(int fd);
+
+/* to_guest.c */
+uint16_t tcp_link_mss(const struct ctx *c, bool v6);
+void tcp_rst_reply(struct ctx *c, const struct l4_meta *m,
+		   const struct tcp_seg *s);
+int tcp_send_ctl(struct ctx *c, struct tcp_conn *conn, uint8_t flags,
+		 uint32_t seq);
+void tcp_send_dupacks(struct ctx *c, struct tcp_conn *conn, int n);
+void tcp_reset(struct ctx *c, struct tcp_conn *conn);
+void tcp_ack_later(struct ctx *c, struct tcp_conn *conn);
+void tcp_update_clamp(struct tcp_conn *conn);
+void tcp_set_peek_off(struct tcp_conn *conn);
+void tcp_rewind(struct ctx *c, struct tcp_conn *conn);
+void tcp_timer_arm(struct ctx *c, struct tcp_conn *conn);
+void tcp_send_data(struct ctx *c, struct tcp_conn *conn);
+void tcp_send_pending(struct ctx *c, struct tcp_conn *conn);
+void tcp_connect_failed(struct ctx *c, struct tcp_conn *conn, int err);
+
+#endif /* NETSHIM_TCP_INTERNAL_H */

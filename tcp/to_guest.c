@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - TCP: segments to the guest
+ *
+ * Remote data is peeked from the socket (SO_PEEK_OFF: only new bytes)
+ * straight into frames for the guest and dequeued only once the guest
+ * acknowledged it; a retransmission is a peek again from the acknowledged
+ * point.  The window the guest sees is the room the socket has; ACKs,
+ * FINs and RSTs go from here too.
+ */
+#include <errno.h>
+#include <linux/sock_diag.h>
+#include <linux/sockios.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+
+#include "tcp.h"
+#include "internal.h"
+#include "seq.h"
+#include "icmp/icmp.h"
+#include "netshim/inany.h"
+#include "netshim/log.h"
+
+/**
+ * tcp_link_mss() - largest segment the guest's link carries
+ * @c:		execution context
+ * @v6:		IPv6
+ *
+ * Return: MSS for the guest's MTU
+ */
+uint16_t tcp_link_mss(const struct ctx *c, bool v6)
+{
+	uint32_t mtu = c->conf.mtu ? c->conf.mtu : 1500;
+	uint32_t mss = mtu - (v6 ? IP6_HLEN : IP4_HLEN) - TCP_HLEN;
+
+	return mss > 0xffff ? 0xffff : (uint16_t)mss;
+}
+
+/**
+ * tcp_sock_room() - payload bytes the host socket can accept now
+ * @conn:	connection
+ *
+ * SO_MEMINFO gives the send buffer and what is queued in it in the
+ * kernel's accounting, which counts buffer overhead too: with small
+ * buffers (a lossy path fragments them) that is half of it.  SIOCOUTQ gives
+ * the payload queued, so their ratio turns free memory into payload room.
+ * Advertising more than the socket takes would make the guest send data
+ * we can only drop, so an eighth is kept back as well.
+ *
+ * Return: bytes
+ */
+static uint32_t tcp_sock_room(const struct tcp_conn *conn)
+{
+	uint32_t mi[SK_MEMINFO_VARS];
+	socklen_t sl = sizeof(mi);
+	uint64_t room, queued;
+	int outq = 0;
+
+	if (getsockopt(conn->fd, SOL_SOCKET, SO_MEMINFO, mi, &sl) ||
+	    sl < sizeof(uint32_t) * (SK_MEMINFO_WMEM_QUEUED + 1))
+		return 0;
+	queued = mi[SK_MEMINFO_WMEM_QUEUED];
+	if (queued >= mi[SK_MEMINFO_SNDBUF])
+		return 0;
+	room = mi[SK_MEMINFO_SNDBUF] - queued;
+	if (queued && !ioctl(conn->fd, SIOCOUTQ, &outq) && outq > 0 &&
+	    (uint64_t)outq < queued)
+		room = room * (uint64_t)outq / queued;
+	else
+		room /= 2;	/* nothing queued to measure the overhead by */
+	room -= room / 8;
+	return room > UINT32_MAX ? UINT32_MAX : (uint32_t)room;
+}
+
+/**
+ * tcp_send_seg() - send a segment without data to the guest
+ * @c:		execution context
+ * @conn:	connection
+ * @flags:	TH_* flags
+ * @seq:	sequence number
+ * @room:	window to advertise, bytes
+ *
+ * SYNs carry our MSS and window scale (only if the guest offered one, on a
+ * SYN-ACK).
+ *
+ * Return: 0 if queued, -1 if the queue to the VMM is full
+ */
+static int tcp_send_seg(struct ctx *c, struct tcp_conn *conn, uint8_t flags,
+			uint32_t seq, uint32_t room)
+{
+	bool v6 = !inany_is4(&conn->raddr);
+	uint8_t *l4 = ip_tx_l4(c, v6, TCP_HLEN + TCP_SYN_OPTLEN);
+	uint16_t mss = 0;
+	int ws = -1;
+	size_t len;
+
+	if (!l4)
+		return -1;
+	if (flags & TH_SYN) {
+		mss = tcp_link_mss(c, v6);
+		/* On a SYN-ACK, only if the guest offered scaling */
+		if (!(flags & TH_ACK) || conn->ws_ours)
+			ws = conn->ws_ours;
+		room = room > 0xffff ? 0xffff : room;	/* never scaled */
+	}
+	conn->wnd_adv = room;
+
+	len = tcp_hdr_build(l4, conn->rport, conn->gport, seq,
+			    (flags & TH_ACK) ? conn->seq_from_guest : 0, flags,
+			    (flags & TH_SYN) ? (uint16_t)room :
+			    wnd_to_guest(room, conn->ws_ours), mss, ws);
+	ip_tx_send(c, l4, &conn->raddr, &conn->gaddr, IPPROTO_TCP, len, NULL);
+	return 0;
+}
+
+/**
+ * tcp_rst_reply() - reset a guest segment that has no connection
+ * @c:		execution context
+ * @m:		addresses of the segment
+ * @s:		the segment
+ */
+void tcp_rst_reply(struct ctx *c, const struct l4_meta *m,
+			  const struct tcp_seg *s)
+{
+	uint8_t *l4;
+	uint32_t seq = 0, ack = 0;
+	uint8_t flags = TH_RST;
+	size_t len;
+
+	if (s->flags & TH_RST)
+		return;
+	l4 = ip_tx_l4(c, m->v6, TCP_HLEN);
+	if (!l4)
+		return;
+	/* RFC 9293 3.10.7.1 */
+	if (s->flags & TH_ACK) {
+		seq = s->ack;
+	} else {
+		ack = s->seq + (uint32_t)s->payload.len +
+		      !!(s->flags & TH_SYN) + !!(s->flags & TH_FIN);
+		flags |= TH_ACK;
+	}
+	len = tcp_hdr_build(l4, s->dport, s->sport, seq, ack, flags, 0, 0, -1);
+	ip_tx_send(c, l4, &m->dst, &m->src, IPPROTO_TCP, len, NULL);
+}
+
+/**
+ * tcp_send_ctl() - send a segment without data, the window the socket's room
+ * @c:		execution context
+ * @conn:	connection
+ * @flags:	TH_* flags
+ * @seq:	sequence number
+ *
+ * Return: 0 if queued, -1 if the queue to the VMM is full
+ */
+int tcp_send_ctl(struct ctx *c, struct tcp_conn *conn, uint8_t flags,
+			uint32_t seq)
+{
+	uint32_t room = 0;
+
+	if (!(flags & TH_RST) && conn->fd >= 0 && conn->state != CONN_CONNECTING)
+		room = tcp_sock_room(conn);
+	return tcp_send_seg(c, conn, flags, seq, room);
+}
+
+/**
+ * tcp_send_dupacks() - duplicate ACKs: the same ACK and the same window
+ * @c:		execution context
+ * @conn:	connection
+ * @n:		how many
+ *
+ * A window that changed makes an ACK a window update, not a duplicate, and
+ * only duplicates make the guest retransmit at once (fast retransmit).
+ */
+void tcp_send_dupacks(struct ctx *c, struct tcp_conn *conn, int n)
+{
+	while (n-- && !tcp_send_seg(c, conn, TH_ACK, conn->seq_to_guest,
+				    conn->wnd_adv))
+		;
+}
+
+/**
+ * tcp_reset() - reset both sides and free the connection
+ * @c:		execution context
+ * @conn:	connection
+ */
+void tcp_reset(struct ctx *c, struct tcp_conn *conn)
+{
+	if (conn->state != CONN_CONNECTING)
+		tcp_send_ctl(c, conn, TH_RST | TH_ACK, conn->seq_to_guest);
+	else
+		tcp_send_ctl(c, conn, TH_RST | TH_ACK, conn->seq_acked);
+	conn_free(c, conn, true);
+}
+
+/**
+ * tcp_ack_later() - owe the guest an ACK, sent once per loop iteration
+ * @c:		execution context
+ * @conn:	connection
+ */
+void tcp_ack_later(struct ctx *c, struct tcp_conn *conn)
+{
+	struct tcp_table *t = c->tcp;
+
+	/* Owing an ACK and being on the list differ: a data segment pays
+	 * the debt, but the connection stays listed until the next flush.
+	 */
+	conn->flags |= F_ACK_DUE;
+	if (conn->flags & F_ACK_LISTED)
+		return;
+	conn->flags |= F_ACK_LISTED;
+	conn->next_pending = t->ack_list;
+	t->ack_list = conn_index(t, conn);
+}
+
+/**
+ * tcp_wait_tx() - resume sending when the VMM takes frames again
+ * @c:		execution context
+ * @conn:	connection
+ */
+static void tcp_wait_tx(struct ctx *c, struct tcp_conn *conn)
+{
+	struct tcp_table *t = c->tcp;
+
+	if (conn->flags & F_TX_WAIT)
+		return;
+	conn->flags |= F_TX_WAIT;
+	conn->next_wait = t->wait_list;
+	t->wait_list = conn_index(t, conn);
+}
+
+/**
+ * tcp_update_clamp() - push the guest's window into the socket
+ * @conn:	connection
+ *
+ * TCP_WINDOW_CLAMP makes the remote see the guest's receive window, so a
+ * slow guest slows the remote down instead of filling the pod's socket.
+ * Only changes by more than a quarter are pushed: one system call per ACK
+ * would cost more than it tells.
+ */
+void tcp_update_clamp(struct tcp_conn *conn)
+{
+	uint32_t w = conn->wnd_guest, diff;
+	int v;
+
+	if (w < 65536)
+		w = 65536;
+	diff = w > conn->clamp ? w - conn->clamp : conn->clamp - w;
+	if (conn->clamp && diff < conn->clamp / 4)
+		return;
+	v = (int)(w > INT32_MAX ? INT32_MAX : w);
+	if (!setsockopt(conn->fd, IPPROTO_TCP, TCP_WINDOW_CLAMP, &v, sizeof(v)))
+		conn->clamp = w;
+}
+
+/**
+ * tcp_set_peek_off() - make the next peek start after the bytes in flight
+ * @conn:	connection
+ */
+void tcp_set_peek_off(struct tcp_conn *conn)
+{
+	int off = (int)(conn->seq_to_guest - conn->seq_acked);
+
+	setsockopt(conn->fd, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off));
+}
+
+/**
+ * tcp_rewind() - retransmit: send again from the first unacknowledged byte
+ * @c:		execution context
+ * @conn:	connection
+ */
+void tcp_rewind(struct ctx *c, struct tcp_conn *conn)
+{
+	if (conn->flags & F_FIN_SENT && !(conn->flags & F_FIN_ACKED))
+		conn->flags &= ~F_FIN_SENT;
+	conn->recover = conn->seq_to_guest;
+	conn->rtt_start = 0;		/* Karn: no samples from resent data */
+	conn->seq_to_guest = conn->seq_acked;
+	if (c->tcp->peek_off)
+		tcp_set_peek_off(conn);
+	conn->dup_acks = 0;
+	conn->flags &= ~F_DRAINED;	/* what was in flight is unsent again */
+	tcp_send_data(c, conn);
+}
+
+/**
+ * tcp_timer_arm() - (re)start or stop the retransmission timer
+ * @c:		execution context
+ * @conn:	connection
+ */
+void tcp_timer_arm(struct ctx *c, struct tcp_conn *conn)
+{
+	if (conn->seq_to_guest == conn->seq_acked)
+		conn->rto_at = 0;
+	else
+		conn->rto_at = tcp_now_ms(c) + conn->rto_ms;
+}
+
+/**
+ * tcp_send_fin() - send our FIN once all remote data went to the guest
+ * @c:		execution context
+ * @conn:	connection
+ */
+static void tcp_send_fin(struct ctx *c, struct tcp_conn *conn)
+{
+	if (tcp_send_ctl(c, conn, TH_FIN | TH_ACK, conn->seq_to_guest)) {
+		tcp_wait_tx(c, conn);
+		return;
+	}
+	conn->seq_to_guest++;
+	conn->flags |= F_FIN_SENT;
+	tcp_timer_arm(c, conn);
+}
+
+/**
+ * tcp_peek() - peek new socket data into frames reserved on the link
+ * @c:		execution context
+ * @conn:	connection
+ * @f:		the reserved frames
+ * @seg:	payload bytes per segment
+ * @nseg:	number of frames reserved
+ * @budget:	bytes the guest's window takes: the last frame may be short
+ *
+ * Return: new bytes peeked, 0 at EOF, -1 with errno set (EAGAIN: none)
+ */
+static ssize_t tcp_peek(struct ctx *c, struct tcp_conn *conn,
+			const struct link_frame *f, size_t seg, int nseg,
+			size_t budget)
+{
+	struct iovec iov[TCP_PEEK_IOV];
+	struct msghdr mh = { .msg_iov = iov };
+	int i, n = 0;
+
+	if (!c->tcp->peek_off) {
+		iov[n].iov_base = c->tcp->discard;
+		iov[n++].iov_len = conn->seq_to_guest - conn->seq_acked;
+	}
+	/* The kernel advances the peek offset by what it copied: never
+	 * peek more than will be sent.  A frame built in the guest's own
+	 * buffers may take several entries.
+	 */
+	for (i = 0; i < nseg && budget; i++) {
+		size_t want = budget < seg ? budget : seg;
+		unsigned int k;
+
+		if (n + f[i].niov > TCP_PEEK_IOV)
+			break;
+		budget -= want;
+		for (k = 0; k < f[i].niov && want; k++) {
+			iov[n].iov_base = f[i].iov[k].iov_base;
+			iov[n].iov_len = f[i].iov[k].iov_len < want ?
+					 f[i].iov[k].iov_len : want;
+			want -= iov[n++].iov_len;
+		}
+	}
+	mh.msg_iovlen = n;
+	n = (int)recvmsg(conn->fd, &mh, MSG_PEEK | MSG_DONTWAIT);
+	if (n > 0 && !c->tcp->peek_off) {
+		/* Only bytes already in flight: nothing new yet.  EOF shows
+		 * once the guest acknowledged them all and the peek is empty.
+		 */
+		n -= (int)(conn->seq_to_guest - conn->seq_acked);
+		if (n <= 0) {
+			errno = EAGAIN;
+			return -1;
+		}
+	}
+	return n;
+}
+
+/**
+ * tcp_send_data() - send the guest whatever its window allows
+ * @c:		execution context
+ * @conn:	connection
+ *
+ * MSS-sized frames are reserved on the link, the socket is peeked into
+ * their payload areas in one recvmsg(), then headers are written for the
+ * segments that got data.  Where the link carries segmentation offload,
+ * frames hold as many MSS as one IP packet can instead, and the guest
+ * sees them cut at its MSS; where it takes partial checksums, the payload
+ * is not summed here.
+ */
+void tcp_send_data(struct ctx *c, struct tcp_conn *conn)
+{
+	bool v6 = !inany_is4(&conn->raddr);
+	size_t hlen = ip_l2l3_len(v6) + TCP_HLEN;
+	uint32_t budget, mss = conn->mss_guest, room, seg;
+	struct link_frame *f = c->tcp->frames;
+	ssize_t n;
+	int nseg, i;
+
+	if (conn->state != CONN_ESTABLISHED ||
+	    conn->flags & (F_FIN_SENT | F_DRAINED))
+		return;
+
+	budget = send_budget(conn->seq_acked, conn->seq_to_guest,
+			     conn->wnd_guest);
+	if (!c->tcp->peek_off) {
+		/* Every peek copies the bytes in flight again: keep them to
+		 * sixteen segments, within 256 KiB and 1 MiB (measured best
+		 * at MTU 1500 and 65520 alike).
+		 */
+		uint32_t cap = 16 * mss, inflight;
+
+		cap = cap < TCP_DISCARD_MIN ? TCP_DISCARD_MIN :
+		      cap > TCP_DISCARD_SIZE ? TCP_DISCARD_SIZE : cap;
+		inflight = conn->seq_to_guest - conn->seq_acked;
+		budget = inflight >= cap ? 0 :
+			 budget < cap - inflight ? budget : cap - inflight;
+	}
+	if (!budget)
+		return;		/* the guest's next ACK opens the window */
+	seg = link_tso_max(c, v6);
+	seg = seg > mss ? seg - seg % mss : mss;
+	if (seg > budget)
+		seg = budget;
+
+	nseg = (int)((budget + seg - 1) / seg);
+	if (nseg > TCP_BATCH)
+		nseg = TCP_BATCH;
+	nseg = tx_reserve_frames(c, hlen, seg, nseg, f);
+	if (!nseg) {
+		tcp_wait_tx(c, conn);
+		return;
+	}
+
+	n = tcp_peek(c, conn, f, seg, nseg, budget);
+	if (n < 0) {
+		/* Nothing new: the next EPOLLIN edge says when there is,
+		 * until then guest segments need not ask the socket again.
+		 */
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			conn->flags |= F_DRAINED;
+		else
+			tcp_reset(c, conn);
+		return;
+	}
+	if (n == 0) {
+		/* EOF, after everything was peeked: FIN follows the data */
+		conn->flags |= F_HOST_EOF;
+		tcp_send_fin(c, conn);
+		return;
+	}
+
+	room = tcp_sock_room(conn);
+	for (i = 0; n > 0; i++) {
+		uint8_t *frame = f[i].l2;
+		size_t plen = (size_t)n < seg ? (size_t)n : seg;
+		uint8_t *l4 = frame + ip_l2l3_len(v6);
+		struct link_offload o = { 0 };
+
+		tcp_hdr_build(l4, conn->rport, conn->gport, conn->seq_to_guest,
+			      conn->seq_from_guest,
+			      TH_ACK | ((size_t)n == plen ? TH_PSH : 0),
+			      wnd_to_guest(room, conn->ws_ours), 0, -1);
+		ip_frame_fill_offload(c, frame, &conn->raddr, &conn->gaddr,
+				      IPPROTO_TCP, TCP_HLEN + plen, &o);
+		if (plen > mss) {
+			o.gso_type = v6 ? VNET_GSO_TCPV6 : VNET_GSO_TCPV4;
+			o.gso_size = (uint16_t)mss;
+			o.hdr_len = (uint16_t)hlen;
+		}
+		tx_commit_frame(c, &f[i], plen, &o);
+		conn->seq_to_guest += (uint32_t)plen;
+		n -= (ssize_t)plen;
+	}
+	conn->wnd_adv = room;
+	if (conn->flags & F_ACK_DUE)
+		conn->flags &= ~F_ACK_DUE;	/* data carried the ACK */
+	if (!conn->rtt_start && seq_ge(conn->seq_acked, conn->recover)) {
+		conn->rtt_seq = conn->seq_to_guest;
+		conn->rtt_start = tcp_now_ms(c) ? tcp_now_ms(c) : 1;
+	}
+	if (!conn->rto_at)
+		tcp_timer_arm(c, conn);
+
+	/* The window or the batch ran out, not the data: more next time */
+	if (send_budget(conn->seq_acked, conn->seq_to_guest, conn->wnd_guest) &&
+	    i == nseg)
+		tcp_wait_tx(c, conn);
+}
+
+/**
+ * tcp_send_pending() - send the guest new data, and our FIN once it is due
+ * @c:		execution context
+ * @conn:	connection
+ *
+ * The FIN goes here when the remote's EOF was seen but the FIN could not be
+ * queued then, or was taken back by a retransmission.
+ */
+void tcp_send_pending(struct ctx *c, struct tcp_conn *conn)
+{
+	tcp_send_data(c, conn);
+	if (conn->state == CONN_ESTABLISHED && conn->flags & F_HOST_EOF &&
+	    !(conn->flags & F_FIN_SENT) &&
+	    conn->seq_to_guest == conn->seq_acked)
+		tcp_send_fin(c, conn);
+}
+
+/**
+ * tcp_flush_acks() - send the ACKs owed to the guest, one per connection
+ * @c:		execution context
+ */
+void tcp_flush_acks(struct ctx *c)
+{
+	struct tcp_table *t = c->tcp;
+
+	while (t->ack_list >= 0) {
+		struct tcp_conn *conn = &t->c[t->ack_list];
+
+		t->ack_list = conn->next_pending;
+		conn->next_pending = -1;
+		conn->flags &= ~F_ACK_LISTED;
+		if (!(conn->flags & F_ACK_DUE))
+			continue;
+		conn->flags &= ~F_ACK_DUE;
+		if (tcp_send_ctl(c, conn, TH_ACK, conn->seq_to_guest)) {
+			tcp_ack_later(c, conn);	/* the VMM is full: later */
+			return;
+		}
+		/* A closed window is reopened on EPOLLOUT */
+		if (!wnd_to_guest(conn->wnd_adv, conn->ws_ours) &&
+		    !(conn->flags & F_WANT_ROOM)) {
+			conn->flags |= F_WANT_ROOM;
+			conn_epoll(c, conn, conn->events | EPOLLOUT);
+		}
+	}
+}
+
+/**
+ * tcp_tx_resume() - the VMM takes frames again: resume waiting senders
+ * @c:		execution context
+ */
+void tcp_tx_resume(struct ctx *c)
+{
+	struct tcp_table *t = c->tcp;
+	int32_t list = t->wait_list;
+
+	t->wait_list = -1;
+	while (list >= 0) {
+		struct tcp_conn *conn = &t->c[list];
+
+		list = conn->next_wait;
+		conn->next_wait = -1;
+		conn->flags &= ~F_TX_WAIT;
+		if (conn->state == CONN_ESTABLISHED)
+			tcp_send_pending(c, conn);
+	}
+}
+
+/**
+ * tcp_connect_failed() - answer the guest's SYN for a failed connect()
+ * @c:		execution context
+ * @conn:	connection in CONN_CONNECTING, freed here
+ * @err:	the error
+ *
+ * As a real network would answer: the host refused (RST), or nothing
+ * answered on the way (ICMP unreachable), so the guest's connect() fails at
+ * once, and with the right error.
+ */
+void tcp_connect_failed(struct ctx *c, struct tcp_conn *conn, int err)
+{
+	debug("TCP connect to port %u failed: %s", conn->rport, strerror(err));
+	if (err == ECONNREFUSED) {
+		tcp_send_ctl(c, conn, TH_RST | TH_ACK, 0);
+	} else {
+		uint8_t l4[8];
+
+		wr16(l4, conn->gport);
+		wr16(l4 + 2, conn->rport);
+		wr32(l4 + 4, conn->seq_init_guest);
+		icmp_unreach(c, &conn->gaddr, &conn->raddr, IPPROTO_TCP, l4,
+			     false);
+	}
+	conn_free(c, conn, false);
+}
