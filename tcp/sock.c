@@ -112,7 +112,7 @@ static void tcp_conn_timer(struct ctx *c, struct tcp_conn *conn)
 	}
 	if (!conn->rto_at || tcp_now_ms(c) < conn->rto_at)
 		return;
-	if (c->link.blocked) {
+	if (link_blocked(c)) {
 		/* Queued for a VMM that does not read: not lost, not late */
 		conn->rto_at = tcp_now_ms(c) + conn->rto_ms;
 		return;
@@ -226,7 +226,7 @@ void tcp_accept_fwd(struct ctx *c, const struct fwd_listener *l)
 		return;
 	}
 
-	if (!c->link.up) {
+	if (!link_up(c)) {
 		struct linger l = { 1, 0 };
 
 		/* No guest to take it: refuse now, never leave it hanging */
