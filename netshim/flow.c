@@ -12,26 +12,19 @@
 #include <sys/epoll.h>
 
 #include "flow.h"
+#include "itable.h"
 #include "log.h"
 
 #define ICMP_TIMEOUT	60
 
 /**
- * struct flow_table - the flows and their hash buckets
- * @f:		flows
- * @n:		number of flows
- * @bucket:	first flow of each chain, -1 for none
- * @nbuckets:	number of buckets, a power of two
- * @free:	first free flow, -1 for none
- * @used:	flows in use
+ * struct flow_table - the flows, and the index over them
+ * @f:		flows, one per slot of @idx
+ * @idx:	free slots, and hash chains of the used ones
  */
 struct flow_table {
 	struct flow *f;
-	uint32_t n;
-	int32_t *bucket;
-	uint32_t nbuckets;
-	int32_t free;
-	uint32_t used;
+	struct itable idx;
 };
 
 /**
@@ -47,20 +40,11 @@ int flow_init(struct ctx *c)
 
 	if (!t)
 		return -1;
-	t->n = c->conf.max_flows;
-	for (t->nbuckets = 1; t->nbuckets < t->n * 2; t->nbuckets <<= 1)
-		;
-	t->f = calloc(t->n, sizeof(*t->f));
-	t->bucket = malloc(sizeof(*t->bucket) * t->nbuckets);
-	if (!t->f || !t->bucket)
+	t->f = calloc(c->conf.max_flows, sizeof(*t->f));
+	if (!t->f || itable_init(&t->idx, c->conf.max_flows))
 		return -1;
-	for (i = 0; i < t->nbuckets; i++)
-		t->bucket[i] = -1;
-	for (i = 0; i < t->n; i++) {
+	for (i = 0; i < t->idx.n; i++)
 		t->f[i].fd = -1;
-		t->f[i].next = i + 1 < t->n ? (int32_t)i + 1 : -1;
-	}
-	t->free = 0;
 	c->flows = t;
 	return 0;
 }
@@ -97,25 +81,6 @@ uint32_t flow_key_hash(uint8_t proto, const struct in6_addr *gaddr,
 }
 
 /**
- * flow_hash() - bucket of a flow key
- * @t:		table
- * @proto:	protocol
- * @gaddr:	guest address
- * @gport:	guest port or echo identifier
- * @raddr:	remote address
- * @rport:	remote port
- *
- * Return: bucket index
- */
-static uint32_t flow_hash(const struct flow_table *t, uint8_t proto,
-			  const struct in6_addr *gaddr, uint16_t gport,
-			  const struct in6_addr *raddr, uint16_t rport)
-{
-	return flow_key_hash(proto, gaddr, gport, raddr, rport) &
-	       (t->nbuckets - 1);
-}
-
-/**
  * flow_lookup() - find a flow by its key
  * @c:		execution context
  * @proto:	protocol
@@ -131,9 +96,10 @@ struct flow *flow_lookup(struct ctx *c, uint8_t proto,
 			 const struct in6_addr *raddr, uint16_t rport)
 {
 	struct flow_table *t = c->flows;
-	int32_t i = t->bucket[flow_hash(t, proto, gaddr, gport, raddr, rport)];
+	int32_t i = itable_first(&t->idx, flow_key_hash(proto, gaddr, gport,
+							raddr, rport));
 
-	for (; i >= 0; i = t->f[i].next) {
+	for (; i >= 0; i = itable_next(&t->idx, i)) {
 		struct flow *f = &t->f[i];
 
 		if (f->proto == proto && f->gport == gport &&
@@ -160,17 +126,17 @@ struct flow *flow_new(struct ctx *c, uint8_t proto,
 		      const struct in6_addr *raddr, uint16_t rport)
 {
 	struct flow_table *t = c->flows;
-	uint32_t b = flow_hash(t, proto, gaddr, gport, raddr, rport);
+	int32_t slot = itable_take(&t->idx, flow_key_hash(proto, gaddr, gport,
+							  raddr, rport));
 	struct flow *f;
 
-	if (t->free < 0) {
+	if (slot < 0) {
 		c->cnt.drop_flow_full++;
 		warn_rl(c->now.tv_sec, "flow table full (%u flows): dropping; "
-			"see --max-flows", t->n);
+			"see --max-flows", t->idx.n);
 		return NULL;
 	}
-	f = &t->f[t->free];
-	t->free = f->next;
+	f = &t->f[slot];
 
 	f->proto = proto;
 	f->inbound = false;
@@ -180,9 +146,6 @@ struct flow *flow_new(struct ctx *c, uint8_t proto,
 	f->rport = rport;
 	f->fd = -1;
 	f->last = c->now.tv_sec;
-	f->next = t->bucket[b];
-	t->bucket[b] = (int32_t)(f - t->f);
-	t->used++;
 	return f;
 }
 
@@ -194,22 +157,14 @@ struct flow *flow_new(struct ctx *c, uint8_t proto,
 void flow_free(struct ctx *c, struct flow *f)
 {
 	struct flow_table *t = c->flows;
-	uint32_t b = flow_hash(t, f->proto, &f->gaddr, f->gport,
-			       &f->raddr, f->rport);
-	int32_t idx = (int32_t)(f - t->f), *pp = &t->bucket[b];
 
-	while (*pp >= 0 && *pp != idx)
-		pp = &t->f[*pp].next;
-	if (*pp == idx)
-		*pp = f->next;
-
+	itable_put(&t->idx, (int32_t)(f - t->f),
+		   flow_key_hash(f->proto, &f->gaddr, f->gport, &f->raddr,
+				 f->rport));
 	if (f->fd >= 0 && !f->inbound)
 		close(f->fd);
 	f->fd = -1;
 	f->proto = 0;
-	f->next = t->free;
-	t->free = idx;
-	t->used--;
 }
 
 /**
@@ -221,7 +176,7 @@ void flow_free(struct ctx *c, struct flow *f)
  */
 struct flow *flow_at(struct ctx *c, uint32_t idx)
 {
-	if (idx >= c->flows->n || !c->flows->f[idx].proto)
+	if (idx >= c->flows->idx.n || !c->flows->f[idx].proto)
 		return NULL;
 	return &c->flows->f[idx];
 }
@@ -264,9 +219,7 @@ void flow_timer(struct ctx *c)
 	struct flow_table *t = c->flows;
 	uint32_t i;
 
-	if (!t->used)
-		return;
-	for (i = 0; i < t->n; i++) {
+	for (i = 0; i < t->idx.hiwater && t->idx.used; i++) {
 		struct flow *f = &t->f[i];
 		time_t timeout = f->proto == IPPROTO_UDP ?
 				 (time_t)c->conf.udp_timeout : ICMP_TIMEOUT;
@@ -285,7 +238,7 @@ void flow_guest_gone(struct ctx *c)
 	struct flow_table *t = c->flows;
 	uint32_t i;
 
-	for (i = 0; i < t->n && t->used; i++)
+	for (i = 0; i < t->idx.hiwater && t->idx.used; i++)
 		if (t->f[i].proto)
 			flow_free(c, &t->f[i]);
 }
@@ -298,5 +251,5 @@ void flow_guest_gone(struct ctx *c)
  */
 unsigned int flow_count(struct ctx *c)
 {
-	return c->flows->used;
+	return c->flows->idx.used;
 }

@@ -21,7 +21,6 @@
  * @rport:	remote port (0 for echo)
  * @fd:		host socket
  * @last:	last activity, seconds
- * @next:	next flow in the hash chain or free list, -1 for none
  */
 struct flow {
 	uint8_t proto;
@@ -30,7 +29,6 @@ struct flow {
 	uint16_t gport, rport;
 	int fd;
 	time_t last;
-	int32_t next;
 };
 
 int flow_init(struct ctx *c);

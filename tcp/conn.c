@@ -44,21 +44,18 @@ int32_t conn_index(const struct tcp_table *t,
 }
 
 /**
- * conn_bucket() - hash bucket of a connection key
- * @t:		table
+ * conn_hash() - hash of a connection key
  * @gaddr:	guest address
  * @gport:	guest port
  * @raddr:	remote address
  * @rport:	remote port
  *
- * Return: bucket index
+ * Return: the hash, for the table's index
  */
-static uint32_t conn_bucket(const struct tcp_table *t,
-			    const struct in6_addr *gaddr, uint16_t gport,
-			    const struct in6_addr *raddr, uint16_t rport)
+static uint32_t conn_hash(const struct in6_addr *gaddr, uint16_t gport,
+			  const struct in6_addr *raddr, uint16_t rport)
 {
-	return flow_key_hash(IPPROTO_TCP, gaddr, gport, raddr, rport) &
-	       (t->nbuckets - 1);
+	return flow_key_hash(IPPROTO_TCP, gaddr, gport, raddr, rport);
 }
 
 /**
@@ -77,9 +74,9 @@ struct tcp_conn *conn_lookup(struct tcp_table *t,
 				    const struct in6_addr *raddr,
 				    uint16_t rport)
 {
-	int32_t i = t->bucket[conn_bucket(t, gaddr, gport, raddr, rport)];
+	int32_t i = itable_first(&t->idx, conn_hash(gaddr, gport, raddr, rport));
 
-	for (; i >= 0; i = t->c[i].next) {
+	for (; i >= 0; i = itable_next(&t->idx, i)) {
 		struct tcp_conn *conn = &t->c[i];
 
 		if (conn->gport == gport && conn->rport == rport &&
@@ -121,19 +118,17 @@ struct tcp_conn *conn_new(struct ctx *c, const struct in6_addr *gaddr,
 				 uint16_t rport)
 {
 	struct tcp_table *t = c->tcp;
+	int32_t slot = itable_take(&t->idx, conn_hash(gaddr, gport, raddr,
+						      rport));
 	struct tcp_conn *conn;
-	uint32_t b;
 
-	if (t->free < 0) {
+	if (slot < 0) {
 		c->cnt.tcp_full++;
 		warn_rl(c->now.tv_sec, "TCP connection table full (%u): "
-			"resetting new connections; see --max-tcp", t->n);
+			"resetting new connections; see --max-tcp", t->idx.n);
 		return NULL;
 	}
-	conn = &t->c[t->free];
-	t->free = conn->next;
-	if ((uint32_t)conn_index(t, conn) + 1 > t->hiwater)
-		t->hiwater = conn_index(t, conn) + 1;
+	conn = &t->c[slot];
 
 	memset(conn, 0, sizeof(*conn));
 	conn->gaddr = *gaddr;
@@ -148,11 +143,6 @@ struct tcp_conn *conn_new(struct ctx *c, const struct in6_addr *gaddr,
 	conn->ws_ours = TCP_WS_OURS;
 	conn->seq_to_guest = conn->seq_acked = conn_isn(t, conn, c);
 	conn->recover = conn->seq_acked;
-
-	b = conn_bucket(t, gaddr, gport, raddr, rport);
-	conn->next = t->bucket[b];
-	t->bucket[b] = conn_index(t, conn);
-	t->used++;
 	c->cnt.tcp_conns++;
 	return conn;
 }
@@ -184,14 +174,10 @@ static void tcp_list_remove(struct tcp_table *t, int32_t *head, int32_t idx,
 void conn_free(struct ctx *c, struct tcp_conn *conn, bool rst)
 {
 	struct tcp_table *t = c->tcp;
-	int32_t idx = conn_index(t, conn), *pp;
-	uint32_t b = conn_bucket(t, &conn->gaddr, conn->gport, &conn->raddr,
-				 conn->rport);
+	int32_t idx = conn_index(t, conn);
 
-	for (pp = &t->bucket[b]; *pp >= 0 && *pp != idx; pp = &t->c[*pp].next)
-		;
-	if (*pp == idx)
-		*pp = conn->next;
+	itable_put(&t->idx, idx, conn_hash(&conn->gaddr, conn->gport,
+					   &conn->raddr, conn->rport));
 	if (conn->flags & F_ACK_LISTED)
 		tcp_list_remove(t, &t->ack_list, idx,
 			    offsetof(struct tcp_conn, next_pending));
@@ -215,9 +201,6 @@ void conn_free(struct ctx *c, struct tcp_conn *conn, bool rst)
 	}
 	conn->fd = -1;
 	conn->state = CONN_FREE;
-	conn->next = t->free;
-	t->free = idx;
-	t->used--;
 }
 
 /**
@@ -300,20 +283,11 @@ int tcp_init(struct ctx *c)
 	if (!t)
 		goto nomem;
 	c->tcp = t;
-	t->n = c->conf.max_tcp;
-	for (t->nbuckets = 1; t->nbuckets < t->n * 2; t->nbuckets <<= 1)
-		;
-	t->c = calloc(t->n, sizeof(*t->c));
-	t->bucket = malloc(sizeof(*t->bucket) * t->nbuckets);
-	if (!t->c || !t->bucket)
+	t->c = calloc(c->conf.max_tcp, sizeof(*t->c));
+	if (!t->c || itable_init(&t->idx, c->conf.max_tcp))
 		goto nomem;
-	for (i = 0; i < t->nbuckets; i++)
-		t->bucket[i] = -1;
-	for (i = 0; i < t->n; i++) {
+	for (i = 0; i < t->idx.n; i++)
 		t->c[i].fd = -1;
-		t->c[i].next = i + 1 < t->n ? (int32_t)i + 1 : -1;
-	}
-	t->free = 0;
 	t->ack_list = t->wait_list = -1;
 	if (getrandom(&t->isn_key, sizeof(t->isn_key), 0) < 0)
 		t->isn_key = (uint64_t)getpid() * 0x9e3779b97f4a7c15ULL;
@@ -343,7 +317,7 @@ void tcp_guest_gone(struct ctx *c)
 	struct tcp_table *t = c->tcp;
 	uint32_t i;
 
-	for (i = 0; i < t->hiwater && t->used; i++)
+	for (i = 0; i < t->idx.hiwater && t->idx.used; i++)
 		if (t->c[i].state != CONN_FREE)
 			conn_free(c, &t->c[i], true);
 	t->ack_list = t->wait_list = -1;
@@ -357,5 +331,5 @@ void tcp_guest_gone(struct ctx *c)
  */
 unsigned int tcp_count(struct ctx *c)
 {
-	return c->tcp->used;
+	return c->tcp->idx.used;
 }

@@ -60,7 +60,6 @@ enum tcp_state {
  * @recover:		after a fast retransmission, no other until this is
  *			acknowledged (RFC 6582's recovery point)
  * @last:		last activity, seconds
- * @next:		hash chain or free list, -1 for none
  * @next_pending:	deferred ACK or TX-wait list, -1 for none
  */
 struct tcp_conn {
@@ -87,7 +86,6 @@ struct tcp_conn {
 	int64_t rtt_start;
 	uint32_t recover;
 	time_t last;
-	int32_t next;
 	int32_t next_pending;
 	int32_t next_wait;
 };

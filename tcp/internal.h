@@ -21,6 +21,7 @@
 #include "netshim/ctx.h"
 #include "netshim/fwd.h"
 #include "netshim/ip.h"
+#include "netshim/itable.h"
 
 #define TCP_BATCH		128	/* segments per peek */
 #define TCP_PEEK_IOV		1024	/* buffers per peek: IOV_MAX */
@@ -37,13 +38,9 @@
 
 /**
  * struct tcp_table - connections, sized at start-up
- * @c:		connections
- * @n:		number of connections
- * @bucket:	hash chains, -1 terminated
- * @nbuckets:	power of two
- * @free:	free list
- * @used:	connections in use
- * @hiwater:	one past the highest index ever used: timers scan below it
+ * @c:		connections, one per slot of @idx
+ * @idx:	free slots, and hash chains of the used ones; its hiwater
+ *		bounds the timers' scan
  * @ack_list:	connections owing the guest an ACK, -1 terminated
  * @wait_list:	connections waiting for room towards the VMM
  * @lst:	listeners of -t
@@ -59,12 +56,7 @@
  */
 struct tcp_table {
 	struct tcp_conn *c;
-	uint32_t n;
-	int32_t *bucket;
-	uint32_t nbuckets;
-	int32_t free;
-	uint32_t used;
-	uint32_t hiwater;
+	struct itable idx;
 	int32_t ack_list;
 	int32_t wait_list;
 	struct fwd_listener *lst;

@@ -51,7 +51,7 @@ void tcp_sock_ready(struct ctx *c, uint32_t idx, uint32_t events)
 {
 	struct tcp_conn *conn;
 
-	if (idx >= c->tcp->n)
+	if (idx >= c->tcp->idx.n)
 		return;
 	conn = &c->tcp->c[idx];
 	if (conn->state == CONN_FREE)
@@ -149,7 +149,7 @@ void tcp_timer(struct ctx *c)
 	struct tcp_table *t = c->tcp;
 	uint32_t i;
 
-	for (i = 0; i < t->hiwater && t->used; i++)
+	for (i = 0; i < t->idx.hiwater && t->idx.used; i++)
 		if (t->c[i].state != CONN_FREE)
 			tcp_conn_timer(c, &t->c[i]);
 }

@@ -32,10 +32,11 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
+#include "splice.h"
 #include "netshim/inany.h"
+#include "netshim/itable.h"
 #include "netshim/log.h"
 #include "netshim/netns.h"
-#include "splice.h"
 
 /* Datagrams moved per event: fairness between flows */
 #define UDP_SPLICE_BATCH	64
@@ -47,7 +48,6 @@
  * @caddr:	the client's address (v4-mapped for IPv4)
  * @cport:	the client's port
  * @last:	last datagram either way, seconds
- * @next:	next in the hash chain or free list, -1 for none
  */
 struct udp_splice_flow {
 	int lfd;
@@ -55,23 +55,15 @@ struct udp_splice_flow {
 	struct in6_addr caddr;
 	uint16_t cport;
 	time_t last;
-	int32_t next;
 };
 
 /**
  * struct udp_splice_table - every local UDP flow, sized at start-up
- * @max:	slots
- * @count:	slots in use
- * @free:	first free slot, -1 if none
- * @nbuckets:	hash buckets, a power of two
- * @bucket:	first slot of each chain, -1 if empty
- * @f:		slots
+ * @idx:	free slots, and hash chains of the used ones
+ * @f:		flows, one per slot
  */
 struct udp_splice_table {
-	unsigned int max, count;
-	int32_t free;
-	uint32_t nbuckets;
-	int32_t *bucket;
+	struct itable idx;
 	struct udp_splice_flow f[];
 };
 
@@ -95,26 +87,16 @@ static struct udp_splice_flow *udp_splice_of[UDP_SPLICE_MMSG];
 int udp_splice_init(struct ctx *c, unsigned int max)
 {
 	struct udp_splice_table *t;
-	uint32_t nb = 1;
 	unsigned int i;
 
-	while (nb < max * 2)
-		nb <<= 1;
 	t = calloc(1, sizeof(*t) + max * sizeof(t->f[0]));
-	if (!t || !(t->bucket = calloc(nb, sizeof(*t->bucket)))) {
+	if (!t || itable_init(&t->idx, max)) {
 		free(t);
 		err("out of memory for UDP local flows");
 		return -1;
 	}
-	t->max = max;
-	t->nbuckets = nb;
-	for (i = 0; i < nb; i++)
-		t->bucket[i] = -1;
-	for (i = 0; i < max; i++) {
+	for (i = 0; i < max; i++)
 		t->f[i].lfd = t->f[i].fd = -1;
-		t->f[i].next = i + 1 < max ? (int32_t)i + 1 : -1;
-	}
-	t->free = 0;
 	c->udp_splice = t;
 	return 0;
 }
@@ -127,7 +109,7 @@ int udp_splice_init(struct ctx *c, unsigned int max)
  */
 unsigned int udp_splice_count(const struct ctx *c)
 {
-	return c->udp_splice ? c->udp_splice->count : 0;
+	return c->udp_splice ? c->udp_splice->idx.used : 0;
 }
 
 /**
@@ -144,16 +126,15 @@ bool udp_splice_is_lo(const struct in6_addr *a)
 }
 
 /**
- * udp_splice_hash() - hash bucket of a flow's key
- * @t:		table
+ * udp_splice_hash() - hash of a flow's key
  * @lfd:	socket the client writes to
  * @caddr:	client address
  * @cport:	client port
  *
- * Return: the bucket
+ * Return: the hash, for the table's index
  */
-static uint32_t udp_splice_hash(const struct udp_splice_table *t, int lfd,
-				const struct in6_addr *caddr, uint16_t cport)
+static uint32_t udp_splice_hash(int lfd, const struct in6_addr *caddr,
+				uint16_t cport)
 {
 	uint32_t h = 2166136261u, i;
 	const uint8_t *b = caddr->s6_addr;
@@ -163,7 +144,7 @@ static uint32_t udp_splice_hash(const struct udp_splice_table *t, int lfd,
 		h = (h ^ b[i]) * 16777619u;
 	h = (h ^ (uint32_t)lfd) * 16777619u;
 	h = (h ^ cport) * 16777619u;
-	return h & (t->nbuckets - 1);
+	return h;
 }
 
 /**
@@ -180,9 +161,9 @@ static struct udp_splice_flow *udp_splice_lookup(struct udp_splice_table *t,
 						 const struct in6_addr *caddr,
 						 uint16_t cport)
 {
-	int32_t i = t->bucket[udp_splice_hash(t, lfd, caddr, cport)];
+	int32_t i = itable_first(&t->idx, udp_splice_hash(lfd, caddr, cport));
 
-	for (; i >= 0; i = t->f[i].next) {
+	for (; i >= 0; i = itable_next(&t->idx, i)) {
 		struct udp_splice_flow *f = &t->f[i];
 
 		if (f->lfd == lfd && f->cport == cport &&
@@ -200,22 +181,14 @@ static struct udp_splice_flow *udp_splice_lookup(struct udp_splice_table *t,
 static void udp_splice_close(struct ctx *c, struct udp_splice_flow *f)
 {
 	struct udp_splice_table *t = c->udp_splice;
-	int32_t idx = (int32_t)(f - t->f);
-	int32_t *pp = &t->bucket[udp_splice_hash(t, f->lfd, &f->caddr,
-						 f->cport)];
 
-	while (*pp >= 0 && *pp != idx)
-		pp = &t->f[*pp].next;
-	if (*pp == idx)
-		*pp = f->next;
+	itable_put(&t->idx, (int32_t)(f - t->f),
+		   udp_splice_hash(f->lfd, &f->caddr, f->cport));
 	if (f->fd >= 0) {
 		epoll_ctl(c->epfd, EPOLL_CTL_DEL, f->fd, NULL);
 		close(f->fd);
 	}
 	f->fd = f->lfd = -1;
-	f->next = t->free;
-	t->free = idx;
-	t->count--;
 }
 
 /**
@@ -238,11 +211,12 @@ static struct udp_splice_flow *udp_splice_open(struct ctx *c, int lfd,
 	struct udp_splice_table *t = c->udp_splice;
 	bool v6 = !inany_is4(caddr);
 	struct epoll_event ev = { .events = EPOLLIN };
+	uint32_t h = udp_splice_hash(lfd, caddr, cport);
 	struct udp_splice_flow *f;
-	uint32_t h;
+	int32_t slot;
 	int fd;
 
-	if (t->free < 0) {
+	if (itable_full(&t->idx)) {
 		c->cnt.drop_flow_full++;
 		return NULL;
 	}
@@ -275,23 +249,20 @@ static struct udp_splice_flow *udp_splice_open(struct ctx *c, int lfd,
 		return NULL;
 	}
 
-	f = &t->f[t->free];
-	ev.data.u64 = epref(EPREF_UDP_SPLICE, (uint32_t)t->free);
+	slot = itable_take(&t->idx, h);
+	f = &t->f[slot];
+	ev.data.u64 = epref(EPREF_UDP_SPLICE, (uint32_t)slot);
 	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		itable_put(&t->idx, slot, h);
 		close(fd);
 		c->cnt.drop_sock++;
 		return NULL;
 	}
-	t->free = f->next;
-	t->count++;
 	f->lfd = lfd;
 	f->fd = fd;
 	f->caddr = *caddr;
 	f->cport = cport;
 	f->last = c->now.tv_sec;
-	h = udp_splice_hash(t, lfd, caddr, cport);
-	f->next = t->bucket[h];
-	t->bucket[h] = (int32_t)(f - t->f);
 	c->cnt.udp_spliced++;
 	return f;
 }
@@ -484,7 +455,7 @@ void udp_splice_ready(struct ctx *c, uint32_t idx)
 	socklen_t sl;
 	int i, n;
 
-	if (!t || idx >= t->max || t->f[idx].fd < 0)
+	if (!t || idx >= t->idx.n || t->f[idx].fd < 0)
 		return;
 	f = &t->f[idx];
 	sl = inany_sockaddr(&sa, &f->caddr, f->cport);
@@ -511,9 +482,9 @@ void udp_splice_timer(struct ctx *c)
 	struct udp_splice_table *t = c->udp_splice;
 	unsigned int i;
 
-	if (!t || !t->count)
+	if (!t)
 		return;
-	for (i = 0; i < t->max; i++)
+	for (i = 0; i < t->idx.hiwater && t->idx.used; i++)
 		if (t->f[i].fd >= 0 &&
 		    c->now.tv_sec - t->f[i].last >= (time_t)c->conf.udp_timeout)
 			udp_splice_close(c, &t->f[i]);
@@ -529,9 +500,9 @@ void udp_splice_forget(struct ctx *c, int lfd)
 	struct udp_splice_table *t = c->udp_splice;
 	unsigned int i;
 
-	if (!t || !t->count)
+	if (!t)
 		return;
-	for (i = 0; i < t->max; i++)
+	for (i = 0; i < t->idx.hiwater && t->idx.used; i++)
 		if (t->f[i].fd >= 0 && t->f[i].lfd == lfd)
 			udp_splice_close(c, &t->f[i]);
 }
