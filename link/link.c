@@ -193,16 +193,6 @@ int link_flush(struct ctx *c)
 }
 
 /**
- * link_close() - drop the VMM connection and everything of its guest
- * @c:		execution context
- * @why:	reason, for the log
- */
-void link_close(struct ctx *c, const char *why)
-{
-	c->link.ops->close(c, why);
-}
-
-/**
  * tx_reserve() - room for one frame to the guest
  * @c:		execution context
  * @maxlen:	largest length the frame may have

@@ -95,7 +95,6 @@ struct link_frame {
  * @in_done:	the batch of frames from the guest was handled: release its
  *		buffers, and put the next batch in if one is there without
  *		waiting; or NULL
- * @close:	drop the connection, if any
  * @reserve_frames: room for frames right where the guest reads them, or
  *		NULL: 0 if the guest has no room now, -1 if its buffers do
  *		not suit (the queue is used instead)
@@ -115,7 +114,6 @@ struct link_ops {
 	void (*event)(struct ctx *c, uint32_t idx, uint32_t events);
 	int (*flush)(struct ctx *c);
 	void (*in_done)(struct ctx *c);
-	void (*close)(struct ctx *c, const char *why);
 	int (*reserve_frames)(struct ctx *c, size_t hlen, size_t plen, int n,
 			      struct link_frame *f);
 	void (*commit_frame)(struct ctx *c, struct link_frame *f, size_t plen,
@@ -134,7 +132,6 @@ void link_accept(struct ctx *c);
 void link_event(struct ctx *c, uint32_t idx, uint32_t events);
 bool link_pending(const struct ctx *c);
 int link_flush(struct ctx *c);
-void link_close(struct ctx *c, const char *why);
 unsigned int link_in_batch(const struct ctx *c,
 			   const struct link_in_frame **frames);
 void link_in_done(struct ctx *c);

@@ -222,5 +222,4 @@ const struct link_ops link_stream_ops = {
 	.event		= stream_event,
 	.flush		= stream_flush,
 	.in_done	= stream_cut,
-	.close		= stream_close,
 };

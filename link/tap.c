@@ -82,16 +82,6 @@ static void tap_accept(struct ctx *c)
 }
 
 /**
- * tap_close() - stop serving the namespace: its connections and flows go
- * @c:		execution context
- * @why:	reason, for the log
- */
-static void tap_close(struct ctx *c, const char *why)
-{
-	link_gone(c, why);
-}
-
-/**
  * tap_input() - read frames until the tap is empty or a batch is full
  * @c:		execution context
  */
@@ -223,5 +213,4 @@ const struct link_ops link_tap_ops = {
 	.accept		= tap_accept,
 	.event		= tap_event,
 	.flush		= tap_flush,
-	.close		= tap_close,
 };

@@ -291,7 +291,6 @@ const struct link_ops link_vu_ops = {
 	.event		= vu_event,
 	.flush		= vu_flush,
 	.in_done	= vu_in_done,
-	.close		= vu_close,
 	.reserve_frames	= vu_reserve_frames,
 	.commit_frame	= vu_commit_frame,
 	.resolve	= vu_resolve,
