@@ -6,7 +6,7 @@
  * of dev.c with its messages, handled here; this is also the back-end's
  * face to the link (link_vu_ops).  Frames from the guest are taken from
  * the transmit queue by from_guest.c, frames to the guest go into the
- * receive queue through to_guest.c, and conn.c drops a front-end that
+ * receive queue through to_guest.c, and frontend.c drops a front-end that
  * breaks the protocol or its rings, counted and logged, so that the next
  * one is served.
  */

@@ -3,7 +3,7 @@
  *
  * backend.c is the back-end's face (struct link_ops) and handles the
  * front-end's messages; from_guest.c takes frames from the transmit
- * queue, to_guest.c fills the receive queue; conn.c holds what all three
+ * queue, to_guest.c fills the receive queue; frontend.c holds what all three
  * use of the connection: its eventfds, interrupts, and dropping it.
  */
 #ifndef NETSHIM_VHOST_USER_VU_H
@@ -81,7 +81,7 @@ struct vu_link {
 	int ip_frames, ip_next;
 };
 
-/* conn.c */
+/* frontend.c */
 void vu_drop(struct ctx *c, const char *why);
 bool vu_fault_check(struct ctx *c);
 void vu_notify(struct vq *vq);
