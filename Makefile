@@ -78,11 +78,12 @@ build/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.bpf.h)
 build/bpf/%.skel.h: build/bpf/%.bpf.o
 	bpftool gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
 
+# Made afresh: ar would keep the objects of sources since moved or removed
 $(B)/libnetshim.a: $(LIB_OBJS)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(BA)/libnetshim.a: $(LIB_AOBJS)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(B)/tests/%: tests/unit/%.c $(B)/libnetshim.a tests/unit/unit.h
 	@mkdir -p $(dir $@)

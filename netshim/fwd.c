@@ -26,6 +26,7 @@
 #include "podwatch.h"
 #include "bpf/bpf.h"
 #include "bpf/sk_lookup.h"
+#include "nssock.h"
 
 /* Backlog of a listener taking every forwarded port (sk_lookup) */
 #define FWD_LOOKUP_BACKLOG	4096
@@ -88,9 +89,9 @@ int fwd_open_one(struct ctx *c, int type, enum epref_type ref,
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 	if (type == SOCK_STREAM)
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	/* Namespace mode: local flows start here (netns_sock_bufs()) */
+	/* Namespace mode: local flows start here (nssock_bufs()) */
 	if (c->conf.ns_cmd || *c->conf.netns)
-		netns_sock_bufs(fd);
+		nssock_bufs(fd);
 	/* --freebind: an address the pod may only get later */
 	if (c->conf.freebind)
 		setsockopt(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP,

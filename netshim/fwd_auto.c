@@ -44,6 +44,7 @@
 #include "udp/udp.h"
 #include "udp/splice.h"
 #include "tcp/tcp.h"
+#include "nssock.h"
 
 /**
  * struct fwd_auto_port - one followed port, its listeners in the pod
@@ -204,7 +205,7 @@ static int fwd_auto_bind_ns(struct ctx *c, const struct fwd_auto_proto *ap,
 	int type = ap->proto == IPPROTO_TCP ? SOCK_STREAM : SOCK_DGRAM;
 	struct epoll_event ev = { .events = EPOLLIN,
 				  .data.u64 = epref(ap->ref, idx) };
-	int fd = netns_listen_lo(c, type, v6, port);
+	int fd = nssock_listen_lo(c, type, v6, port);
 
 	if (fd < 0)
 		return -1;

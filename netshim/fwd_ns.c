@@ -23,6 +23,7 @@
 #include "netns.h"
 #include "udp/splice.h"
 #include "tcp/splice.h"
+#include "nssock.h"
 
 static struct fwd_listener *fwd_ns_lst, *fwd_ns_ulst;
 static uint32_t fwd_ns_n, fwd_ns_un;
@@ -137,7 +138,7 @@ void fwd_ns_accept(struct ctx *c, const struct fwd_listener *l)
 	b = socket(l->v6 ? AF_INET6 : AF_INET,
 		   SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (b >= 0)
-		netns_sock_bufs(b);
+		nssock_bufs(b);
 	if (b < 0 ||
 	    (connect(b, l->v6 ? (struct sockaddr *)&a6 :
 				(struct sockaddr *)&a4,

@@ -34,6 +34,7 @@
 
 #include "isolate.h"
 #include "log.h"
+#include "userns.h"
 
 #if defined(__x86_64__)
 #define SECCOMP_AUDIT_ARCH	AUDIT_ARCH_X86_64
@@ -259,25 +260,6 @@ void isolate_remove(const struct isolate_path *k)
 }
 
 /**
- * isolate_write() - write a short string to a file
- * @path:	file
- * @s:		string
- *
- * Return: 0 on success, -1 on failure
- */
-static int isolate_write(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), rc = -1;
-
-	if (fd < 0)
-		return -1;
-	if (write(fd, s, strlen(s)) == (ssize_t)strlen(s))
-		rc = 0;
-	close(fd);
-	return rc;
-}
-
-/**
  * isolate_chroot() - without namespaces: root in a removed empty directory
  *
  * The closest to an empty root that needs no namespace: a fresh directory
@@ -318,7 +300,6 @@ static int isolate_fs(void)
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
-	char map[64];
 
 	if (unshare(CLONE_NEWNS | (uid ? CLONE_NEWUSER : 0))) {
 		if (!uid && !isolate_chroot()) {
@@ -330,12 +311,9 @@ static int isolate_fs(void)
 		return -1;
 	}
 	if (uid) {
-		snprintf(map, sizeof(map), "%u %u 1", uid, uid);
-		if (isolate_write("/proc/self/uid_map", map))
+		if (userns_map_uid(0, uid))
 			debug("cannot map uid %u in the user namespace", uid);
-		snprintf(map, sizeof(map), "%u %u 1", gid, gid);
-		if (isolate_write("/proc/self/setgroups", "deny") ||
-		    isolate_write("/proc/self/gid_map", map))
+		if (userns_map_gid(0, gid))
 			debug("cannot map gid %u in the user namespace", gid);
 	}
 	if (mount("", "/", "", MS_PRIVATE | MS_REC, NULL) ||

@@ -39,6 +39,7 @@
 #include "udp/udp.h"
 #include "tcp/splice.h"
 #include "tcp/tcp.h"
+#include "nssock.h"
 
 #define EVENTS_MAX	256
 #define TICK_MS		50
@@ -408,7 +409,7 @@ static int setup_ns(struct ctx *c)
 	}
 	return netns_tap(c) || fwd_auto_init(c) || fwd_ns_init(c) ||
 	       splice_init(c, SPLICE_MAX) ||
-	       udp_splice_init(c, UDP_SPLICE_MAX) || netns_helper_start(c);
+	       udp_splice_init(c, UDP_SPLICE_MAX) || nssock_start(c);
 }
 
 /**

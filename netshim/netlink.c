@@ -202,35 +202,54 @@ static struct nlmsghdr *nl_put_request(struct nl_ctx *nl, char *buf,
 }
 
 /**
- * nl_run() - send a request and feed every reply message to a callback
- * @nl:		context
- * @nlh:	request
+ * nl_exchange() - send a netlink request and feed every reply message to a
+ *		   callback, until the reply ends
+ * @fd:		netlink socket, of any protocol (rtnetlink, sock_diag)
+ * @nlh:	request, its sequence number set
+ * @portid:	our port id on @fd, 0 to accept any
  * @cb:		callback for each reply message
  * @data:	callback data
  *
  * Return: 0 on success, -1 with errno set (from the kernel's error reply,
  *	   e.g. ENODEV for an unknown interface)
  */
-static int nl_run(struct nl_ctx *nl, const struct nlmsghdr *nlh,
-		  mnl_cb_t cb, void *data)
+int nl_exchange(int fd, const struct nlmsghdr *nlh, unsigned int portid,
+		mnl_cb_t cb, void *data)
 {
 	char buf[NL_BUF_SIZE];
 	ssize_t n;
 	int ret;
 
-	if (mnl_socket_sendto(nl->sock, nlh, nlh->nlmsg_len) < 0)
+	if (send(fd, nlh, nlh->nlmsg_len, 0) < 0)
 		return -1;
 	do {
-		n = mnl_socket_recvfrom(nl->sock, buf, sizeof(buf));
+		n = recv(fd, buf, sizeof(buf), 0);
 		if (n <= 0) {
 			if (n == 0)
 				errno = EPROTO;
 			return -1;
 		}
-		ret = mnl_cb_run(buf, n, nl->seq, nl->portid, cb, data);
+		ret = mnl_cb_run(buf, n, nlh->nlmsg_seq, portid, cb, data);
 	} while (ret > MNL_CB_STOP);
 
 	return ret == MNL_CB_STOP ? 0 : -1;
+}
+
+/**
+ * nl_run() - send a request on the rtnetlink socket and feed every reply
+ *	      message to a callback
+ * @nl:		context
+ * @nlh:	request
+ * @cb:		callback for each reply message
+ * @data:	callback data
+ *
+ * Return: 0 on success, -1 with errno set
+ */
+static int nl_run(struct nl_ctx *nl, const struct nlmsghdr *nlh,
+		  mnl_cb_t cb, void *data)
+{
+	return nl_exchange(mnl_socket_get_fd(nl->sock), nlh, nl->portid, cb,
+			   data);
 }
 
 /**

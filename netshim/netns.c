@@ -39,10 +39,10 @@
 #include <sys/wait.h>
 
 #include "ctx.h"
-#include "isolate.h"
 #include "log.h"
 #include "netlink.h"
 #include "netns.h"
+#include "userns.h"
 
 /* Stack of the clone that enters the namespace: libmnl and the netlink
  * helpers keep their buffers on it
@@ -118,51 +118,22 @@ int netns_call(struct ctx *c, int (*fn)(struct ctx *c))
 }
 
 /**
- * netns_write() - write a short string to a file of /proc
- * @path:	file
- * @s:		string
- *
- * Return: 0 on success, -1 with errno set
- */
-static int netns_write(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), rc = -1;
-
-	if (fd < 0)
-		return -1;
-	if (write(fd, s, strlen(s)) == (ssize_t)strlen(s))
-		rc = 0;
-	close(fd);
-	return rc;
-}
-
-/**
  * netns_map_ids() - map root of the child's user namespace to our ids
  * @pid:	the child, which has just unshared its user namespace
  *
  * The command runs as root in its namespace (it owns it, so it may set
- * up its network), and as us outside it.  Without CAP_SETGID, a group
- * mapping needs setgroups() denied first (user_namespaces(7)).
+ * up its network), and as us outside it.
  *
  * Return: 0 on success, -1 on failure (reported)
  */
 static int netns_map_ids(pid_t pid)
 {
-	char path[64], map[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
-	snprintf(map, sizeof(map), "0 %u 1", geteuid());
-	if (netns_write(path, map)) {
+	if (userns_map_uid(pid, 0)) {
 		err("cannot map uid %u in the new user namespace: %m",
 		    geteuid());
 		return -1;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/setgroups", pid);
-	if (getegid() && netns_write(path, "deny"))
-		debug("setgroups in the new user namespace: %m");
-	snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
-	snprintf(map, sizeof(map), "0 %u 1", getegid());
-	if (netns_write(path, map)) {
+	if (userns_map_gid(pid, 0)) {
 		err("cannot map gid %u in the new user namespace: %m",
 		    getegid());
 		return -1;
@@ -442,274 +413,4 @@ bool netns_reap(struct ctx *c)
 	else
 		ns->status = 128 + WTERMSIG(status);
 	return true;
-}
-
-/**
- * struct netns_req - a request to the helper: a socket on the namespace's
- *		      loopback
- * @v6:		::1 rather than 127.0.0.1
- * @type:	SOCK_STREAM or SOCK_DGRAM
- * @listen:	bind @port (and listen on it, for TCP) rather than connect
- * @port:	port to connect to, or to bind
- * @sport:	UDP, connecting: the source port to keep if it is free there,
- *		0 for any
- */
-struct netns_req {
-	uint8_t v6;
-	uint8_t type;
-	uint8_t listen;
-	uint16_t port;
-	uint16_t sport;
-};
-
-/**
- * netns_sock_bufs() - ask for the largest socket buffers the pod allows on
- *		       a socket of a local flow
- * @fd:		the socket (a listener passes them to what it accepts)
- *
- * The kernel caps the request at net.core.rmem_max and wmem_max (and
- * doubles it).  Two effects, both measured with iperf3 through -T and -U
- * against pasta, which sets the same: the window a listener's connections
- * offer at once is large, so a peer's MSS is not held to half of a 64 KiB
- * window (iperf3 sizes its UDP datagrams from its control connection's
- * MSS: 32 KiB instead of 64 KiB halved the bytes per system call), and a
- * relayed UDP burst waits in a buffer instead of being dropped.
- */
-void netns_sock_bufs(int fd)
-{
-	int v = INT_MAX / 2;
-
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
-	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
-}
-
-/**
- * netns_helper_sock() - in the helper: make the socket a request asks for
- * @req:	the request
- *
- * Return: the socket, or -1 with errno set
- */
-static int netns_helper_sock(const struct netns_req *req)
-{
-	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
-				   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
-	struct sockaddr_in a4 = { .sin_family = AF_INET,
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	struct sockaddr *sa = req->v6 ? (struct sockaddr *)&a6 :
-					(struct sockaddr *)&a4;
-	socklen_t sl = req->v6 ? sizeof(a6) : sizeof(a4);
-	int s, e, one = 1;
-
-	s = socket(req->v6 ? AF_INET6 : AF_INET,
-		   req->type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return -1;
-	netns_sock_bufs(s);
-	if (req->listen) {
-		a6.sin6_port = a4.sin_port = htons(req->port);
-		if (req->type == SOCK_STREAM)
-			setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one,
-				   sizeof(one));
-		if (bind(s, sa, sl) ||
-		    (req->type == SOCK_STREAM && listen(s, 128)))
-			goto fail;
-		return s;
-	}
-	if (req->sport) {
-		/* The namespace's server sees the client's own port where
-		 * it is free, as pasta does; any port otherwise
-		 */
-		a6.sin6_port = a4.sin_port = htons(req->sport);
-		bind(s, sa, sl);
-	}
-	a6.sin6_port = a4.sin_port = htons(req->port);
-	if (connect(s, sa, sl) && errno != EINPROGRESS)
-		goto fail;
-	return s;
-fail:
-	e = errno;
-	close(s);
-	errno = e;
-	return -1;
-}
-
-/**
- * netns_helper_loop() - in the helper: answer requests until netshim goes
- * @fd:		our end of the socket pair
- *
- * Each answer is an errno value, with the socket (non-blocking, its
- * connect() under way, or bound) attached when it is 0.
- */
-static void __attribute__((noreturn)) netns_helper_loop(int fd)
-{
-	struct netns_req req;
-
-	for (;;) {
-		union {
-			char buf[CMSG_SPACE(sizeof(int))];
-			struct cmsghdr align;
-		} u = { 0 };
-		int e = 0, s;
-		struct iovec iov = { &e, sizeof(e) };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-		struct cmsghdr *cm;
-
-		if (recv(fd, &req, sizeof(req), 0) != sizeof(req))
-			_exit(0);
-		s = netns_helper_sock(&req);
-		if (s < 0) {
-			e = errno;
-		} else {
-			mh.msg_control = u.buf;
-			mh.msg_controllen = sizeof(u.buf);
-			cm = CMSG_FIRSTHDR(&mh);
-			cm->cmsg_level = SOL_SOCKET;
-			cm->cmsg_type = SCM_RIGHTS;
-			cm->cmsg_len = CMSG_LEN(sizeof(int));
-			memcpy(CMSG_DATA(cm), &s, sizeof(int));
-		}
-		if (sendmsg(fd, &mh, 0) < 0)
-			_exit(0);
-		if (s >= 0)
-			close(s);
-	}
-}
-
-/**
- * netns_helper_start() - a process inside the namespace that opens sockets
- * @c:		execution context: c->ns.helper_fd set
- *
- * Local flows need sockets in the namespace while the loop runs, when
- * netshim itself can no longer enter it.  The helper enters it now, keeps
- * nothing but its end of a socket pair, drops every capability and runs
- * under the same system call filter as netshim: it can only make sockets
- * there and hand them over.  It dies with netshim.
- *
- * Return: 0 on success, -1 on failure (reported)
- */
-int netns_helper_start(struct ctx *c)
-{
-	struct netns *ns = &c->ns;
-	int sp[2];
-	pid_t pid;
-
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp)) {
-		err("socket pair for the namespace helper: %m");
-		return -1;
-	}
-	pid = fork();
-	if (pid < 0) {
-		err("fork: %m");
-		return -1;
-	}
-	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if ((ns->user_fd >= 0 && setns(ns->user_fd, CLONE_NEWUSER)) ||
-		    setns(ns->net_fd, CLONE_NEWNET)) {
-			err("namespace helper: cannot join the namespace: %m");
-			_exit(1);
-		}
-		if (dup2(sp[1], 3) < 0)
-			_exit(1);
-		close_range(4, ~0U, 0);
-		if (isolate_caps() || isolate_seccomp(false, false))
-			_exit(1);
-		netns_helper_loop(3);
-	}
-	close(sp[1]);
-	ns->helper_fd = sp[0];
-	return 0;
-}
-
-/**
- * netns_helper_ask() - a round trip to the helper for one socket
- * @c:		execution context
- * @req:	what to make
- *
- * Return: the socket, or -1 with errno set
- */
-static int netns_helper_ask(struct ctx *c, const struct netns_req *req)
-{
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	int e = 0, fd = -1;
-	struct iovec iov = { &e, sizeof(e) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = u.buf,
-			     .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *cm;
-
-	if (c->ns.helper_fd < 0) {
-		errno = ENOTCONN;
-		return -1;
-	}
-	if (send(c->ns.helper_fd, req, sizeof(*req), 0) != sizeof(*req) ||
-	    recvmsg(c->ns.helper_fd, &mh, MSG_CMSG_CLOEXEC) != sizeof(e))
-		return -1;
-	cm = CMSG_FIRSTHDR(&mh);
-	if (!e && cm && cm->cmsg_level == SOL_SOCKET &&
-	    cm->cmsg_type == SCM_RIGHTS &&
-	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	if (fd < 0) {
-		errno = e ? e : EPROTO;
-		return -1;
-	}
-	return fd;
-}
-
-/**
- * netns_connect_lo() - a TCP socket connecting to the namespace's loopback
- * @c:		execution context
- * @v6:		::1 rather than 127.0.0.1
- * @port:	port
- *
- * The helper connects a non-blocking socket on its loopback, which
- * completes or fails at once, and returns it.
- *
- * Return: the socket, its connect() under way, or -1 with errno set
- */
-int netns_connect_lo(struct ctx *c, bool v6, uint16_t port)
-{
-	struct netns_req req = { .v6 = v6, .type = SOCK_STREAM,
-				 .port = port };
-
-	return netns_helper_ask(c, &req);
-}
-
-/**
- * netns_udp_lo() - a UDP socket connected to the namespace's loopback
- * @c:		execution context
- * @v6:		::1 rather than 127.0.0.1
- * @sport:	source port to keep if it is free in the namespace, 0 for any
- * @port:	destination port
- *
- * Return: the socket, or -1 with errno set
- */
-int netns_udp_lo(struct ctx *c, bool v6, uint16_t sport, uint16_t port)
-{
-	struct netns_req req = { .v6 = v6, .type = SOCK_DGRAM,
-				 .port = port, .sport = sport };
-
-	return netns_helper_ask(c, &req);
-}
-
-/**
- * netns_listen_lo() - a socket bound to a port of the namespace's loopback
- * @c:		execution context
- * @type:	SOCK_STREAM (then listening) or SOCK_DGRAM
- * @v6:		::1 rather than 127.0.0.1
- * @port:	port
- *
- * Return: the socket, or -1 with errno set (EADDRINUSE: a process of the
- * namespace holds the port)
- */
-int netns_listen_lo(struct ctx *c, int type, bool v6, uint16_t port)
-{
-	struct netns_req req = { .v6 = v6, .type = (uint8_t)type,
-				 .listen = 1, .port = port };
-
-	return netns_helper_ask(c, &req);
 }

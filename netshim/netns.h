@@ -42,10 +42,5 @@ int netns_join(struct ctx *c, const char *target);
 int netns_tap(struct ctx *c);
 int netns_release(struct ctx *c);
 bool netns_reap(struct ctx *c);
-int netns_helper_start(struct ctx *c);
-int netns_connect_lo(struct ctx *c, bool v6, uint16_t port);
-int netns_udp_lo(struct ctx *c, bool v6, uint16_t sport, uint16_t port);
-int netns_listen_lo(struct ctx *c, int type, bool v6, uint16_t port);
-void netns_sock_bufs(int fd);
 
 #endif /* NETSHIM_NETNS_H */

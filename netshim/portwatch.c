@@ -26,13 +26,13 @@
 #include <libmnl/libmnl.h>
 
 #include "portwatch.h"
+#include "netlink.h"
 
 /* Socket states, as the kernel numbers them (include/net/tcp_states.h) */
 #define PW_TCP_CLOSE		7
 #define PW_TCP_LISTEN		10
 
 /* A dump of a few hundred sockets fits in a few reads of this */
-#define PW_BUF_SIZE		32768
 
 /**
  * portwatch_next_change() - next port whose forwarding must change
@@ -291,11 +291,9 @@ static int pw_msg_cb(const struct nlmsghdr *nlh, void *data)
  */
 static int pw_dump(struct portwatch *pw, int family, struct pw_dump *d)
 {
-	char buf[PW_BUF_SIZE];
+	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct inet_diag_req_v2 *req;
 	struct nlmsghdr *nlh;
-	ssize_t n;
-	int ret;
 
 	nlh = mnl_nlmsg_put_header(buf);
 	nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
@@ -307,18 +305,7 @@ static int pw_dump(struct portwatch *pw, int family, struct pw_dump *d)
 	req->idiag_states = d->proto == IPPROTO_TCP ? 1U << PW_TCP_LISTEN :
 			    1U << PW_TCP_CLOSE;
 
-	if (send(pw->fd, nlh, nlh->nlmsg_len, 0) < 0)
-		return -1;
-	do {
-		n = recv(pw->fd, buf, sizeof(buf), 0);
-		if (n <= 0) {
-			if (!n)
-				errno = EPROTO;
-			return -1;
-		}
-		ret = mnl_cb_run(buf, n, pw->seq, 0, pw_msg_cb, d);
-	} while (ret > MNL_CB_STOP);
-	return ret == MNL_CB_STOP ? 0 : -1;
+	return nl_exchange(pw->fd, nlh, 0, pw_msg_cb, d);
 }
 
 /**

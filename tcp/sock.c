@@ -16,6 +16,7 @@
 #include "netshim/gaddr.h"
 #include "netshim/inany.h"
 #include "netshim/log.h"
+#include "netshim/nssock.h"
 
 /**
  * tcp_connected() - the host connect() finished: answer the guest's SYN
@@ -168,7 +169,7 @@ void tcp_timer(struct ctx *c)
 static void tcp_splice_local(struct ctx *c, int fd,
 			     const struct in6_addr *raddr, uint16_t port)
 {
-	int ns_fd = netns_connect_lo(c, !inany_is4(raddr), port);
+	int ns_fd = nssock_connect_lo(c, !inany_is4(raddr), port);
 
 	if (ns_fd < 0) {
 		struct linger l = { 1, 0 };

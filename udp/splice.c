@@ -37,6 +37,7 @@
 #include "netshim/itable.h"
 #include "netshim/log.h"
 #include "netshim/netns.h"
+#include "netshim/nssock.h"
 
 /* Datagrams moved per event: fairness between flows */
 #define UDP_SPLICE_BATCH	64
@@ -221,7 +222,7 @@ static struct udp_splice_flow *udp_splice_open(struct ctx *c, int lfd,
 		return NULL;
 	}
 	if (to_ns) {
-		fd = netns_udp_lo(c, v6, cport, port);
+		fd = nssock_udp_lo(c, v6, cport, port);
 	} else {
 		struct in_addr lo4 = { htonl(INADDR_LOOPBACK) };
 		struct in6_addr lo = v6 ? in6addr_loopback : inany_from4(lo4);
@@ -231,7 +232,7 @@ static struct udp_splice_flow *udp_splice_open(struct ctx *c, int lfd,
 		fd = socket(v6 ? AF_INET6 : AF_INET,
 			    SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd >= 0) {
-			netns_sock_bufs(fd);
+			nssock_bufs(fd);
 			/* The pod's server sees the client's port if free */
 			sl = inany_sockaddr(&sa, &lo, cport);
 			bind(fd, (struct sockaddr *)&sa, sl);

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * netshim - sockets on the served namespace's loopback, made inside it
+ */
+#ifndef NETSHIM_NSSOCK_H
+#define NETSHIM_NSSOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ctx;
+
+int nssock_start(struct ctx *c);
+int nssock_connect_lo(struct ctx *c, bool v6, uint16_t port);
+int nssock_udp_lo(struct ctx *c, bool v6, uint16_t sport, uint16_t port);
+int nssock_listen_lo(struct ctx *c, int type, bool v6, uint16_t port);
+void nssock_bufs(int fd);
+
+#endif /* NETSHIM_NSSOCK_H */
