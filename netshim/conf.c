@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* netshim - configuration: command line, template interface, resolv.conf
+/* netshim - configuration: the command line, and the defaults it overrides
  *
  * Everything the guest is handed defaults to what the pod has: addresses,
  * gateways and MTU of the template interface (read in netlink.c), and the
@@ -24,8 +24,11 @@
 #include <sys/stat.h>
 
 #include "conf.h"
+#include "addrparse.h"
+#include "fwdspec.h"
 #include "log.h"
 #include "netlink.h"
+#include "resolv.h"
 
 #ifndef NETSHIM_VERSION
 #define NETSHIM_VERSION "unknown"
@@ -35,8 +38,6 @@
 #define MTU_MAX			65520
 #define SOCK_INDEX_MAX		1024
 #define RESOLV_CONF		"/etc/resolv.conf"
-#define RESOLV_LINE_MAX		512
-#define FWD_SPEC_MAX		1024
 
 /* "\x02nshim": locally administered, unicast */
 static const uint8_t conf_default_mac[ETH_ALEN_] = {
@@ -433,69 +434,6 @@ int conf_netmask_parse(const char *arg, int *prefix)
 }
 
 /**
- * conf_inany() - parse an IPv4 or IPv6 address
- * @arg:	text
- * @a4:		set if @arg is IPv4
- * @a6:		set if @arg is IPv6
- *
- * Return: AF_INET, AF_INET6, or 0 if @arg is neither
- */
-static int conf_inany(const char *arg, struct in_addr *a4,
-		      struct in6_addr *a6)
-{
-	if (inet_pton(AF_INET, arg, a4) == 1)
-		return AF_INET;
-	if (inet_pton(AF_INET6, arg, a6) == 1)
-		return AF_INET6;
-	return 0;
-}
-
-/**
- * conf_unicast() - tell why an address cannot be a host's, if it can't
- * @af:		AF_INET or AF_INET6
- * @a4:		IPv4 address, if @af is AF_INET
- * @a6:		IPv6 address, if @af is AF_INET6
- *
- * Return: NULL if usable as a unicast host address, else the reason
- */
-static const char *conf_unicast(int af, const struct in_addr *a4,
-				const struct in6_addr *a6)
-{
-	if (af == AF_INET) {
-		uint32_t h = ntohl(a4->s_addr);
-
-		if (!h || h == INADDR_BROADCAST)
-			return "not a unicast address";
-		if (IN_MULTICAST(h))
-			return "multicast address";
-		return NULL;
-	}
-	if (IN6_IS_ADDR_UNSPECIFIED(a6))
-		return "not a unicast address";
-	if (IN6_IS_ADDR_MULTICAST(a6))
-		return "multicast address";
-	return NULL;
-}
-
-/**
- * conf_addr_arg() - parse a unicast address of either family
- * @s:		text
- * @a4:		filled in for IPv4
- * @a6:		filled in for IPv6
- * @e:		filled in: why it is refused, NULL if it is not
- *
- * Return: AF_INET or AF_INET6, 0 if refused
- */
-static int conf_addr_arg(const char *s, struct in_addr *a4,
-			 struct in6_addr *a6, const char **e)
-{
-	int af = conf_inany(s, a4, a6);
-
-	*e = af ? conf_unicast(af, a4, a6) : "not an IPv4 or IPv6 address";
-	return *e ? 0 : af;
-}
-
-/**
  * conf_opt_address() - -a: guest address, with an optional prefix length
  * @c:		configuration
  * @arg:	ADDR or ADDR/LEN
@@ -518,7 +456,7 @@ static int conf_opt_address(struct conf *c, const char *arg)
 	if (slash)
 		*slash++ = '\0';
 
-	af = conf_addr_arg(buf, &a4, &a6, &e);
+	af = addr_parse_unicast(buf, &a4, &a6, &e);
 	if (!e && af == AF_INET6 && IN6_IS_ADDR_LINKLOCAL(&a6))
 		e = "link-local: give a global address";
 	if (!e && (af == AF_INET ? a4.s_addr == htonl(INADDR_LOOPBACK) :
@@ -556,54 +494,13 @@ static int conf_opt_gateway(struct conf *c, const char *arg)
 	const char *e;
 	int af;
 
-	af = conf_addr_arg(arg, &a4, &a6, &e);
+	af = addr_parse_unicast(arg, &a4, &a6, &e);
 	if (!af)
 		return conf_bad('g', arg, e);
 	if (af == AF_INET)
 		c->gw4 = a4;
 	else
 		c->gw6 = a6;
-	return 0;
-}
-
-/**
- * conf_is_loopback() - tell if an address is a loopback one
- * @af:		AF_INET or AF_INET6
- * @a4:		IPv4 address, if @af is AF_INET
- * @a6:		IPv6 address, if @af is AF_INET6
- *
- * Return: true for 127.0.0.0/8 and ::1
- */
-static bool conf_is_loopback(int af, const struct in_addr *a4,
-			     const struct in6_addr *a6)
-{
-	if (af == AF_INET)
-		return (ntohl(a4->s_addr) >> IN_CLASSA_NSHIFT) ==
-		       IN_LOOPBACKNET;
-	return IN6_IS_ADDR_LOOPBACK(a6);
-}
-
-/**
- * conf_add_dns() - append a DNS server to the list of its family
- * @c:		configuration
- * @af:		AF_INET or AF_INET6
- * @a4:		IPv4 address, if @af is AF_INET
- * @a6:		IPv6 address, if @af is AF_INET6
- *
- * Return: 0 on success, -1 if the list is full
- */
-static int conf_add_dns(struct conf *c, int af, const struct in_addr *a4,
-			const struct in6_addr *a6)
-{
-	if (af == AF_INET) {
-		if (c->n_dns4 >= CONF_MAX_DNS)
-			return -1;
-		c->dns4[c->n_dns4++] = *a4;
-	} else {
-		if (c->n_dns6 >= CONF_MAX_DNS)
-			return -1;
-		c->dns6[c->n_dns6++] = *a6;
-	}
 	return 0;
 }
 
@@ -628,12 +525,12 @@ static int conf_opt_dns(struct conf *c, struct conf_state *st,
 		c->n_dns4 = c->n_dns6 = 0;
 		return 0;
 	}
-	af = conf_addr_arg(arg, &a4, &a6, &e);
-	if (!e && conf_is_loopback(af, &a4, &a6))
+	af = addr_parse_unicast(arg, &a4, &a6, &e);
+	if (!e && addr_is_loopback(af, &a4, &a6))
 		e = "loopback: the guest cannot reach the pod's loopback";
 	if (e)
 		return conf_bad('D', arg, e);
-	if (conf_add_dns(c, af, &a4, &a6))
+	if (resolv_add_dns(c, af, &a4, &a6))
 		return conf_bad('D', arg, "too many servers of this family");
 	return 0;
 }
@@ -793,7 +690,7 @@ static int conf_opt_map_lo(struct conf *c, const char *arg)
 		c->map_host_lo4 = c->map_host_lo6 = false;
 		return 0;
 	}
-	af = conf_addr_arg(arg, &a4, &a6, &e);
+	af = addr_parse_unicast(arg, &a4, &a6, &e);
 	if (!af)
 		return conf_bad(OPT_MAP_HOST_LO, arg, e);
 	if (af == AF_INET) {
@@ -910,8 +807,8 @@ static int conf_opt_outbound(struct conf *c, const char *arg)
 	const char *e;
 	int af;
 
-	af = conf_addr_arg(arg, &a4, &a6, &e);
-	if (!e && conf_is_loopback(af, &a4, &a6))
+	af = addr_parse_unicast(arg, &a4, &a6, &e);
+	if (!e && addr_is_loopback(af, &a4, &a6))
 		e = "loopback: nothing outside the pod could answer";
 	if (!e && af == AF_INET6 && IN6_IS_ADDR_LINKLOCAL(&a6))
 		e = "link-local: give a global address";
@@ -1169,9 +1066,9 @@ static int conf_opt(struct conf *c, struct conf_state *st, int opt,
 	case 'M':
 		return conf_opt_mac(c, arg);
 	case 't':
-		return conf_fwd_parse(&c->tcp_fwd, arg);
+		return fwdspec_parse(&c->tcp_fwd, arg);
 	case 'u':
-		return conf_fwd_parse(&c->udp_fwd, arg);
+		return fwdspec_parse(&c->udp_fwd, arg);
 	case OPT_BPF:
 		return conf_opt_bpf(c, arg);
 	case OPT_MAP_HOST_LO:
@@ -1194,9 +1091,9 @@ static int conf_opt(struct conf *c, struct conf_state *st, int opt,
 		return conf_opt_path(opt, c->ns_ifname, sizeof(c->ns_ifname),
 				     arg);
 	case 'T':
-		return conf_fwd_parse(&c->tcp_ns_fwd, arg);
+		return fwdspec_parse(&c->tcp_ns_fwd, arg);
 	case 'U':
-		return conf_fwd_parse(&c->udp_ns_fwd, arg);
+		return fwdspec_parse(&c->udp_ns_fwd, arg);
 	}
 	return -1;
 }
@@ -1641,7 +1538,7 @@ static void conf_names(struct conf *c, const struct conf_state *st)
 	saved.n_dns6 = c->n_dns6;
 	saved.n_search = c->n_search;
 
-	if (conf_read_resolv(c, RESOLV_CONF))
+	if (resolv_read(c, RESOLV_CONF))
 		warn("cannot read %s: %s; no DNS from it", RESOLV_CONF,
 		     strerror(errno));
 
@@ -1746,444 +1643,6 @@ int conf_parse(struct conf *c, int argc, char **argv)
 }
 
 /**
- * resolv_nameserver() - take a "nameserver" line's address
- * @c:		configuration
- * @arg:	address text, may be NULL
- *
- * The guest reaches DNS servers through netshim's sockets in the pod, so
- * a resolver on the pod's loopback (systemd-resolved's 127.0.0.53) or on
- * a link of the pod is unreachable from the guest's point of view.
- */
-static void resolv_nameserver(struct conf *c, const char *arg)
-{
-	struct in6_addr a6;
-	struct in_addr a4;
-	int af;
-
-	if (!arg)
-		return;
-	if (strchr(arg, '%')) {
-		warn("resolv.conf: skipping scoped nameserver %s", arg);
-		return;
-	}
-	af = conf_inany(arg, &a4, &a6);
-	if (!af || conf_unicast(af, &a4, &a6)) {
-		warn("resolv.conf: skipping invalid nameserver %s", arg);
-		return;
-	}
-	if (conf_is_loopback(af, &a4, &a6)) {
-		warn("resolv.conf: skipping loopback nameserver %s: the guest cannot reach it; use -D",
-		     arg);
-		return;
-	}
-	if (af == AF_INET6 && IN6_IS_ADDR_LINKLOCAL(&a6)) {
-		warn("resolv.conf: skipping link-local nameserver %s", arg);
-		return;
-	}
-	if (conf_add_dns(c, af, &a4, &a6))
-		warn("resolv.conf: too many nameservers, skipping %s", arg);
-}
-
-/**
- * resolv_search() - take a "search" or "domain" line's domains
- * @c:		configuration
- * @save:	strtok_r() state, positioned after the keyword
- * @one:	take only the first domain ("domain" lines)
- *
- * As for the resolver, the last "search" or "domain" line wins.
- */
-static void resolv_search(struct conf *c, char **save, bool one)
-{
-	const char *d;
-
-	c->n_search = 0;
-	while ((d = strtok_r(NULL, " \t\r\n", save))) {
-		if (strlen(d) > CONF_SEARCH_LEN) {
-			warn("resolv.conf: skipping long search domain");
-			continue;
-		}
-		if (c->n_search >= CONF_MAX_SEARCH) {
-			warn("resolv.conf: too many search domains, skipping %s",
-			     d);
-			return;
-		}
-		strcpy(c->search[c->n_search++], d);
-		if (one)
-			return;
-	}
-}
-
-/**
- * resolv_skip_line() - discard the rest of a line that did not fit
- * @f:		file
- */
-static void resolv_skip_line(FILE *f)
-{
-	int ch;
-
-	do
-		ch = getc(f);
-	while (ch != EOF && ch != '\n');
-}
-
-/**
- * conf_read_resolv() - DNS servers and search domains from a resolv.conf
- * @c:		configuration: its DNS servers and search domains are
- *		replaced by those of the file
- * @path:	file, normally /etc/resolv.conf
- *
- * Return: 0 on success, -1 if @path cannot be opened (errno set)
- */
-int conf_read_resolv(struct conf *c, const char *path)
-{
-	char line[RESOLV_LINE_MAX], *kw, *save;
-	FILE *f;
-
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-
-	c->n_dns4 = c->n_dns6 = c->n_search = 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strchr(line, '\n') && !feof(f)) {
-			warn("resolv.conf: skipping line longer than %d bytes",
-			     RESOLV_LINE_MAX - 2);
-			resolv_skip_line(f);
-			continue;
-		}
-		kw = strtok_r(line, " \t\r\n", &save);
-		if (!kw)
-			continue;
-		if (!strcmp(kw, "nameserver"))
-			resolv_nameserver(c, strtok_r(NULL, " \t\r\n", &save));
-		else if (!strcmp(kw, "search"))
-			resolv_search(c, &save, false);
-		else if (!strcmp(kw, "domain"))
-			resolv_search(c, &save, true);
-	}
-	fclose(f);
-	return 0;
-}
-
-/**
- * fwd_port() - parse a port number, 1-65535, at the start of @s
- * @s:		text
- * @end:	first character after the number, output
- * @port:	value, set on success
- *
- * Return: NULL on success, else the reason
- */
-static const char *fwd_port(const char *s, const char **end, uint16_t *port)
-{
-	unsigned long v;
-	char *e;
-
-	if (!isdigit((unsigned char)*s))
-		return "port number expected";
-	errno = 0;
-	v = strtoul(s, &e, 10);
-	if (errno == ERANGE || v > 65535)
-		return "port out of range (1-65535)";
-	if (!v)
-		return "port 0 cannot be forwarded";
-	*end = e;
-	*port = v;
-	return NULL;
-}
-
-/**
- * fwd_range() - parse PORT or PORT-PORT at the start of @s
- * @s:		text
- * @end:	first character after the range, output
- * @first:	first port, set on success
- * @last:	last port, set on success
- *
- * Return: NULL on success, else the reason
- */
-static const char *fwd_range(const char *s, const char **end,
-			     uint16_t *first, uint16_t *last)
-{
-	const char *e;
-
-	e = fwd_port(s, end, first);
-	if (e)
-		return e;
-	*last = *first;
-	if (**end != '-')
-		return NULL;
-	e = fwd_port(*end + 1, end, last);
-	if (e)
-		return e;
-	return *last < *first ? "inverted port range" : NULL;
-}
-
-/**
- * fwd_bind() - parse and store the ADDR%IF of an ADDR%IF/PORTS rule
- * @r:		rule, r->bind and r->dev set on success
- * @s:		"ADDR", "ADDR%IF" or "%IF", modified
- *
- * Return: NULL on success, else the reason
- */
-static const char *fwd_bind(struct fwd_rule *r, char *s)
-{
-	char *pct = strchr(s, '%');
-	struct in6_addr a6;
-	struct in_addr a4;
-	int af;
-
-	if (pct) {
-		*pct++ = '\0';
-		if (!*pct || strlen(pct) >= sizeof(r->dev))
-			return "not an interface name after '%'";
-		strcpy(r->dev, pct);
-		if (!*s)
-			return NULL;
-	}
-	af = conf_inany(s, &a4, &a6);
-	if (!af)
-		return "not an IPv4 or IPv6 address before '/'";
-	if (af == AF_INET)
-		inet_ntop(AF_INET, &a4, r->bind, sizeof(r->bind));
-	else
-		inet_ntop(AF_INET6, &a6, r->bind, sizeof(r->bind));
-	return NULL;
-}
-
-/**
- * fwd_rule() - parse one element of a port spec
- * @r:		rule, output
- * @s:		element, modified: "[ADDR/]PORTS[:PORTS]" or "~PORTS"
- *
- * Return: NULL on success, else the reason
- */
-static const char *fwd_rule(struct fwd_rule *r, char *s)
-{
-	uint16_t to_first, to_last;
-	const char *end, *e;
-	char *slash;
-
-	memset(r, 0, sizeof(*r));
-	if (*s == '~') {
-		r->exclude = true;
-		s++;
-	}
-	slash = strrchr(s, '/');
-	if (slash) {
-		if (r->exclude)
-			return "an exclusion takes no address";
-		*slash = '\0';
-		e = fwd_bind(r, s);
-		if (e)
-			return e;
-		s = slash + 1;
-	}
-
-	e = fwd_range(s, &end, &r->first, &r->last);
-	if (e)
-		return e;
-	r->to = r->first;
-	if (*end == ':') {
-		if (r->exclude)
-			return "an exclusion takes no target port";
-		e = fwd_range(end + 1, &end, &to_first, &to_last);
-		if (e)
-			return e;
-		if (to_last - to_first != r->last - r->first)
-			return "port ranges of different lengths";
-		r->to = to_first;
-	}
-	return *end ? "unexpected characters" : NULL;
-}
-
-/**
- * fwd_rules() - parse a comma-separated list of rules, appending them
- * @spec:	forwarding spec
- * @list:	list, modified
- *
- * Return: NULL on success, else the reason
- */
-static const char *fwd_rules(struct fwd_spec *spec, char *list)
-{
-	char *elem, *next;
-	const char *e;
-
-	for (elem = list; elem; elem = next) {
-		next = strchr(elem, ',');
-		if (next)
-			*next++ = '\0';
-		if (!*elem)
-			return "empty element";
-		if (spec->n >= CONF_MAX_FWD)
-			return "too many rules";
-		e = fwd_rule(&spec->rule[spec->n], elem);
-		if (e)
-			return e;
-		spec->n++;
-	}
-	return NULL;
-}
-
-/**
- * conf_fwd_parse() - parse a -t or -u port forwarding spec
- * @spec:	forwarding spec: rules are appended, "none" clears it,
- *		"all" forwards every port not excluded
- * @arg:	"none", "all", or a comma-separated list of "PORT",
- *		"PORT-PORT", either followed by ":PORT" or ":PORT-PORT"
- *		(guest ports, same length), optionally preceded by "ADDR/";
- *		or "~PORT", "~PORT-PORT" to exclude.  A spec of exclusions
- *		only forwards all other ports.
- *
- * Return: 0 on success, -1 on error (reported, @spec unchanged)
- */
-int conf_fwd_parse(struct fwd_spec *spec, const char *arg)
-{
-	struct fwd_spec tmp = *spec;
-	char buf[FWD_SPEC_MAX];
-	const char *e;
-
-	if (!strcmp(arg, "none")) {
-		memset(spec, 0, sizeof(*spec));
-		return 0;
-	}
-	if (!strcmp(arg, "all")) {
-		spec->all = true;
-		return 0;
-	}
-	if (!strcmp(arg, "auto")) {
-		spec->follow = true;
-		return 0;
-	}
-
-	if (strlen(arg) >= sizeof(buf)) {
-		e = "too long";
-	} else {
-		strcpy(buf, arg);
-		e = fwd_rules(&tmp, buf);
-	}
-	if (e) {
-		fprintf(stderr, "netshim: invalid port spec '%s': %s\n", arg,
-			e);
-		return -1;
-	}
-	*spec = tmp;
-	return 0;
-}
-
-/**
- * fwd_all() - tell if a spec forwards every port it does not exclude
- * @spec:	forwarding spec
- *
- * Return: true for "all", and for a spec made of exclusions only
- */
-static bool fwd_all(const struct fwd_spec *spec)
-{
-	int i;
-
-	if (spec->all)
-		return true;
-	for (i = 0; i < spec->n; i++) {
-		if (!spec->rule[i].exclude)
-			return false;
-	}
-	return spec->n > 0;
-}
-
-/**
- * conf_fwd_lookup() - is a pod port forwarded to the guest, and where
- * @spec:	forwarding spec
- * @port:	pod port
- * @to:		guest port, set if forwarded (may be NULL)
- *
- * Exclusions win over any rule; the first rule holding @port gives the
- * guest port.  Ports forwarded by "all" (or by a spec of exclusions only)
- * keep their number.
- *
- * Return: true if @port is forwarded
- */
-bool conf_fwd_lookup(const struct fwd_spec *spec, uint16_t port,
-		     uint16_t *to)
-{
-	const struct fwd_rule *r;
-	int i;
-
-	if (!port)
-		return false;
-	for (i = 0; i < spec->n; i++) {
-		r = &spec->rule[i];
-		if (r->exclude && port >= r->first && port <= r->last)
-			return false;
-	}
-	for (i = 0; i < spec->n; i++) {
-		r = &spec->rule[i];
-		if (!r->exclude && port >= r->first && port <= r->last) {
-			if (to)
-				*to = r->to + (port - r->first);
-			return true;
-		}
-	}
-	if (!fwd_all(spec))
-		return false;
-	if (to)
-		*to = port;
-	return true;
-}
-
-/**
- * str_add() - append formatted text to a bounded buffer
- * @buf:	buffer, always NUL-terminated
- * @size:	its size
- * @len:	current length, updated (stops growing once full)
- * @fmt:	printf format
- */
-static void __attribute__((format(printf, 4, 5)))
-str_add(char *buf, size_t size, size_t *len, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (*len >= size - 1)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *len, size - *len, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*len = *len + n < size - 1 ? *len + n : size - 1;
-}
-
-/**
- * fwd_format() - describe a forwarding spec for the log
- * @spec:	forwarding spec
- * @buf:	output
- * @size:	size of @buf
- */
-static void fwd_format(const struct fwd_spec *spec, char *buf, size_t size)
-{
-	bool all = fwd_all(spec) || spec->follow;
-	const struct fwd_rule *r;
-	size_t len = 0;
-	int i;
-
-	*buf = '\0';
-	str_add(buf, size, &len, "%s", spec->follow ? "auto" :
-		all ? "all" : spec->n ? "" : "none");
-	for (i = 0; i < spec->n; i++) {
-		r = &spec->rule[i];
-		str_add(buf, size, &len, "%s%s%s%s%s%s%u", i || all ? ", " : "",
-			r->exclude ? "except " : "", r->bind,
-			*r->dev ? "%" : "", r->dev,
-			*r->bind || *r->dev ? "/" : "", r->first);
-		if (r->last != r->first)
-			str_add(buf, size, &len, "-%u", r->last);
-		if (r->exclude || r->to == r->first)
-			continue;
-		str_add(buf, size, &len, "->%u", r->to);
-		if (r->last != r->first)
-			str_add(buf, size, &len, "-%u",
-				r->to + (r->last - r->first));
-	}
-}
-
-/**
  * conf_log_names() - log DNS servers and search domains
  * @c:		configuration
  */
@@ -2195,17 +1654,17 @@ static void conf_log_names(const struct conf *c)
 
 	*buf = '\0';
 	for (i = 0; i < c->n_dns4; i++)
-		str_add(buf, sizeof(buf), &len, " %s",
+		log_buf_add(buf, sizeof(buf), &len, " %s",
 			inet_ntop(AF_INET, &c->dns4[i], a, sizeof(a)));
 	for (i = 0; i < c->n_dns6; i++)
-		str_add(buf, sizeof(buf), &len, " %s",
+		log_buf_add(buf, sizeof(buf), &len, " %s",
 			inet_ntop(AF_INET6, &c->dns6[i], a, sizeof(a)));
 	info("DNS:%s", len ? buf : " none");
 
 	len = 0;
 	*buf = '\0';
 	for (i = 0; i < c->n_search; i++)
-		str_add(buf, sizeof(buf), &len, " %s", c->search[i]);
+		log_buf_add(buf, sizeof(buf), &len, " %s", c->search[i]);
 	info("DNS search:%s", len ? buf : " none");
 }
 
@@ -2287,8 +1746,8 @@ void conf_log_summary(const struct conf *c)
 	conf_log_addresses(c);
 	conf_log_names(c);
 	conf_log_passt(c);
-	fwd_format(&c->tcp_fwd, buf, sizeof(buf));
+	fwdspec_format(&c->tcp_fwd, buf, sizeof(buf));
 	info("TCP ports forwarded: %s", buf);
-	fwd_format(&c->udp_fwd, buf, sizeof(buf));
+	fwdspec_format(&c->udp_fwd, buf, sizeof(buf));
 	info("UDP ports forwarded: %s", buf);
 }

@@ -147,11 +147,7 @@ struct conf {
 };
 
 int conf_parse(struct conf *c, int argc, char **argv);
-int conf_fwd_parse(struct fwd_spec *spec, const char *arg);
-bool conf_fwd_lookup(const struct fwd_spec *spec, uint16_t port,
-		     uint16_t *to);
 void conf_log_summary(const struct conf *c);
-int conf_read_resolv(struct conf *c, const char *path);
 int conf_netmask_parse(const char *arg, int *prefix);
 
 #endif /* NETSHIM_CONF_H */

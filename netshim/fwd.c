@@ -27,6 +27,7 @@
 #include "bpf/bpf.h"
 #include "bpf/sk_lookup.h"
 #include "nssock.h"
+#include "fwdspec.h"
 
 /* Backlog of a listener taking every forwarded port (sk_lookup) */
 #define FWD_LOOKUP_BACKLOG	4096
@@ -187,7 +188,7 @@ static bool fwd_excluded(const struct fwd_spec *spec, uint16_t port)
  * @port:	pod port
  * @to:		guest port, set if forwarded (may be NULL)
  *
- * As conf_fwd_lookup(), and for a VM, "auto" forwards every port not
+ * As fwdspec_lookup(), and for a VM, "auto" forwards every port not
  * excluded to the same guest port: which of them a pod process listens
  * on is the sk_lookup program's business, at each connection.
  *
@@ -196,7 +197,7 @@ static bool fwd_excluded(const struct fwd_spec *spec, uint16_t port)
 bool fwd_port_lookup(const struct ctx *c, const struct fwd_spec *spec,
 		     uint16_t port, uint16_t *to)
 {
-	if (conf_fwd_lookup(spec, port, to))
+	if (fwdspec_lookup(spec, port, to))
 		return true;
 	if (!spec->follow || fwd_ns_mode(c) || !port ||
 	    fwd_excluded(spec, port))
@@ -409,7 +410,7 @@ int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
 	else
 		fd_budget = rl.rlim_cur / 2;
 	for (port = 1; port <= 65535; port++)
-		if (conf_fwd_lookup(spec, (uint16_t)port, &to))
+		if (fwdspec_lookup(spec, (uint16_t)port, &to))
 			max += 2;
 	*lst = calloc(max ? max : 1, sizeof(**lst));
 	if (!*lst) {
@@ -423,7 +424,7 @@ int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
 		bool ok = false;
 		int v6;
 
-		if (!conf_fwd_lookup(spec, (uint16_t)port, &to))
+		if (!fwdspec_lookup(spec, (uint16_t)port, &to))
 			continue;
 		for (v6 = 0; v6 <= 1; v6++) {
 			struct in6_addr a;

@@ -45,6 +45,7 @@
 #include "udp/splice.h"
 #include "tcp/tcp.h"
 #include "nssock.h"
+#include "fwdspec.h"
 
 /**
  * struct fwd_auto_port - one followed port, its listeners in the pod
@@ -143,7 +144,7 @@ static void fwd_auto_proto_init(struct ctx *c, struct fwd_auto_proto *ap,
 	 * already
 	 */
 	for (i = 1; (spec->n || spec->all) && i <= 65535; i++)
-		if (conf_fwd_lookup(spec, (uint16_t)i, NULL))
+		if (fwdspec_lookup(spec, (uint16_t)i, NULL))
 			portset_add(&ap->skip, (uint16_t)i);
 	if (ap->on)
 		info("%s ports forwarded: those the %s listens on (auto)",

@@ -24,6 +24,7 @@
 #include "udp/splice.h"
 #include "tcp/splice.h"
 #include "nssock.h"
+#include "fwdspec.h"
 
 static struct fwd_listener *fwd_ns_lst, *fwd_ns_ulst;
 static uint32_t fwd_ns_n, fwd_ns_un;
@@ -49,7 +50,7 @@ static int fwd_ns_open_spec(struct ctx *c, const struct fwd_spec *spec,
 	int v6;
 
 	for (port = 1; port <= 65535; port++)
-		if (conf_fwd_lookup(spec, (uint16_t)port, &to))
+		if (fwdspec_lookup(spec, (uint16_t)port, &to))
 			max += 2;
 	if (!max)
 		return 0;
@@ -59,7 +60,7 @@ static int fwd_ns_open_spec(struct ctx *c, const struct fwd_spec *spec,
 		return -1;
 	}
 	for (port = 1; port <= 65535; port++) {
-		if (!conf_fwd_lookup(spec, (uint16_t)port, &to))
+		if (!fwdspec_lookup(spec, (uint16_t)port, &to))
 			continue;
 		for (v6 = 0; v6 <= 1; v6++) {
 			struct in_addr lo4 = { htonl(INADDR_LOOPBACK) };

@@ -157,3 +157,24 @@ bool log_ratelimit(time_t *last, time_t now, time_t interval)
 	*last = now;
 	return true;
 }
+
+/**
+ * log_buf_add() - append formatted text to a bounded buffer
+ * @buf:	buffer, always NUL-terminated
+ * @size:	its size
+ * @len:	current length, updated (stops growing once full)
+ * @fmt:	printf format
+ */
+void log_buf_add(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*len >= size - 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *len, size - *len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len = *len + n < size - 1 ? *len + n : size - 1;
+}

@@ -36,4 +36,7 @@ bool log_ratelimit(time_t *last, time_t now, time_t interval);
 			warn(__VA_ARGS__);				\
 	} while (0)
 
+void __attribute__((format(printf, 4, 5)))
+log_buf_add(char *buf, size_t size, size_t *len, const char *fmt, ...);
+
 #endif /* NETSHIM_LOG_H */

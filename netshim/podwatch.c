@@ -26,6 +26,7 @@
 #include "fwd_auto.h"
 #include "log.h"
 #include "podwatch.h"
+#include "fwdspec.h"
 
 /**
  * struct podwatch - the pod's sock_diag socket and the last scans
@@ -58,7 +59,7 @@ static uint32_t podwatch_ports(const struct fwd_spec *spec)
 	if (spec->all)
 		return 65535;
 	for (port = 1; spec->n && port <= 65535; port++)
-		if (conf_fwd_lookup(spec, (uint16_t)port, NULL))
+		if (fwdspec_lookup(spec, (uint16_t)port, NULL))
 			n++;
 	return n;
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* netshim - fuzz target: conf_fwd_parse(), the -t and -u port specs
+/* netshim - fuzz target: fwdspec_parse(), the -t and -u port specs
  *
  * The input is one or more specs, one a line, parsed into the same
  * forwarding spec as repeated -t options are; then every port is looked
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "netshim/fwdspec.h"
 
 #define SPEC_MAX	4096
 
@@ -53,7 +54,7 @@ static void check_lookup(const struct fwd_spec *spec, uint32_t port)
 {
 	uint16_t to;
 
-	if (port <= 65535 && conf_fwd_lookup(spec, (uint16_t)port, &to))
+	if (port <= 65535 && fwdspec_lookup(spec, (uint16_t)port, &to))
 		FUZZ_CHECK(to != 0);
 }
 
@@ -105,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		conf_fwd_parse(&spec, line);
+		fwdspec_parse(&spec, line);
 		check_rules(&spec);
 	}
 	check_lookups(&spec);

@@ -21,6 +21,8 @@
 #include "unit.h"
 #include "netshim/conf.h"
 #include "netshim/log.h"
+#include "netshim/fwdspec.h"
+#include "netshim/resolv.h"
 
 #define ARGC(a)		((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -41,12 +43,12 @@ static struct conf conf;
  * @arg:	spec
  * @spec:	output
  *
- * Return: conf_fwd_parse()'s return value
+ * Return: fwdspec_parse()'s return value
  */
 static int fwd(const char *arg, struct fwd_spec *spec)
 {
 	memset(spec, 0, sizeof(*spec));
-	return conf_fwd_parse(spec, arg);
+	return fwdspec_parse(spec, arg);
 }
 
 /**
@@ -60,7 +62,7 @@ static unsigned int fwd_to(const struct fwd_spec *spec, uint16_t port)
 {
 	uint16_t to = 0;
 
-	return conf_fwd_lookup(spec, port, &to) ? to : 0;
+	return fwdspec_lookup(spec, port, &to) ? to : 0;
 }
 
 static void test_fwd_single(void **state)
@@ -80,7 +82,7 @@ static void test_fwd_single(void **state)
 	assert_int_equal(fwd_to(&s, 79), 0);
 	assert_int_equal(fwd_to(&s, 81), 0);
 	assert_int_equal(fwd_to(&s, 0), 0);
-	assert_true(conf_fwd_lookup(&s, 80, NULL));
+	assert_true(fwdspec_lookup(&s, 80, NULL));
 
 	assert_int_equal(fwd("65535", &s), 0);
 	assert_int_equal(fwd_to(&s, 65535), 65535);
@@ -216,16 +218,16 @@ static void test_fwd_all_none(void **state)
 	assert_int_equal(fwd_to(&s, 0), 0);
 
 	/* "all" combines with exclusions given in another option */
-	assert_int_equal(conf_fwd_parse(&s, "~22"), 0);
+	assert_int_equal(fwdspec_parse(&s, "~22"), 0);
 	assert_int_equal(fwd_to(&s, 22), 0);
 	assert_int_equal(fwd_to(&s, 23), 23);
 
 	/* Rules append; "none" clears everything */
 	assert_int_equal(fwd("80", &s), 0);
-	assert_int_equal(conf_fwd_parse(&s, "443"), 0);
+	assert_int_equal(fwdspec_parse(&s, "443"), 0);
 	assert_int_equal(s.n, 2);
 	assert_int_equal(fwd_to(&s, 443), 443);
-	assert_int_equal(conf_fwd_parse(&s, "none"), 0);
+	assert_int_equal(fwdspec_parse(&s, "none"), 0);
 	assert_int_equal(s.n, 0);
 	assert_false(s.all);
 	assert_int_equal(fwd_to(&s, 80), 0);
@@ -252,7 +254,7 @@ static void test_fwd_max_rules(void **state)
 	assert_int_equal(s.n, 0);
 	buf[strlen(buf) - 4] = '\0';
 	assert_int_equal(fwd(buf, &s), 0);
-	assert_int_equal(conf_fwd_parse(&s, "999"), -1);
+	assert_int_equal(fwdspec_parse(&s, "999"), -1);
 	assert_int_equal(s.n, CONF_MAX_FWD);
 }
 
@@ -274,8 +276,8 @@ static void test_fwd_errors(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		memset(&s, 0, sizeof(s));
-		assert_int_equal(conf_fwd_parse(&s, "443"), 0);
-		if (conf_fwd_parse(&s, bad[i]) != -1)
+		assert_int_equal(fwdspec_parse(&s, "443"), 0);
+		if (fwdspec_parse(&s, bad[i]) != -1)
 			fail_msg("spec '%s' accepted", bad[i]);
 		/* A refused spec leaves the previous rules alone */
 		assert_int_equal(s.n, 1);
@@ -322,7 +324,7 @@ static void test_netmask(void **state)
  * resolv() - write @text to a temporary file and parse it into conf
  * @text:	resolv.conf contents
  *
- * Return: conf_read_resolv()'s return value
+ * Return: resolv_read()'s return value
  */
 static int resolv(const char *text)
 {
@@ -335,7 +337,7 @@ static int resolv(const char *text)
 	close(fd);
 
 	memset(&conf, 0, sizeof(conf));
-	ret = conf_read_resolv(&conf, path);
+	ret = resolv_read(&conf, path);
 	unlink(path);
 	return ret;
 }
@@ -485,7 +487,7 @@ static void test_resolv_too_many(void **state)
 static void test_resolv_missing(void **state)
 {
 	(void)state;
-	assert_int_equal(conf_read_resolv(&conf, "/nonexistent/resolv.conf"),
+	assert_int_equal(resolv_read(&conf, "/nonexistent/resolv.conf"),
 			 -1);
 	assert_int_equal(errno, ENOENT);
 }
@@ -1212,7 +1214,7 @@ static void test_parse_t_auto_vm(void **state)
 	(void)state;
 	assert_int_equal(parse(ARGC(t), t), 0);
 	assert_true(conf.tcp_fwd.follow);
-	assert_false(conf_fwd_lookup(&conf.tcp_fwd, 22, NULL));
+	assert_false(fwdspec_lookup(&conf.tcp_fwd, 22, NULL));
 	assert_int_equal(parse(ARGC(u), u), -1);
 }
 

@@ -17,6 +17,7 @@
 #include "netshim/conf.h"
 #include "netshim/ctx.h"
 #include "netshim/fwd.h"
+#include "netshim/fwdspec.h"
 
 static struct ctx c;
 
@@ -28,7 +29,7 @@ static void spec(const char *const *args)
 {
 	memset(&c.conf.tcp_fwd, 0, sizeof(c.conf.tcp_fwd));
 	for (; *args; args++)
-		assert_int_equal(conf_fwd_parse(&c.conf.tcp_fwd, *args), 0);
+		assert_int_equal(fwdspec_parse(&c.conf.tcp_fwd, *args), 0);
 }
 
 /**

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * netshim - the forwarding specs of -t, -u, -T and -U: grammar and lookup
+ */
+#ifndef NETSHIM_FWDSPEC_H
+#define NETSHIM_FWDSPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conf.h"
+
+int fwdspec_parse(struct fwd_spec *spec, const char *arg);
+bool fwdspec_lookup(const struct fwd_spec *spec, uint16_t port,
+		    uint16_t *to);
+void fwdspec_format(const struct fwd_spec *spec, char *buf, size_t size);
+
+#endif /* NETSHIM_FWDSPEC_H */
