@@ -44,40 +44,233 @@ static const uint8_t conf_default_mac[ETH_ALEN_] = {
 	0x02, 0x6e, 0x73, 0x68, 0x69, 0x6d
 };
 
+/* Every option: X(id, long name, short letter or 0, argument, metavar or
+ * NULL, help, handler).  The handler is an expression of c (struct conf),
+ * st (struct conf_state), opt (what getopt_long() returned) and arg (the
+ * argument), worth 0, or -1 once the error is reported.  An empty help
+ * keeps an alias out of --help.  getopt_long()'s tables, the short
+ * options, --help and the dispatch (conf_opt()) are all made from it: an
+ * option is written here once.
+ */
+#define CONF_OPTIONS(X)						\
+	X(SOCKET, "socket", 's', required_argument, "PATH",		\
+	  "UNIX socket for the VMM (default:\n"				\
+	  "$XDG_RUNTIME_DIR or /tmp/netshim-N.socket);\n"		\
+	  "also --socket-path",						\
+	  conf_opt_path('s', c->sock_path, sizeof(c->sock_path), arg))	\
+	X(SOCKET_PATH, "socket-path", 0, required_argument, "PATH",	\
+	  "",								\
+	  conf_opt_path('s', c->sock_path, sizeof(c->sock_path), arg))	\
+	X(FD, "fd", 'F', required_argument, "FD",			\
+	  "serve the VMM connection already open as FD\n"		\
+	  "(a connected stream socket); implies -1",			\
+	  conf_opt_fd(c, arg))						\
+	X(ONE_OFF, "one-off", '1', no_argument, NULL,			\
+	  "exit when the VMM disconnects",				\
+	  conf_set(&c->one_off, true))					\
+	X(VHOST_USER, "vhost-user", 0, no_argument, NULL,		\
+	  "be a vhost-user back-end on the socket (QEMU\n"		\
+	  "-netdev vhost-user, Cloud Hypervisor)",			\
+	  conf_set(&c->vhost_user, true))				\
+	X(PRINT_CAPS, "print-capabilities", 0, no_argument, NULL,	\
+	  "print the vhost-user back-end's capabilities\n"		\
+	  "as JSON and exit",						\
+	  conf_print_caps())						\
+	X(PID, "pid", 'P', required_argument, "FILE",			\
+	  "write the process ID to FILE",				\
+	  conf_opt_path(opt, c->pid_file, sizeof(c->pid_file), arg))	\
+	X(FOREGROUND, "foreground", 'f', no_argument, NULL,		\
+	  "do not daemonise; log to stderr",				\
+	  conf_set(&c->foreground, true))				\
+	X(QUIET, "quiet", 'q', no_argument, NULL,			\
+	  "log warnings and errors only",				\
+	  conf_set(&c->quiet, true))					\
+	X(DEBUG, "debug", 'd', no_argument, NULL,			\
+	  "log debug messages too",					\
+	  conf_set(&c->debug, true))					\
+	X(TRACE, "trace", 0, no_argument, NULL,				\
+	  "log every frame too (implies --debug)",			\
+	  conf_opt_trace(c))						\
+	X(STDERR, "stderr", 'e', no_argument, NULL,			\
+	  "log to stderr, also once in the background",			\
+	  conf_set(&c->log_stderr, true))				\
+	X(LOG_FILE, "log-file", 'l', required_argument, "FILE",		\
+	  "log to FILE instead of stderr or syslog",			\
+	  conf_opt_path(opt, c->log_file, sizeof(c->log_file), arg))	\
+	X(LOG_SIZE, "log-size", 0, required_argument, "BYTES",		\
+	  "empty the log file when it reaches BYTES",			\
+	  conf_uint_opt(opt, arg, 4096, UINT_MAX, &c->log_size))	\
+	X(PCAP, "pcap", 'p', required_argument, "FILE",			\
+	  "capture guest frames to FILE (libpcap)",			\
+	  conf_opt_path(opt, c->pcap_file, sizeof(c->pcap_file), arg))	\
+	X(RUNAS, "runas", 0, required_argument, "UID[:GID]",		\
+	  "run as this user and group (numbers or names;\n"		\
+	  "started as root, default: nobody)",				\
+	  conf_opt_runas(c, arg))					\
+	X(INTERFACE, "interface", 'i', required_argument, "NAME",	\
+	  "template interface (default: default route's)",		\
+	  conf_opt_path(opt, c->ifname, sizeof(c->ifname), arg))	\
+	X(ADDRESS, "address", 'a', required_argument, "ADDR[/LEN]",	\
+	  "guest address, once per family",				\
+	  conf_opt_address(c, arg))					\
+	X(NETMASK, "netmask", 'n', required_argument, "MASK",		\
+	  "IPv4 netmask, dotted or prefix length",			\
+	  conf_opt_netmask(c, arg))					\
+	X(GATEWAY, "gateway", 'g', required_argument, "ADDR",		\
+	  "gateway, once per family",					\
+	  conf_opt_gateway(c, arg))					\
+	X(DNS, "dns", 'D', required_argument, "ADDR",			\
+	  "DNS server, repeatable; \"none\": no DNS",			\
+	  conf_opt_dns(c, st, arg))					\
+	X(SEARCH, "search", 'S', required_argument, "LIST",		\
+	  "search domains (spaces or commas); \"none\"",		\
+	  conf_opt_search(c, st, arg))					\
+	X(NO_DHCP_DNS, "no-dhcp-dns", 0, no_argument, NULL,		\
+	  "hand no DNS servers to the guest",				\
+	  conf_set(&st->no_dhcp_dns, true))				\
+	X(DHCP_DNS, "dhcp-dns", 0, no_argument, NULL,			\
+	  "hand them (the default)",					\
+	  conf_set(&st->no_dhcp_dns, false))				\
+	X(NO_DHCP_SEARCH, "no-dhcp-search", 0, no_argument, NULL,	\
+	  "hand no search domains to the guest",			\
+	  conf_set(&st->no_dhcp_search, true))				\
+	X(DHCP_SEARCH, "dhcp-search", 0, no_argument, NULL,		\
+	  "hand them (the default)",					\
+	  conf_set(&st->no_dhcp_search, false))				\
+	X(HOSTNAME, "hostname", 'H', required_argument, "NAME",		\
+	  "host name for the guest (DHCP option 12)",			\
+	  conf_opt_dnsname(c->hostname, opt, arg))			\
+	X(FQDN, "fqdn", 0, required_argument, "NAME",			\
+	  "FQDN for the guest (DHCP option 81, DHCPv6\n"		\
+	  "option 39)",							\
+	  conf_opt_dnsname(c->fqdn, opt, arg))				\
+	X(OUTBOUND, "outbound", 'o', required_argument, "ADDR",		\
+	  "source address of outbound sockets, once per\n"		\
+	  "family",							\
+	  conf_opt_outbound(c, arg))					\
+	X(OUT_IF4, "outbound-if4", 0, required_argument, "NAME",	\
+	  "bind IPv4 outbound sockets to interface NAME",		\
+	  conf_opt_ifname(opt, c->out_if4, arg))			\
+	X(OUT_IF6, "outbound-if6", 0, required_argument, "NAME",	\
+	  "bind IPv6 outbound sockets to interface NAME",		\
+	  conf_opt_ifname(opt, c->out_if6, arg))			\
+	X(MAC_ADDR, "mac-addr", 'M', required_argument, "MAC",		\
+	  "the guest's MAC address",					\
+	  conf_opt_mac(c, arg))						\
+	X(MTU, "mtu", 'm', required_argument, "MTU",			\
+	  "guest MTU, 68-65520 (default: template's)",			\
+	  conf_uint_opt(opt, arg, MTU_MIN, MTU_MAX, &c->mtu))		\
+	X(TCP_PORTS, "tcp-ports", 't', required_argument, "SPEC",	\
+	  "forward inbound TCP ports to the guest",			\
+	  fwdspec_parse(&c->tcp_fwd, arg))				\
+	X(UDP_PORTS, "udp-ports", 'u', required_argument, "SPEC",	\
+	  "forward inbound UDP ports to the guest\n"			\
+	  "SPEC: none | all | list of PORT[-PORT][:PORT\n"		\
+	  "[-PORT]], ~PORT[-PORT], [ADDR][%IF]/PORT...;\n"		\
+	  "or auto: in namespace mode, the ports the\n"			\
+	  "namespace listens on; for a VM (-t only,\n"			\
+	  "with eBPF sk_lookup), every port no pod\n"			\
+	  "process listens on",						\
+	  fwdspec_parse(&c->udp_fwd, arg))				\
+	X(FREEBIND, "freebind", 0, no_argument, NULL,			\
+	  "forwarded ports may bind addresses the pod\n"		\
+	  "does not have (yet)",					\
+	  conf_set(&c->freebind, true))					\
+	X(IPV4_ONLY, "ipv4-only", '4', no_argument, NULL,		\
+	  "IPv4 only",							\
+	  conf_set(&st->v4_only, true))					\
+	X(IPV6_ONLY, "ipv6-only", '6', no_argument, NULL,		\
+	  "IPv6 only",							\
+	  conf_set(&st->v6_only, true))					\
+	X(MAP_HOST_LO, "map-host-loopback", 0, required_argument, "ADDR", \
+	  "guest traffic to ADDR goes to the pod's\n"			\
+	  "loopback (default: nothing mapped); \"none\"",		\
+	  conf_opt_map_lo(c, arg))					\
+	X(MAP_GW, "map-gw", 0, no_argument, NULL,			\
+	  "map the gateway so (IPv4, global IPv6)",			\
+	  conf_set(&st->map_gw, true))					\
+	X(NO_MAP_GW, "no-map-gw", 0, no_argument, NULL,			\
+	  "the gateway is a router (the default)",			\
+	  conf_set(&st->map_gw, false))					\
+	X(NO_TCP, "no-tcp", 0, no_argument, NULL,			\
+	  "drop the guest's TCP, forward no TCP port",			\
+	  conf_set(&c->no_tcp, true))					\
+	X(NO_UDP, "no-udp", 0, no_argument, NULL,			\
+	  "drop the guest's UDP (not DHCP), forward no\n"		\
+	  "UDP port",							\
+	  conf_set(&c->no_udp, true))					\
+	X(NO_ICMP, "no-icmp", 0, no_argument, NULL,			\
+	  "drop the guest's echo requests",				\
+	  conf_set(&c->no_icmp, true))					\
+	X(NO_DHCP, "no-dhcp", 0, no_argument, NULL,			\
+	  "no DHCPv4 server",						\
+	  conf_set(&c->no_dhcp, true))					\
+	X(NO_DHCPV6, "no-dhcpv6", 0, no_argument, NULL,			\
+	  "no DHCPv6 server",						\
+	  conf_set(&c->no_dhcpv6, true))				\
+	X(NO_NDP, "no-ndp", 0, no_argument, NULL,			\
+	  "no NDP (neighbour and router advertisements)",		\
+	  conf_set(&c->no_ndp, true))					\
+	X(NO_RA, "no-ra", 0, no_argument, NULL,				\
+	  "no router advertisements",					\
+	  conf_set(&c->no_ra, true))					\
+	X(NO_PEEK_OFF, "no-peek-offset", 0, no_argument, NULL,		\
+	  "read TCP data as kernels before 6.9 need to\n"		\
+	  "(slower; for testing that code path)",			\
+	  conf_set(&c->no_peek_off, true))				\
+	X(MAX_TCP, "max-tcp", 0, required_argument, "N",		\
+	  "TCP connections, 1-1048576 (default 65536)",			\
+	  conf_uint_opt(opt, arg, 1, 1048576, &c->max_tcp))		\
+	X(MAX_FLOWS, "max-flows", 0, required_argument, "N",		\
+	  "UDP and ICMP flows, 1-1048576 (default 16384)",		\
+	  conf_uint_opt(opt, arg, 1, 1048576, &c->max_flows))		\
+	X(UDP_TIMEOUT, "udp-timeout", 0, required_argument, "SECONDS",	\
+	  "idle UDP flow timeout, 1-86400 (default 180)",		\
+	  conf_uint_opt(opt, arg, 1, 86400, &c->udp_timeout))		\
+	X(RA_INTERVAL, "ra-interval", 0, required_argument, "SECONDS",	\
+	  "router advertisement interval, 4-1800\n"			\
+	  "(default 60)",						\
+	  conf_uint_opt(opt, arg, 4, 1800, &c->ra_interval))		\
+	X(BPF, "bpf", 0, required_argument, "MODE",			\
+	  "eBPF programs: auto (load them where the\n"			\
+	  "kernel and privileges allow, the default),\n"		\
+	  "off, or require (exit if they cannot load)",			\
+	  conf_opt_bpf(c, arg))						\
+	X(NETNS, "netns", 0, required_argument, "PATH|PID",		\
+	  "serve this network namespace (a process's,\n"		\
+	  "or a file such as /run/netns/NAME)",				\
+	  conf_opt_path(opt, c->netns, sizeof(c->netns), arg))		\
+	X(NS_IFNAME, "ns-ifname", 'I', required_argument, "NAME",	\
+	  "tap device in the namespace (default: the\n"			\
+	  "template interface's name)",					\
+	  conf_opt_path(opt, c->ns_ifname, sizeof(c->ns_ifname), arg))	\
+	X(TCP_NS, "tcp-ns", 'T', required_argument, "SPEC",		\
+	  "forward TCP ports of the namespace's loopback\n"		\
+	  "to the pod's loopback (a list of ports, as -t,\n"		\
+	  "or auto: the ports the pod listens on)",			\
+	  fwdspec_parse(&c->tcp_ns_fwd, arg))				\
+	X(UDP_NS, "udp-ns", 'U', required_argument, "SPEC",		\
+	  "UDP likewise, datagrams relayed socket to\n"			\
+	  "socket",							\
+	  fwdspec_parse(&c->udp_ns_fwd, arg))				\
+	X(HELP, "help", 'h', no_argument, NULL,				\
+	  "show this help and exit",					\
+	  conf_print_usage())						\
+	X(VERSION, "version", 0, no_argument, NULL,			\
+	  "show the version and exit",					\
+	  conf_print_version())
+
+#define CONF_OPT_ENUM(id, name, shortopt, arg, metavar, help, handler)	\
+	OPT_##id,
 enum {
-	OPT_RUNAS = 256,
-	OPT_MAP_HOST_LO,
-	OPT_NO_DHCP,
-	OPT_NO_DHCPV6,
-	OPT_NO_NDP,
-	OPT_NO_RA,
-	OPT_NO_PEEK_OFF,
-	OPT_MAX_TCP,
-	OPT_MAX_FLOWS,
-	OPT_UDP_TIMEOUT,
-	OPT_RA_INTERVAL,
-	OPT_VERSION,
-	OPT_TRACE,
-	OPT_LOG_SIZE,
-	OPT_FQDN,
-	OPT_OUT_IF4,
-	OPT_OUT_IF6,
-	OPT_NO_TCP,
-	OPT_NO_UDP,
-	OPT_NO_ICMP,
-	OPT_MAP_GW,
-	OPT_NO_MAP_GW,
-	OPT_NO_DHCP_DNS,
-	OPT_DHCP_DNS,
-	OPT_NO_DHCP_SEARCH,
-	OPT_DHCP_SEARCH,
-	OPT_FREEBIND,
-	OPT_VHOST_USER,
-	OPT_PRINT_CAPS,
+	OPT_FIRST = 255,	/* above every short option's letter */
+	CONF_OPTIONS(CONF_OPT_ENUM)
 	OPT_REFUSED,		/* a long option of conf_refused[] */
-	OPT_NETNS,
-	OPT_BPF,
 };
+#undef CONF_OPT_ENUM
+
+/* What getopt_long() returns for an option: its letter, if it has one */
+#define CONF_OPT_VAL(id, shortopt)	((shortopt) ? (shortopt) : OPT_##id)
 
 #define NOT_YET_NS	"not supported yet in netshim's namespace mode"
 
@@ -126,75 +319,41 @@ static const struct conf_refusal conf_refused[] = {
 
 #define CONF_REFUSED_N	((int)(sizeof(conf_refused) / sizeof(conf_refused[0])))
 
-static const char conf_short_opts[] =
-	":s:1P:fqdl:p:i:a:n:g:D:S:M:m:t:u:46hF:eo:H:I:T:U:";
-
-static const struct option conf_long_opts[] = {
-	{ "socket", required_argument, NULL, 's' },
-	{ "socket-path", required_argument, NULL, 's' },
-	{ "fd", required_argument, NULL, 'F' },
-	{ "one-off", no_argument, NULL, '1' },
-	{ "vhost-user", no_argument, NULL, OPT_VHOST_USER },
-	{ "print-capabilities", no_argument, NULL, OPT_PRINT_CAPS },
-	{ "pid", required_argument, NULL, 'P' },
-	{ "foreground", no_argument, NULL, 'f' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "debug", no_argument, NULL, 'd' },
-	{ "trace", no_argument, NULL, OPT_TRACE },
-	{ "stderr", no_argument, NULL, 'e' },
-	{ "log-file", required_argument, NULL, 'l' },
-	{ "log-size", required_argument, NULL, OPT_LOG_SIZE },
-	{ "pcap", required_argument, NULL, 'p' },
-	{ "runas", required_argument, NULL, OPT_RUNAS },
-	{ "interface", required_argument, NULL, 'i' },
-	{ "address", required_argument, NULL, 'a' },
-	{ "netmask", required_argument, NULL, 'n' },
-	{ "gateway", required_argument, NULL, 'g' },
-	{ "dns", required_argument, NULL, 'D' },
-	{ "search", required_argument, NULL, 'S' },
-	{ "no-dhcp-dns", no_argument, NULL, OPT_NO_DHCP_DNS },
-	{ "dhcp-dns", no_argument, NULL, OPT_DHCP_DNS },
-	{ "no-dhcp-search", no_argument, NULL, OPT_NO_DHCP_SEARCH },
-	{ "dhcp-search", no_argument, NULL, OPT_DHCP_SEARCH },
-	{ "hostname", required_argument, NULL, 'H' },
-	{ "fqdn", required_argument, NULL, OPT_FQDN },
-	{ "outbound", required_argument, NULL, 'o' },
-	{ "outbound-if4", required_argument, NULL, OPT_OUT_IF4 },
-	{ "outbound-if6", required_argument, NULL, OPT_OUT_IF6 },
-	{ "mac-addr", required_argument, NULL, 'M' },
-	{ "mtu", required_argument, NULL, 'm' },
-	{ "tcp-ports", required_argument, NULL, 't' },
-	{ "udp-ports", required_argument, NULL, 'u' },
-	{ "freebind", no_argument, NULL, OPT_FREEBIND },
-	{ "ipv4-only", no_argument, NULL, '4' },
-	{ "ipv6-only", no_argument, NULL, '6' },
-	{ "map-host-loopback", required_argument, NULL, OPT_MAP_HOST_LO },
-	{ "map-gw", no_argument, NULL, OPT_MAP_GW },
-	{ "no-map-gw", no_argument, NULL, OPT_NO_MAP_GW },
-	{ "no-tcp", no_argument, NULL, OPT_NO_TCP },
-	{ "no-udp", no_argument, NULL, OPT_NO_UDP },
-	{ "no-icmp", no_argument, NULL, OPT_NO_ICMP },
-	{ "no-dhcp", no_argument, NULL, OPT_NO_DHCP },
-	{ "no-dhcpv6", no_argument, NULL, OPT_NO_DHCPV6 },
-	{ "no-ndp", no_argument, NULL, OPT_NO_NDP },
-	{ "no-ra", no_argument, NULL, OPT_NO_RA },
-	{ "no-peek-offset", no_argument, NULL, OPT_NO_PEEK_OFF },
-	{ "max-tcp", required_argument, NULL, OPT_MAX_TCP },
-	{ "max-flows", required_argument, NULL, OPT_MAX_FLOWS },
-	{ "udp-timeout", required_argument, NULL, OPT_UDP_TIMEOUT },
-	{ "ra-interval", required_argument, NULL, OPT_RA_INTERVAL },
-	{ "bpf", required_argument, NULL, OPT_BPF },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, OPT_VERSION },
+#define CONF_LONG_OPT(id, name, shortopt, arg, metavar, help, handler)	\
+	{ name, arg, NULL, CONF_OPT_VAL(id, shortopt) },
 #define CONF_REFUSED_OPT(name, arg, shortopt, why)			\
 	{ name, arg, NULL, shortopt ? shortopt : OPT_REFUSED },
+static const struct option conf_long_opts[] = {
+	CONF_OPTIONS(CONF_LONG_OPT)
 	CONF_REFUSED(CONF_REFUSED_OPT)
-	{ "netns", required_argument, NULL, OPT_NETNS },
-	{ "ns-ifname", required_argument, NULL, 'I' },
-	{ "tcp-ns", required_argument, NULL, 'T' },
-	{ "udp-ns", required_argument, NULL, 'U' },
 	{ NULL, 0, NULL, 0 },
 };
+#undef CONF_LONG_OPT
+#undef CONF_REFUSED_OPT
+
+#define CONF_LONG_OPTS_N						\
+	(sizeof(conf_long_opts) / sizeof(conf_long_opts[0]))
+
+/**
+ * struct conf_help - one option's lines of --help
+ * @name:	long name
+ * @shortopt:	short option, 0 if none
+ * @metavar:	what its argument stands for, NULL if it takes none
+ * @help:	the text, lines apart by newlines; empty for an alias
+ */
+struct conf_help {
+	const char *name;
+	int shortopt;
+	const char *metavar;
+	const char *help;
+};
+
+#define CONF_HELP(id, name, shortopt, arg, metavar, help, handler)	\
+	{ name, shortopt, metavar, help },
+static const struct conf_help conf_help[] = {
+	CONF_OPTIONS(CONF_HELP)
+};
+#undef CONF_HELP
 
 /**
  * struct conf_state - what the command line said, beyond struct conf
@@ -214,11 +373,71 @@ struct conf_state {
 };
 
 /**
+ * conf_short_opts() - getopt_long()'s short options, from the long ones
+ * @out:	filled in: a ':' (missing arguments told apart), then each
+ *		letter, with a ':' if it takes an argument
+ */
+static void conf_short_opts(char out[static 2 * CONF_LONG_OPTS_N + 2])
+{
+	const struct option *o;
+	size_t n = 0;
+
+	out[n++] = ':';
+	for (o = conf_long_opts; o->name; o++) {
+		if (o->val >= OPT_FIRST)
+			continue;
+		out[n++] = (char)o->val;
+		if (o->has_arg == required_argument)
+			out[n++] = ':';
+	}
+	out[n] = '\0';
+}
+
+/* Column where the help text of every option starts */
+#define CONF_HELP_COL		28
+
+/**
+ * conf_usage_opt() - print one option's lines of --help
+ * @f:		where
+ * @h:		the option
+ *
+ * Options and their arguments take the first column; the text starts
+ * on the same line if they leave it room, else on the next.
+ */
+static void conf_usage_opt(FILE *f, const struct conf_help *h)
+{
+	const char *line = h->help, *end;
+	int len;
+
+	if (h->shortopt)
+		len = fprintf(f, "  -%c, --%s", h->shortopt, h->name);
+	else
+		len = fprintf(f, "      --%s", h->name);
+	if (h->metavar)
+		len += fprintf(f, " %s", h->metavar);
+	if (len >= CONF_HELP_COL) {
+		fputc('\n', f);
+		len = 0;
+	}
+	for (;;) {
+		end = strchr(line, '\n');
+		fprintf(f, "%*s%.*s\n", CONF_HELP_COL - len, "",
+			end ? (int)(end - line) : (int)strlen(line), line);
+		if (!end)
+			break;
+		line = end + 1;
+		len = 0;
+	}
+}
+
+/**
  * conf_usage() - print the command line summary to @f
  * @f:		stdout for --help
  */
 static void conf_usage(FILE *f)
 {
+	size_t i;
+
 	fputs(
 "Usage: netshim [OPTION]...\n"
 "       netshim [OPTION]... --netns PATH|PID\n"
@@ -227,93 +446,12 @@ static void conf_usage(FILE *f)
 "the VMM over a UNIX socket (QEMU -netdev stream) and maps guest traffic\n"
 "to sockets of the pod.  In namespace mode it serves a network namespace\n"
 "through a tap device instead: one it joins, or a new one for COMMAND.\n"
-"\n"
-"  -s, --socket PATH         UNIX socket for the VMM (default:\n"
-"                            $XDG_RUNTIME_DIR or /tmp/netshim-N.socket);\n"
-"                            also --socket-path\n"
-"  -F, --fd FD               serve the VMM connection already open as FD\n"
-"                            (a connected stream socket); implies -1\n"
-"  -1, --one-off             exit when the VMM disconnects\n"
-"      --vhost-user          be a vhost-user back-end on the socket (QEMU\n"
-"                            -netdev vhost-user, Cloud Hypervisor)\n"
-"      --print-capabilities  print the vhost-user back-end's capabilities\n"
-"                            as JSON and exit\n"
-"  -P, --pid FILE            write the process ID to FILE\n"
-"  -f, --foreground          do not daemonise; log to stderr\n"
-"  -q, --quiet               log warnings and errors only\n"
-"  -d, --debug               log debug messages too\n"
-"      --trace               log every frame too (implies --debug)\n"
-"  -e, --stderr              log to stderr, also once in the background\n"
-"  -l, --log-file FILE       log to FILE instead of stderr or syslog\n"
-"      --log-size BYTES      empty the log file when it reaches BYTES\n"
-"  -p, --pcap FILE           capture guest frames to FILE (libpcap)\n"
-"      --runas UID[:GID]     run as this user and group (numbers or names;\n"
-"                            started as root, default: nobody)\n"
-"  -i, --interface NAME      template interface (default: default route's)\n"
-"  -a, --address ADDR[/LEN]  guest address, once per family\n"
-"  -n, --netmask MASK        IPv4 netmask, dotted or prefix length\n"
-"  -g, --gateway ADDR        gateway, once per family\n"
-"  -D, --dns ADDR            DNS server, repeatable; \"none\": no DNS\n"
-"  -S, --search LIST         search domains (spaces or commas); \"none\"\n"
-"      --no-dhcp-dns         hand no DNS servers to the guest\n"
-"      --dhcp-dns            hand them (the default)\n"
-"      --no-dhcp-search      hand no search domains to the guest\n"
-"      --dhcp-search         hand them (the default)\n"
-"  -H, --hostname NAME       host name for the guest (DHCP option 12)\n"
-"      --fqdn NAME           FQDN for the guest (DHCP option 81, DHCPv6\n"
-"                            option 39)\n"
-"  -o, --outbound ADDR       source address of outbound sockets, once per\n"
-"                            family\n"
-"      --outbound-if4 NAME   bind IPv4 outbound sockets to interface NAME\n"
-"      --outbound-if6 NAME   bind IPv6 outbound sockets to interface NAME\n"
-"  -M, --mac-addr MAC        the guest's MAC address\n"
-"  -m, --mtu MTU             guest MTU, 68-65520 (default: template's)\n"
-"  -t, --tcp-ports SPEC      forward inbound TCP ports to the guest\n"
-"  -u, --udp-ports SPEC      forward inbound UDP ports to the guest\n"
-"                            SPEC: none | all | list of PORT[-PORT][:PORT\n"
-"                            [-PORT]], ~PORT[-PORT], [ADDR][%IF]/PORT...;\n"
-"                            or auto: in namespace mode, the ports the\n"
-"                            namespace listens on; for a VM (-t only,\n"
-"                            with eBPF sk_lookup), every port no pod\n"
-"                            process listens on\n"
-"      --freebind            forwarded ports may bind addresses the pod\n"
-"                            does not have (yet)\n"
-"  -4, --ipv4-only           IPv4 only\n"
-"  -6, --ipv6-only           IPv6 only\n"
-"      --map-host-loopback ADDR\n"
-"                            guest traffic to ADDR goes to the pod's\n"
-"                            loopback (default: nothing mapped); \"none\"\n"
-"      --map-gw              map the gateway so (IPv4, global IPv6)\n"
-"      --no-map-gw           the gateway is a router (the default)\n"
-"      --no-tcp              drop the guest's TCP, forward no TCP port\n"
-"      --no-udp              drop the guest's UDP (not DHCP), forward no\n"
-"                            UDP port\n"
-"      --no-icmp             drop the guest's echo requests\n"
-"      --no-dhcp             no DHCPv4 server\n"
-"      --no-dhcpv6           no DHCPv6 server\n"
-"      --no-ndp              no NDP (neighbour and router advertisements)\n"
-"      --no-ra               no router advertisements\n"
-"      --no-peek-offset      read TCP data as kernels before 6.9 need to\n"
-"                            (slower; for testing that code path)\n"
-"      --max-tcp N           TCP connections, 1-1048576 (default 65536)\n"
-"      --max-flows N         UDP and ICMP flows, 1-1048576 (default 16384)\n"
-"      --udp-timeout SECONDS idle UDP flow timeout, 1-86400 (default 180)\n"
-"      --ra-interval SECONDS router advertisement interval, 4-1800\n"
-"                            (default 60)\n"
-"      --bpf MODE            eBPF programs: auto (load them where the\n"
-"                            kernel and privileges allow, the default),\n"
-"                            off, or require (exit if they cannot load)\n"
-"      --netns PATH|PID      serve this network namespace (a process's,\n"
-"                            or a file such as /run/netns/NAME)\n"
-"      --ns-ifname NAME      tap device in the namespace (default: the\n"
-"                            template interface's name)\n"
-"  -T, --tcp-ns SPEC         forward TCP ports of the namespace's loopback\n"
-"                            to the pod's loopback (a list of ports, as -t,\n"
-"                            or auto: the ports the pod listens on)\n"
-"  -U, --udp-ns SPEC         UDP likewise, datagrams relayed socket to\n"
-"                            socket\n"
-"  -h, --help                show this help and exit\n"
-"      --version             show the version and exit\n"
+"\n", f);
+	for (i = 0; i < sizeof(conf_help) / sizeof(conf_help[0]); i++) {
+		if (*conf_help[i].help)
+			conf_usage_opt(f, &conf_help[i]);
+	}
+	fputs(
 "\n"
 "passt's other options are refused with the reason: see netshim(1) and\n"
 "doc/passt-options.md.\n", f);
@@ -945,155 +1083,84 @@ static int conf_opt_bpf(struct conf *c, const char *arg)
 }
 
 /**
- * conf_opt_flag() - options without an argument
- * @c:		configuration
- * @st:		command line state
- * @opt:	option value
+ * conf_set() - an option that sets or clears a flag
+ * @flag:	the flag
+ * @value:	what it becomes
  *
- * Return: true if @opt was one of them
+ * Return: 0
  */
-static bool conf_opt_flag(struct conf *c, struct conf_state *st, int opt)
+static int conf_set(bool *flag, bool value)
 {
-	switch (opt) {
-	case '1':		c->one_off = true;	break;
-	case OPT_VHOST_USER:	c->vhost_user = true;	break;
-	case 'f':		c->foreground = true;	break;
-	case 'q':		c->quiet = true;	break;
-	case 'd':		c->debug = true;	break;
-	case OPT_TRACE:		c->trace = c->debug = true;	break;
-	case 'e':		c->log_stderr = true;	break;
-	case OPT_NO_TCP:	c->no_tcp = true;	break;
-	case OPT_NO_UDP:	c->no_udp = true;	break;
-	case OPT_NO_ICMP:	c->no_icmp = true;	break;
-	case OPT_FREEBIND:	c->freebind = true;	break;
-	case OPT_MAP_GW:	st->map_gw = true;	break;
-	case OPT_NO_MAP_GW:	st->map_gw = false;	break;
-	case OPT_NO_DHCP_DNS:	st->no_dhcp_dns = true;	break;
-	case OPT_DHCP_DNS:	st->no_dhcp_dns = false;	break;
-	case OPT_NO_DHCP_SEARCH: st->no_dhcp_search = true;	break;
-	case OPT_DHCP_SEARCH:	st->no_dhcp_search = false;	break;
-	case '4':		st->v4_only = true;	break;
-	case '6':		st->v6_only = true;	break;
-	case OPT_NO_DHCP:	c->no_dhcp = true;	break;
-	case OPT_NO_DHCPV6:	c->no_dhcpv6 = true;	break;
-	case OPT_NO_NDP:	c->no_ndp = true;	break;
-	case OPT_NO_RA:		c->no_ra = true;	break;
-	case OPT_NO_PEEK_OFF:	c->no_peek_off = true;	break;
-	default:		return false;
-	}
-	return true;
-}
-
-/**
- * conf_opt_number() - options taking a number
- * @c:		configuration
- * @opt:	option value
- * @arg:	its argument
- * @handled:	set to whether @opt was one of them
- *
- * Return: 0 on success or if not handled, -1 on error (reported)
- */
-static int conf_opt_number(struct conf *c, int opt, const char *arg,
-			   bool *handled)
-{
-	*handled = true;
-	switch (opt) {
-	case 'm':
-		return conf_uint_opt(opt, arg, MTU_MIN, MTU_MAX, &c->mtu);
-	case OPT_MAX_TCP:
-		return conf_uint_opt(opt, arg, 1, 1048576, &c->max_tcp);
-	case OPT_MAX_FLOWS:
-		return conf_uint_opt(opt, arg, 1, 1048576, &c->max_flows);
-	case OPT_UDP_TIMEOUT:
-		return conf_uint_opt(opt, arg, 1, 86400, &c->udp_timeout);
-	case OPT_RA_INTERVAL:
-		/* MaxRtrAdvInterval bounds, RFC 4861 section 6.2.1 */
-		return conf_uint_opt(opt, arg, 4, 1800, &c->ra_interval);
-	case OPT_LOG_SIZE:
-		/* Room for a few messages at least */
-		return conf_uint_opt(opt, arg, 4096, UINT_MAX, &c->log_size);
-	}
-	*handled = false;
+	*flag = value;
 	return 0;
 }
 
 /**
- * conf_opt() - apply one option with an argument
+ * conf_opt_trace() - --trace: every frame logged, and debug messages too
+ * @c:		configuration
+ *
+ * Return: 0
+ */
+static int conf_opt_trace(struct conf *c)
+{
+	c->trace = c->debug = true;
+	return 0;
+}
+
+/**
+ * conf_print_usage() - -h: print the help and exit
+ *
+ * Return: never
+ */
+static int conf_print_usage(void)
+{
+	conf_usage(stdout);
+	exit(EXIT_SUCCESS);
+}
+
+/**
+ * conf_print_version() - --version: print the version and exit
+ *
+ * Return: never
+ */
+static int conf_print_version(void)
+{
+	printf("netshim " NETSHIM_VERSION "\n");
+	exit(EXIT_SUCCESS);
+}
+
+/**
+ * conf_print_caps() - --print-capabilities: what a launcher asks of a
+ *		       vhost-user back-end before it uses it, then exit
+ *
+ * docs/interop/vhost-user.rst, "Backend program conventions".
+ *
+ * Return: never
+ */
+static int conf_print_caps(void)
+{
+	printf("{\n  \"type\": \"net\"\n}\n");
+	exit(EXIT_SUCCESS);
+}
+
+/**
+ * conf_opt() - apply one option, through its handler in CONF_OPTIONS
  * @c:		configuration
  * @st:		command line state
- * @opt:	option value
- * @arg:	its argument
+ * @opt:	option value, as getopt_long() returned it
+ * @arg:	its argument, NULL if it takes none
  *
  * Return: 0 on success, -1 on error (reported)
  */
 static int conf_opt(struct conf *c, struct conf_state *st, int opt,
 		    const char *arg)
 {
-	bool handled;
-	int ret;
-
-	ret = conf_opt_number(c, opt, arg, &handled);
-	if (handled)
-		return ret;
-
 	switch (opt) {
-	case 's':
-		return conf_opt_path(opt, c->sock_path, sizeof(c->sock_path),
-				     arg);
-	case 'P':
-		return conf_opt_path(opt, c->pid_file, sizeof(c->pid_file),
-				     arg);
-	case 'l':
-		return conf_opt_path(opt, c->log_file, sizeof(c->log_file),
-				     arg);
-	case 'p':
-		return conf_opt_path(opt, c->pcap_file, sizeof(c->pcap_file),
-				     arg);
-	case 'i':
-		return conf_opt_path(opt, c->ifname, sizeof(c->ifname), arg);
-	case OPT_RUNAS:
-		return conf_opt_runas(c, arg);
-	case 'a':
-		return conf_opt_address(c, arg);
-	case 'n':
-		return conf_opt_netmask(c, arg);
-	case 'g':
-		return conf_opt_gateway(c, arg);
-	case 'D':
-		return conf_opt_dns(c, st, arg);
-	case 'S':
-		return conf_opt_search(c, st, arg);
-	case 'M':
-		return conf_opt_mac(c, arg);
-	case 't':
-		return fwdspec_parse(&c->tcp_fwd, arg);
-	case 'u':
-		return fwdspec_parse(&c->udp_fwd, arg);
-	case OPT_BPF:
-		return conf_opt_bpf(c, arg);
-	case OPT_MAP_HOST_LO:
-		return conf_opt_map_lo(c, arg);
-	case 'F':
-		return conf_opt_fd(c, arg);
-	case 'H':
-		return conf_opt_dnsname(c->hostname, opt, arg);
-	case OPT_FQDN:
-		return conf_opt_dnsname(c->fqdn, opt, arg);
-	case 'o':
-		return conf_opt_outbound(c, arg);
-	case OPT_OUT_IF4:
-		return conf_opt_ifname(opt, c->out_if4, arg);
-	case OPT_OUT_IF6:
-		return conf_opt_ifname(opt, c->out_if6, arg);
-	case OPT_NETNS:
-		return conf_opt_path(opt, c->netns, sizeof(c->netns), arg);
-	case 'I':
-		return conf_opt_path(opt, c->ns_ifname, sizeof(c->ns_ifname),
-				     arg);
-	case 'T':
-		return fwdspec_parse(&c->tcp_ns_fwd, arg);
-	case 'U':
-		return fwdspec_parse(&c->udp_ns_fwd, arg);
+#define CONF_OPT_CASE(id, name, shortopt, has_arg, metavar, help, handler) \
+	case CONF_OPT_VAL(id, shortopt):				\
+		return handler;
+	CONF_OPTIONS(CONF_OPT_CASE)
+#undef CONF_OPT_CASE
 	}
 	return -1;
 }
@@ -1308,13 +1375,15 @@ static int conf_ns_mode(struct conf *c, int argc, char **argv)
 static int conf_getopt(struct conf *c, struct conf_state *st, int argc,
 		       char **argv)
 {
+	char short_opts[2 * CONF_LONG_OPTS_N + 2];
 	int opt, longindex = -1;
 
+	conf_short_opts(short_opts);
 	/* 0 rather than 1 also resets getopt's state between calls */
 	optind = 0;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, conf_short_opts,
-				  conf_long_opts, &longindex)) != -1) {
+	while ((opt = getopt_long(argc, argv, short_opts, conf_long_opts,
+				  &longindex)) != -1) {
 		if (opt == '?' || opt == ':') {
 			conf_bad_option(opt, argv);
 			return -1;
@@ -1322,22 +1391,7 @@ static int conf_getopt(struct conf *c, struct conf_state *st, int argc,
 		if (conf_refuse(opt, longindex))
 			return -1;
 		longindex = -1;
-		if (opt == 'h') {
-			conf_usage(stdout);
-			exit(EXIT_SUCCESS);
-		}
-		if (opt == OPT_VERSION) {
-			printf("netshim " NETSHIM_VERSION "\n");
-			exit(EXIT_SUCCESS);
-		}
-		if (opt == OPT_PRINT_CAPS) {
-			/* docs/interop/vhost-user.rst, "Backend program
-			 * conventions": what a launcher asks before use
-			 */
-			printf("{\n  \"type\": \"net\"\n}\n");
-			exit(EXIT_SUCCESS);
-		}
-		if (!conf_opt_flag(c, st, opt) && conf_opt(c, st, opt, optarg))
+		if (conf_opt(c, st, opt, optarg))
 			return -1;
 	}
 	if (conf_ns_mode(c, argc, argv))
