@@ -19,6 +19,12 @@
 # stops an eBPF program from loading in CI cannot pass unnoticed;
 # ALLOW_SKIP=1 accepts skips (a machine known to lack something).  With
 # BACKEND=passt, skips of netshim-only tests are expected and accepted.
+#
+# Every test here is a file of its own.  A scenario several tests share
+# (a VM guest in tests/vm/, the libvirt guest in tests/libvirt/) is run by
+# a test that exports its variant (NETDEV=vhost-user, VM_DHCP6=no, ...)
+# and execs the scenario by its path: one way to reuse a test, no
+# symbolic links, and each variant's name and reason in its own file.
 
 set -u
 

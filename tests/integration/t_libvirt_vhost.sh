@@ -5,4 +5,4 @@
 # the passt backend: libvirt starts netshim with --vhost-user and QEMU is
 # its vhost-user front-end on the guest's shared memfd RAM.
 export LV_IFACE=vhostuser
-exec "$(dirname "$(readlink -f "$0")")/t_libvirt.sh"
+exec bash "$(dirname "$(readlink -f "$0")")/../libvirt/t_libvirt.sh"

@@ -12,4 +12,4 @@
 # contrib/install-deps.sh).
 
 export NETDEV=vhost-user VM_HOTPLUG=1
-exec bash "$(cd "$(dirname "$(readlink -f "$0")")/../vm" && pwd)/t_vm.sh"
+exec bash "$(dirname "$(readlink -f "$0")")/../vm/t_vm.sh"

@@ -8,4 +8,4 @@
 
 export NETDEV=vhost-user
 export VM_NIC_OPTS=csum=off,guest_csum=off,host_tso4=off,host_tso6=off,guest_tso4=off,guest_tso6=off
-exec bash "$(cd "$(dirname "$(readlink -f "$0")")/../vm" && pwd)/t_vm.sh"
+exec bash "$(dirname "$(readlink -f "$0")")/../vm/t_vm.sh"

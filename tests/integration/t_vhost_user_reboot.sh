@@ -5,4 +5,4 @@
 # networking back after each reboot, netshim's descriptors and RSS flat.
 # Needs QEMU 10 (bookworm-backports, contrib/install-deps.sh).
 
-exec bash "$(cd "$(dirname "$(readlink -f "$0")")/../vm" && pwd)/t_vm_reboot.sh"
+exec bash "$(dirname "$(readlink -f "$0")")/../vm/t_vm_reboot.sh"

@@ -5,7 +5,8 @@
 # socket, runs the "check" scenario: DHCPv4, SLAAC, DHCPv6, ping, DNS, TCP
 # payloads checked by sha256 both ways and UDP echo, over IPv4 and IPv6.
 # Every NETSHIM-RESULT the guest prints must be ok and carry the pod's
-# addresses. Works from tests/vm/ or linked/copied into tests/integration/.
+# addresses. The tests of tests/integration/ that run it set their variant
+# in the environment and exec it.
 # BACKEND=netshim|passt as for every topo.sh test; VM_ACCEL=kvm|tcg forces
 # the accelerator; VM_DHCP6=no runs no DHCPv6 client in the guest, whose
 # IPv6 then comes from router advertisements alone (t_vm_slaac.sh);
