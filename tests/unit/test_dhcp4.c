@@ -21,22 +21,7 @@ static const uint8_t xid[4] = { 0xde, 0xad, 0xbe, 0xef };
  */
 static void conf_init(struct conf *c)
 {
-	static const uint8_t our_mac[6] = { 0x02, 0x6e, 0x73, 0x68, 0x69, 0x6d };
-
-	memset(c, 0, sizeof(*c));
-	c->v4 = true;
-	inet_pton(AF_INET, "203.0.113.2", &c->addr4);
-	c->prefix4 = 24;
-	inet_pton(AF_INET, "203.0.113.1", &c->gw4);
-	inet_pton(AF_INET, "203.0.113.1", &c->dns4[0]);
-	c->n_dns4 = 1;
-	strcpy(c->search[0], "netshim.test");
-	c->n_search = 1;
-	c->mtu = 1500;
-	c->v6 = true;
-	inet_pton(AF_INET6, "2001:db8:1::2", &c->addr6);
-	c->prefix6 = 64;
-	memcpy(c->our_mac, our_mac, 6);
+	unit_conf(c);
 }
 
 /**

@@ -28,20 +28,9 @@ static const uint8_t addr[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 0,
  */
 static void conf_init(struct conf *c)
 {
-	memset(c, 0, sizeof(*c));
-	c->v4 = true;
-	inet_pton(AF_INET, "203.0.113.2", &c->addr4);
-	c->prefix4 = 24;
-	inet_pton(AF_INET, "203.0.113.1", &c->gw4);
-	c->v6 = true;
-	memcpy(&c->addr6, addr, 16);
-	c->prefix6 = 64;
-	inet_pton(AF_INET6, "2001:db8:1::1", &c->dns6[0]);
-	c->n_dns6 = 1;
-	strcpy(c->search[0], "netshim.test");
-	c->n_search = 1;
-	c->mtu = 1500;
-	memcpy(c->our_mac, server_id + 4, 6);
+	unit_conf(c);
+	assert_memory_equal(&c->addr6, addr, 16);
+	assert_memory_equal(c->our_mac, server_id + 4, 6);
 }
 
 /**

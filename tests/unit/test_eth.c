@@ -19,20 +19,6 @@ static const uint8_t zero_mac[6];
 static struct conf conf;
 
 /**
- * a4() - parse an IPv4 address literal
- * @s:		address text
- *
- * Return: the address
- */
-static struct in_addr a4(const char *s)
-{
-	struct in_addr a;
-
-	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
-	return a;
-}
-
-/**
  * conf_setup() - the guest is 203.0.113.10/24 behind gateway 203.0.113.1
  * @state:	cmocka state, unused
  *
@@ -41,12 +27,8 @@ static struct in_addr a4(const char *s)
 static int conf_setup(void **state)
 {
 	(void)state;
-	memset(&conf, 0, sizeof(conf));
-	conf.v4 = true;
-	conf.addr4 = a4("203.0.113.10");
-	conf.gw4 = a4("203.0.113.1");
-	conf.prefix4 = 24;
-	memcpy(conf.our_mac, our_mac, sizeof(our_mac));
+	unit_conf(&conf);
+	conf.addr4 = unit_a4("203.0.113.10");
 	return 0;
 }
 
@@ -62,7 +44,7 @@ static int conf_setup(void **state)
 static void arp_build(uint8_t *b, uint16_t op, const uint8_t *sha,
 		      const char *spa, const uint8_t *tha, const char *tpa)
 {
-	struct in_addr s = a4(spa), t = a4(tpa);
+	struct in_addr s = unit_a4(spa), t = unit_a4(tpa);
 
 	b[0] = 0;
 	b[1] = 1;

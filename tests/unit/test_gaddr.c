@@ -13,34 +13,6 @@
 static struct ctx ctx;
 
 /**
- * a6() - parse an IPv6 address literal
- * @s:		address text
- *
- * Return: the address
- */
-static struct in6_addr a6(const char *s)
-{
-	struct in6_addr a;
-
-	assert_int_equal(inet_pton(AF_INET6, s, &a), 1);
-	return a;
-}
-
-/**
- * a4() - parse an IPv4 address literal
- * @s:		address text
- *
- * Return: the address
- */
-static struct in_addr a4(const char *s)
-{
-	struct in_addr a;
-
-	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
-	return a;
-}
-
-/**
  * src6() - gaddr_src6_ok() for an address literal
  * @s:		address text
  * @proto:	upper-layer protocol
@@ -49,7 +21,7 @@ static struct in_addr a4(const char *s)
  */
 static bool src6(const char *s, uint8_t proto)
 {
-	struct in6_addr a = a6(s);
+	struct in6_addr a = unit_a6(s);
 
 	return gaddr_src6_ok(&ctx.conf, &a, proto);
 }
@@ -64,12 +36,7 @@ static int ctx_setup(void **state)
 {
 	(void)state;
 	memset(&ctx, 0, sizeof(ctx));
-	ctx.conf.v4 = true;
-	ctx.conf.addr4 = a4("203.0.113.2");
-	ctx.conf.prefix4 = 24;
-	ctx.conf.v6 = true;
-	ctx.conf.addr6 = a6("2001:db8:1::2");
-	ctx.conf.prefix6 = 64;
+	unit_conf(&ctx.conf);
 	return 0;
 }
 
@@ -118,16 +85,16 @@ static void test_src6_refused(void **state)
 static void test_src4(void **state)
 {
 	(void)state;
-	assert_true(gaddr_src4_ok(&ctx.conf, a4("203.0.113.2"),
+	assert_true(gaddr_src4_ok(&ctx.conf, unit_a4("203.0.113.2"),
 				  IPPROTO_TCP, -1));
-	assert_false(gaddr_src4_ok(&ctx.conf, a4("203.0.113.3"),
+	assert_false(gaddr_src4_ok(&ctx.conf, unit_a4("203.0.113.3"),
 				   IPPROTO_TCP, -1));
-	assert_true(gaddr_src4_ok(&ctx.conf, a4("0.0.0.0"), IPPROTO_UDP, 67));
-	assert_false(gaddr_src4_ok(&ctx.conf, a4("0.0.0.0"), IPPROTO_UDP, 53));
-	assert_false(gaddr_src4_ok(&ctx.conf, a4("0.0.0.0"), IPPROTO_TCP,
+	assert_true(gaddr_src4_ok(&ctx.conf, unit_a4("0.0.0.0"), IPPROTO_UDP, 67));
+	assert_false(gaddr_src4_ok(&ctx.conf, unit_a4("0.0.0.0"), IPPROTO_UDP, 53));
+	assert_false(gaddr_src4_ok(&ctx.conf, unit_a4("0.0.0.0"), IPPROTO_TCP,
 				   -1));
 	ctx.conf.v4 = false;
-	assert_false(gaddr_src4_ok(&ctx.conf, a4("203.0.113.2"),
+	assert_false(gaddr_src4_ok(&ctx.conf, unit_a4("203.0.113.2"),
 				   IPPROTO_TCP, -1));
 }
 
@@ -136,11 +103,11 @@ static void test_src4(void **state)
  */
 static void test_inbound(void **state)
 {
-	struct in6_addr slaac = a6("2001:db8:1:0:5054:ff:fe12:3456");
-	struct in6_addr temp = a6("2001:db8:1:0:8d3a:51c2:9e07:4b1f");
-	struct in6_addr ll = a6("fe80::5054:ff:fe12:3456");
-	struct in6_addr other = a6("2001:db8:9::1"), a;
-	struct in_addr v4 = a4("203.0.113.2");
+	struct in6_addr slaac = unit_a6("2001:db8:1:0:5054:ff:fe12:3456");
+	struct in6_addr temp = unit_a6("2001:db8:1:0:8d3a:51c2:9e07:4b1f");
+	struct in6_addr ll = unit_a6("fe80::5054:ff:fe12:3456");
+	struct in6_addr other = unit_a6("2001:db8:9::1"), a;
+	struct in_addr v4 = unit_a4("203.0.113.2");
 
 	(void)state;
 	a = gaddr_inbound(&ctx, true);

@@ -64,34 +64,6 @@ static uint16_t ref_fold(uint32_t sum)
 }
 
 /**
- * a4() - parse an IPv4 address literal
- * @s:		address text
- *
- * Return: the address
- */
-static struct in_addr a4(const char *s)
-{
-	struct in_addr a;
-
-	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
-	return a;
-}
-
-/**
- * a6() - parse an IPv6 address literal
- * @s:		address text
- *
- * Return: the address
- */
-static struct in6_addr a6(const char *s)
-{
-	struct in6_addr a;
-
-	assert_int_equal(inet_pton(AF_INET6, s, &a), 1);
-	return a;
-}
-
-/**
  * ip4_build() - an IPv4 header, options as NOPs, right checksum
  * @b:		buffer, the header goes at its start
  * @ihl:	header length in 32-bit words (also written to the field)
@@ -102,7 +74,7 @@ static struct in6_addr a6(const char *s)
 static void ip4_build(uint8_t *b, unsigned int ihl, uint16_t tot,
 		      uint16_t frag, uint8_t proto)
 {
-	struct in_addr s = a4("203.0.113.10"), d = a4("198.51.100.7");
+	struct in_addr s = unit_a4("203.0.113.10"), d = unit_a4("198.51.100.7");
 	size_t hl = ihl < 5 ? 20 : ihl * 4;
 	uint16_t c;
 
@@ -134,7 +106,7 @@ static void ip4_build(uint8_t *b, unsigned int ihl, uint16_t tot,
  */
 static void ip6_build(uint8_t *b, uint16_t plen, uint8_t nh)
 {
-	struct in6_addr s = a6("2001:db8:1::2"), d = a6("2001:db8:2::7");
+	struct in6_addr s = unit_a6("2001:db8:1::2"), d = unit_a6("2001:db8:2::7");
 
 	b[0] = 0x60;
 	b[1] = 0x01;
@@ -199,8 +171,8 @@ static struct parsed parse_exact(bool v6, const uint8_t *b, size_t len)
  */
 static void assert_v4_meta(const struct l4_meta *m, uint8_t proto)
 {
-	struct in6_addr s = inany_from4(a4("203.0.113.10"));
-	struct in6_addr d = inany_from4(a4("198.51.100.7"));
+	struct in6_addr s = inany_from4(unit_a4("203.0.113.10"));
+	struct in6_addr d = inany_from4(unit_a4("198.51.100.7"));
 
 	assert_memory_equal(&m->src, &s, 16);
 	assert_memory_equal(&m->dst, &d, 16);
@@ -402,7 +374,7 @@ static void test_ip4_truncated(void **state)
  */
 static void assert_v6_meta(const struct l4_meta *m, uint8_t proto)
 {
-	struct in6_addr s = a6("2001:db8:1::2"), d = a6("2001:db8:2::7");
+	struct in6_addr s = unit_a6("2001:db8:1::2"), d = unit_a6("2001:db8:2::7");
 
 	assert_memory_equal(&m->src, &s, 16);
 	assert_memory_equal(&m->dst, &d, 16);
@@ -651,8 +623,8 @@ static struct l4_meta meta4(uint8_t proto)
 {
 	struct l4_meta m = { 0 };
 
-	m.src = inany_from4(a4("203.0.113.10"));
-	m.dst = inany_from4(a4("198.51.100.7"));
+	m.src = inany_from4(unit_a4("203.0.113.10"));
+	m.dst = inany_from4(unit_a4("198.51.100.7"));
 	m.proto = proto;
 	return m;
 }
@@ -667,8 +639,8 @@ static struct l4_meta meta6(uint8_t proto)
 {
 	struct l4_meta m = { 0 };
 
-	m.src = a6("2001:db8:1::2");
-	m.dst = a6("2001:db8:2::7");
+	m.src = unit_a6("2001:db8:1::2");
+	m.dst = unit_a6("2001:db8:2::7");
 	m.proto = proto;
 	m.v6 = true;
 	return m;
@@ -905,11 +877,11 @@ static void test_csum_tcp_pseudo_header(void **state)
 
 	(void)state;
 	l4_build(&m4, b, 40);
-	m4.dst = inany_from4(a4("198.51.100.8"));
+	m4.dst = inany_from4(unit_a4("198.51.100.8"));
 	assert_false(csum_ok_exact(&m4, b, 40));
 
 	l4_build(&m6, b, 40);
-	m6.src = a6("2001:db8:1::3");
+	m6.src = unit_a6("2001:db8:1::3");
 	assert_false(csum_ok_exact(&m6, b, 40));
 }
 
@@ -956,10 +928,10 @@ static void test_csum_icmp(void **state)
 static void check_partial(bool v6, uint8_t proto, size_t l4len)
 {
 	static struct ctx c;
-	struct in6_addr src = v6 ? a6("2001:db8:2::1") :
-				   inany_from4(a4("203.0.113.1"));
-	struct in6_addr dst = v6 ? a6("2001:db8:1::2") :
-				   inany_from4(a4("203.0.113.2"));
+	struct in6_addr src = v6 ? unit_a6("2001:db8:2::1") :
+				   inany_from4(unit_a4("203.0.113.1"));
+	struct in6_addr dst = v6 ? unit_a6("2001:db8:1::2") :
+				   inany_from4(unit_a4("203.0.113.2"));
 	size_t l3 = ETH_HLEN_ + (v6 ? 40 : 20), i, at;
 	uint8_t full[ETH_HLEN_ + 40 + 1500], part[sizeof(full)];
 	struct link_offload o = { 0 };

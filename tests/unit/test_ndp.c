@@ -17,20 +17,6 @@ static const uint8_t mac[6] = { 0x02, 0x6e, 0x73, 0x68, 0x69, 0x6d };
 static struct conf conf;
 
 /**
- * a6() - parse an IPv6 address literal
- * @s:		address text
- *
- * Return: the address
- */
-static struct in6_addr a6(const char *s)
-{
-	struct in6_addr a;
-
-	assert_int_equal(inet_pton(AF_INET6, s, &a), 1);
-	return a;
-}
-
-/**
  * conf_setup() - fill the shared configuration with the reference pod
  * @state:	cmocka state, unused
  *
@@ -39,18 +25,9 @@ static struct in6_addr a6(const char *s)
 static int conf_setup(void **state)
 {
 	(void)state;
-	memset(&conf, 0, sizeof(conf));
-	conf.v6 = true;
-	conf.addr6 = a6("2001:db8:1::2");
-	conf.prefix6 = 64;
-	conf.gw6 = a6("fe80::1");
-	conf.our_ll6 = a6("fe80::1");
-	memcpy(conf.our_mac, mac, sizeof(mac));
-	conf.n_dns6 = 1;
-	conf.dns6[0] = a6("2001:db8:1::1");
-	conf.n_search = 1;
-	strcpy(conf.search[0], "netshim.test");
-	conf.mtu = 1500;
+	unit_conf(&conf);
+	/* NDP serves IPv6 alone */
+	conf.v4 = false;
 	return 0;
 }
 
@@ -68,7 +45,7 @@ static int conf_setup(void **state)
 static size_t reply(const char *src, const char *dst, const uint8_t *msg,
 		    size_t len, uint8_t *out, struct in6_addr *rdst)
 {
-	struct in6_addr s = a6(src), d = a6(dst);
+	struct in6_addr s = unit_a6(src), d = unit_a6(dst);
 	uint8_t *copy = malloc(len ? len : 1);
 	struct pkt p = { .data = copy, .len = len };
 	size_t ret;
@@ -120,7 +97,7 @@ static size_t make_rs(uint8_t *b, bool slla)
  */
 static size_t make_ns(uint8_t *b, const char *target, bool slla)
 {
-	struct in6_addr t = a6(target);
+	struct in6_addr t = unit_a6(target);
 
 	memset(b, 0, 24);
 	b[0] = 135;
@@ -136,7 +113,7 @@ static size_t make_ns(uint8_t *b, const char *target, bool slla)
  */
 static void check_na(const uint8_t *na, size_t len, const char *target)
 {
-	struct in6_addr t = a6(target);
+	struct in6_addr t = unit_a6(target);
 
 	assert_int_equal(len, NA_FULL_LEN);
 	assert_int_equal(na[0], 136);
@@ -176,7 +153,7 @@ static void test_ra_bytes(void **state)
 		7, 'n', 'e', 't', 's', 'h', 'i', 'm', 4, 't', 'e', 's', 't', 0,
 		0, 0
 	};
-	struct in6_addr prefix = a6("2001:db8:1::"), dns = a6("2001:db8:1::1");
+	struct in6_addr prefix = unit_a6("2001:db8:1::"), dns = unit_a6("2001:db8:1::1");
 	uint8_t ra[OUT_SIZE];
 	size_t len;
 
@@ -298,14 +275,14 @@ static void test_ra_prefix_not_64(void **state)
 	size_t len, pio;
 
 	(void)state;
-	conf.addr6 = a6("2001:db8:1:ff:abcd::2");
+	conf.addr6 = unit_a6("2001:db8:1:ff:abcd::2");
 	conf.prefix6 = 61;
 	len = ndp_ra_build(&conf, ra, sizeof(ra));
 	pio = find_opt(ra, len, 3);
 	assert_int_not_equal(pio, 0);
 	assert_int_equal(ra[pio + 2], 64);
 	assert_int_equal(ra[pio + 3], 0xc0);		/* L and A */
-	want = a6("2001:db8:1:ff::");
+	want = unit_a6("2001:db8:1:ff::");
 	assert_memory_equal(ra + pio + 16, &want, 16);
 
 	conf.prefix6 = 128;
@@ -329,7 +306,7 @@ static void test_ra_dns_lists(void **state)
 		3, 'e', 'x', 'a', 3, 'c', 'o', 'm', 0,	/* trailing dot */
 		7, 'n', 'e', 't', 's', 'h', 'i', 'm', 4, 't', 'e', 's', 't', 0,
 	};
-	struct in6_addr d1 = a6("2001:db8:1::1"), d2 = a6("2001:db8:2::53");
+	struct in6_addr d1 = unit_a6("2001:db8:1::1"), d2 = unit_a6("2001:db8:2::53");
 	uint8_t ra[OUT_SIZE];
 	size_t len, off, units;
 
@@ -399,7 +376,7 @@ static void test_ra_dnssl_fits_min_mtu(void **state)
 static void test_rs_reply(void **state)
 {
 	uint8_t rs[16], out[OUT_SIZE], ra[OUT_SIZE];
-	struct in6_addr rdst, want = a6("fe80::5054:ff:fe12:3456");
+	struct in6_addr rdst, want = unit_a6("fe80::5054:ff:fe12:3456");
 	size_t len;
 
 	(void)state;
@@ -418,7 +395,7 @@ static void test_rs_reply(void **state)
 /* RS from ::: RA to all nodes, but only without a link-layer address */
 static void test_rs_unspecified(void **state)
 {
-	struct in6_addr rdst, want = a6("ff02::1");
+	struct in6_addr rdst, want = unit_a6("ff02::1");
 	uint8_t rs[16], out[OUT_SIZE];
 
 	(void)state;
@@ -464,7 +441,7 @@ static void test_rs_malformed(void **state)
 /* NS for the gateway, by address resolution and by NUD */
 static void test_ns_gateway(void **state)
 {
-	struct in6_addr rdst, want = a6("fe80::2");
+	struct in6_addr rdst, want = unit_a6("fe80::2");
 	uint8_t ns[32], out[OUT_SIZE];
 	size_t len;
 
@@ -483,7 +460,7 @@ static void test_ns_gateway(void **state)
 /* NS for any other host, on the prefix or not: netshim answers for it */
 static void test_ns_other_host(void **state)
 {
-	struct in6_addr rdst, want = a6("2001:db8:1::2");
+	struct in6_addr rdst, want = unit_a6("2001:db8:1::2");
 	uint8_t ns[32], out[OUT_SIZE];
 	size_t len;
 
@@ -535,7 +512,7 @@ static void test_ns_dad(void **state)
 static bool dad(const char *src, const char *dst, const uint8_t *msg,
 		size_t len, struct in6_addr *target)
 {
-	struct in6_addr s = a6(src), d = a6(dst);
+	struct in6_addr s = unit_a6(src), d = unit_a6(dst);
 	uint8_t *copy = malloc(len ? len : 1);
 	struct pkt p = { .data = copy, .len = len };
 	bool ret;
@@ -553,7 +530,7 @@ static bool dad(const char *src, const char *dst, const uint8_t *msg,
  */
 static void test_dad_probe(void **state)
 {
-	struct in6_addr t, want = a6("2001:db8:1:0:5054:ff:fe12:3456");
+	struct in6_addr t, want = unit_a6("2001:db8:1:0:5054:ff:fe12:3456");
 	uint8_t ns[32];
 	size_t len;
 
@@ -702,7 +679,7 @@ static void test_reply_disabled(void **state)
 /* A reply that doesn't fit the output buffer is not sent */
 static void test_reply_small_buffer(void **state)
 {
-	struct in6_addr s = a6("fe80::2"), d = a6("fe80::1"), rdst;
+	struct in6_addr s = unit_a6("fe80::2"), d = unit_a6("fe80::1"), rdst;
 	uint8_t msg[32], out[NA_FULL_LEN];
 	struct pkt p = { .data = msg };
 
@@ -713,7 +690,7 @@ static void test_reply_small_buffer(void **state)
 	assert_int_equal(ndp_reply(&conf, &s, &d, &p, out, NA_FULL_LEN,
 				   &rdst), NA_FULL_LEN);
 
-	d = a6("ff02::2");
+	d = unit_a6("ff02::2");
 	p.len = make_rs(msg, true);
 	assert_int_equal(ndp_reply(&conf, &s, &d, &p, out, sizeof(out),
 				   &rdst), 0);
