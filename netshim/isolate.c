@@ -80,7 +80,7 @@ static const long isolate_syscalls_vu[] = {
 };
 
 /* ioctl() only for SIOCOUTQ and SIOCINQ: bytes queued in a socket
- * (tcp/tcp.c; tcp/splice.c for flows the sockmap fast path moves)
+ * (tcp/to_guest.c; tcp/splice.c for flows the sockmap fast path moves)
  */
 static const unsigned int isolate_ioctls[] = { SIOCOUTQ, SIOCINQ };
 

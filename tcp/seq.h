@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later
- * netshim - TCP sequence arithmetic and the pure bookkeeping of tcp.c
+ * netshim - TCP sequence arithmetic and the pure bookkeeping of tcp/
  *
  * Everything here is a function of its arguments only, so the rules that
  * decide what is written, acknowledged and advertised are unit-tested
