@@ -4,8 +4,8 @@
  * Requests are handled as pure steps on struct vu_dev, apart from mapping
  * the memory table and closing descriptors: the socket, epoll and the
  * frames are the back-end's business (backend.c, from_guest.c,
- * to_guest.c).  Every payload is checked for the size its request needs before it is read; a request
- * that carries a reply gets one, and any other gets one exactly when its
+ * to_guest.c).  Every payload is checked for the size its request needs
+ * before it is read; a request that carries a reply gets one, and any other gets one exactly when its
  * NEED_REPLY flag asks: a front-end waiting for a reply that never comes
  * freezes its VM, one that gets an unexpected reply loses track.
  */
