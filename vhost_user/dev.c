@@ -6,8 +6,9 @@
  * frames are the back-end's business (backend.c, from_guest.c,
  * to_guest.c).  Every payload is checked for the size its request needs
  * before it is read; a request that carries a reply gets one, and any
- * other gets one exactly when its NEED_REPLY flag asks: a front-end waiting for a reply that never comes
- * freezes its VM, one that gets an unexpected reply loses track.
+ * other gets one exactly when its NEED_REPLY flag asks: a front-end
+ * waiting for a reply that never comes freezes its VM, one that gets an
+ * unexpected reply loses track.
  */
 #include <errno.h>
 #include <string.h>
