@@ -52,6 +52,7 @@ enum dhcp4_opt {
 	OPT_SERVER_ID	= 54,
 	OPT_PARAMS	= 55,
 	OPT_MAX_SIZE	= 57,
+	OPT_RAPID_COMMIT = 80,
 	OPT_CLIENT_FQDN	= 81,
 	OPT_SEARCH	= 119,
 	OPT_ROUTES	= 121,
@@ -84,6 +85,7 @@ enum dhcp4_type {
  * @fqdn_flags:	flags of the client's Client FQDN option, if @has_fqdn
  * @has_fqdn:	the client sent a Client FQDN option (81)
  * @wants_fqdn:	the client asked for option 81 in its parameter list (55)
+ * @rapid_commit: the client sent Rapid Commit (80, RFC 4039)
  */
 struct dhcp4_req {
 	uint8_t type;
@@ -96,6 +98,7 @@ struct dhcp4_req {
 	uint8_t fqdn_flags;
 	bool has_fqdn;
 	bool wants_fqdn;
+	bool rapid_commit;
 };
 
 /* Client FQDN option flags (RFC 4702, 2.1) */
@@ -157,6 +160,11 @@ static void dhcp4_opt_store(struct dhcp4_req *req, uint8_t code,
 			req->fqdn_flags = val[0];
 			req->has_fqdn = true;
 		}
+		break;
+	case OPT_RAPID_COMMIT:
+		/* RFC 4039, 4: the option has no data */
+		if (!len)
+			req->rapid_commit = true;
 		break;
 	case OPT_PARAMS:
 		if (memchr(val, OPT_CLIENT_FQDN, len))
@@ -240,7 +248,10 @@ static uint8_t dhcp4_reply_type(const struct conf *c,
 
 	switch (req->type) {
 	case DHCPDISCOVER:
-		return DHCPOFFER;
+		/* RFC 4039, 3: a server with one address to give and no
+		 * other server to defer to commits it at once
+		 */
+		return req->rapid_commit ? DHCPACK : DHCPOFFER;
 	case DHCPINFORM:
 		return DHCPACK;
 	case DHCPREQUEST:
@@ -461,6 +472,8 @@ static bool dhcp4_put_config(const struct conf *c,
 	wr32(lease_time, 0xffffffff);
 
 	if (!dhcp4_put(o, OPT_MSG_TYPE, &type, 1) ||
+	    (req->type == DHCPDISCOVER && type == DHCPACK &&
+	     !dhcp4_put(o, OPT_RAPID_COMMIT, "", 0)) ||
 	    !dhcp4_put(o, OPT_SERVER_ID, &c->gw4, 4) ||
 	    (lease && !dhcp4_put(o, OPT_LEASE, lease_time, 4)) ||
 	    !dhcp4_put(o, OPT_MASK, &mask, 4) ||

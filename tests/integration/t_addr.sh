@@ -67,3 +67,32 @@ in_guest ip -6 -o addr show dev tap0 | grep -q 'inet6 2001:db8:1::2/128 ' ||
 	fail "tap0 has no 2001:db8:1::2/128: $(in_guest ip -6 -o addr)"
 log "ok: guest addresses: $(in_guest ip -o addr show dev tap0 |
 	awk '{print $4}' | tr '\n' ' ')"
+
+# dhcpcd, with Rapid Commit as its configuration can ask (RFC 4039): its
+# DISCOVER must be answered by an ACK with the address at once, no OFFER
+# and no REQUEST in between, as passt answers it.  dhcpcd runs in a mount
+# namespace of its own, with empty /run and lease directory, so that no
+# old lease turns its DISCOVER into a REQUEST, and with our script as its
+# hook, so that it writes nothing of the machine's (resolv.conf).
+printf '#!/bin/sh\n[ "$reason" = BOUND ] && env >"%s"\nexit 0\n' \
+	"$WORK/dhcpcd.env" >"$WORK/dhcpcd.script"
+chmod +x "$WORK/dhcpcd.script"
+printf 'option rapid_commit\nnoarp\nscript %s\n' "$WORK/dhcpcd.script" \
+	>"$WORK/dhcpcd.conf"
+in_guest unshare -m sh -c 'mount -t tmpfs none /run &&
+	mount -t tmpfs none /var/lib/dhcpcd &&
+	exec timeout 30 dhcpcd -f "$1" -4 -1 -B -d -t 20 tap0' sh \
+	"$WORK/dhcpcd.conf" >"$WORK/dhcpcd.log" 2>&1 ||
+	fail "dhcpcd failed: $(tail -20 "$WORK/dhcpcd.log")"
+log "dhcpcd: $(grep -E 'offered|acknowledged' "$WORK/dhcpcd.log" |
+	tr '\n' ' ')"
+grep -q 'acknowledged 203\.0\.113\.2 from 203\.0\.113\.1' \
+	"$WORK/dhcpcd.log" ||
+	fail "dhcpcd got no ACK: $(tail -20 "$WORK/dhcpcd.log")"
+grep -q 'offered' "$WORK/dhcpcd.log" &&
+	fail "dhcpcd was offered an address: no Rapid Commit"
+expect_eq "dhcpcd's lease" \
+	"$(sed -n 's/^new_ip_address=//p' "$WORK/dhcpcd.env")" 203.0.113.2
+expect_eq "dhcpcd's reply type" \
+	"$(sed -n 's/^new_dhcp_message_type=//p' "$WORK/dhcpcd.env")" 5
+log "ok: dhcpcd's Rapid Commit DISCOVER answered by an ACK"

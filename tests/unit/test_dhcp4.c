@@ -276,6 +276,51 @@ static void test_discover(void **state)
 	assert_int_equal(d.yiaddr.s_addr, ip("203.0.113.2"));
 }
 
+/* RFC 4039: a DISCOVER with Rapid Commit (80, no data), as dhcpcd and
+ * systemd-networkd send it, gets an ACK carrying Rapid Commit and a lease
+ * at once; one whose option 80 has data is as if it had none (an OFFER);
+ * a plain DISCOVER's OFFER and a REQUEST's ACK carry no option 80
+ */
+static void test_rapid_commit(void **state)
+{
+	uint8_t b[MSG_MAX], r[MSG_MAX];
+	struct dhcp4_dest d;
+	struct conf c;
+	size_t len, n, olen;
+
+	(void)state;
+	conf_init(&c);
+	len = msg_start(b, "0.0.0.0", 0);
+	udhcpc_opts(b, &len, 1);
+	PUT(b, &len, 80, 0, 255);
+	n = reply(&c, b, len, r, &d);
+	expect_header(r, n, "203.0.113.2", 0);
+	EXPECT_OPT(r, n, 53, 5);
+	assert_non_null(find_opt(r, n, 80, &olen));
+	assert_int_equal(olen, 0);
+	expect_config(r, n, true);
+	assert_true(d.broadcast);
+	assert_int_equal(d.yiaddr.s_addr, ip("203.0.113.2"));
+
+	len = msg_start(b, "0.0.0.0", 0);
+	udhcpc_opts(b, &len, 1);
+	PUT(b, &len, 80, 1, 0, 255);
+	n = reply(&c, b, len, r, &d);
+	EXPECT_OPT(r, n, 53, 2);
+	expect_no_opt(r, n, 80);
+
+	n = reply(&c, b, discover(b), r, &d);
+	EXPECT_OPT(r, n, 53, 2);
+	expect_no_opt(r, n, 80);
+
+	len = msg_start(b, "0.0.0.0", 0);
+	udhcpc_opts(b, &len, 3);
+	PUT(b, &len, 50, 4, 203, 0, 113, 2, 80, 0, 255);
+	n = reply(&c, b, len, r, &d);
+	EXPECT_OPT(r, n, 53, 5);
+	expect_no_opt(r, n, 80);
+}
+
 /* REQUEST in SELECTING state (options 50 and 54): ACK */
 static void test_request(void **state)
 {
@@ -864,6 +909,7 @@ int main(void)
 		cmocka_unit_test(test_discover),
 		cmocka_unit_test(test_offlink_gateway_routes),
 		cmocka_unit_test(test_request),
+		cmocka_unit_test(test_rapid_commit),
 		cmocka_unit_test(test_request_other_nak),
 		cmocka_unit_test(test_request_nothing_nak),
 		cmocka_unit_test(test_request_foreign_server),
