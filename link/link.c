@@ -208,6 +208,9 @@ uint8_t *tx_reserve(struct ctx *c, size_t maxlen)
 
 	if (!c->link.up || maxlen > FRAME_MAX)
 		return NULL;
+	/* Room for the padding tx_commit_offload() may add */
+	if (maxlen < ETH_ZLEN_)
+		maxlen = ETH_ZLEN_;
 	frame = lq_reserve(&c->link.tx, maxlen);
 	/* A full queue is handed over first, if the VMM takes it */
 	if (!frame && c->link.ops->flush(c) >= 0 && c->link.up)
@@ -238,6 +241,14 @@ void tx_commit(struct ctx *c, uint8_t *frame, size_t len)
 void tx_commit_offload(struct ctx *c, uint8_t *frame, size_t len,
 		       const struct link_offload *o)
 {
+	/* Padded as a wire would (passt does too): some guests' drivers and
+	 * emulated NICs drop runts; the IP length tells the guest what is
+	 * payload
+	 */
+	if (len < ETH_ZLEN_) {
+		memset(frame + len, 0, ETH_ZLEN_ - len);
+		len = ETH_ZLEN_;
+	}
 	if (c->link.tx.meta)
 		vnet_hdr_build(lq_meta(&c->link.tx, frame), o);
 	if (o && o->gso_type != VNET_GSO_NONE)
@@ -290,7 +301,9 @@ int tx_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
 		}
 	}
 
-	got = lq_reserve_batch(&c->link.tx, hlen + plen, n, frames);
+	/* Frames are back to back: each takes room for its padding too */
+	got = lq_reserve_batch(&c->link.tx, hlen + plen < ETH_ZLEN_ ?
+				ETH_ZLEN_ : hlen + plen, n, frames);
 	for (i = 0; i < got; i++) {
 		f[i].l2 = frames[i];
 		f[i].hlen = hlen;

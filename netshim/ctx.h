@@ -14,6 +14,10 @@
 /* Largest frame on the stream link: a 16-bit length's worth */
 #define FRAME_MAX		65535
 #define ETH_HLEN_		14
+/* Shortest Ethernet frame without its FCS: frames to the guest are padded
+ * to it, as on a wire (IEEE 802.3 minimum of 64 bytes with the FCS)
+ */
+#define ETH_ZLEN_		60
 
 /* What an epoll event belongs to: type in the high 32 bits, index low */
 enum epref_type {

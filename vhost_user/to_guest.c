@@ -177,6 +177,10 @@ int vu_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
 	bool mrg = v->dev.features & (1ULL << VIRTIO_NET_F_MRG_RXBUF);
 	size_t vnet = vu_vnet_hdr_len(&v->dev), need = vnet + hlen + plen;
 	unsigned int first;
+
+	/* Room for the padding vu_commit_frame() may add */
+	if (hlen + plen < ETH_ZLEN_)
+		need = vnet + ETH_ZLEN_;
 	int k, tries = 0;
 
 	vu_ip_release(c);
@@ -245,9 +249,10 @@ int vu_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
 void vu_commit_frame(struct ctx *c, struct link_frame *f, size_t plen,
 		     const struct link_offload *o)
 {
+	static const uint8_t zeros[ETH_ZLEN_];
 	struct vu_link *v = c->link.vu;
 	struct vq *vq = &v->dev.vq[VU_RX_Q];
-	size_t vnet = vu_vnet_hdr_len(&v->dev), left = vnet + f->hlen + plen;
+	size_t vnet = vu_vnet_hdr_len(&v->dev), len = f->hlen + plen, left;
 	uint8_t h[VNET_HDR_LEN] = { 0 };
 	unsigned int j, m = 0, first;
 
@@ -258,6 +263,15 @@ void vu_commit_frame(struct ctx *c, struct link_frame *f, size_t plen,
 		return;
 	}
 	first = v->ip_first[f->slot];
+	/* Padded as tx_commit_offload() pads, in the first chain, which
+	 * vu_reserve_frames() made hold it whenever it holds the frame
+	 */
+	if (len < ETH_ZLEN_ &&
+	    iov_from_buf(v->ip_elem[first].iov + v->ip_elem[first].n_out,
+			 v->ip_elem[first].n_in, vnet + len, zeros,
+			 ETH_ZLEN_ - len) == ETH_ZLEN_ - len)
+		len = ETH_ZLEN_;
+	left = vnet + len;
 	for (j = first; j < v->ip_first[f->slot + 1] && left; j++, m++) {
 		size_t l = v->ip_elem[j].in_len < left ?
 			   v->ip_elem[j].in_len : left;

@@ -265,6 +265,12 @@ class StreamGuest:
             fail("%s: no ARP reply afterwards (netshim dead or stuck?)"
                  % name)
             return False
+        # 28 bytes of ARP: the frame padded with zeros to the Ethernet
+        # minimum of 60 (64 with the FCS), as on a wire and as passt pads
+        if len(ok) != 60 or any(ok[42:]):
+            fail("%s: ARP reply of %d bytes, not padded with zeros to 60"
+                 % (name, len(ok)))
+            return False
         return True
 
     def finish(self, hold_ms=0):
