@@ -201,6 +201,21 @@ static void fix_csums(uint8_t *f, size_t len)
 }
 
 /**
+ * zeros() - whether bytes are all zero
+ * @p:		bytes
+ * @n:		how many
+ *
+ * Return: true if every byte is zero
+ */
+static bool zeros(const uint8_t *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+/**
  * check_ip_frame() - a frame to the guest has valid IP and checksums
  * @f:		the Ethernet frame
  * @v6:		IPv6 (else IPv4)
@@ -212,8 +227,11 @@ static void check_ip_frame(const struct pkt *f, bool v6)
 	struct pkt l4;
 
 	FUZZ_CHECK((v6 ? ip6_parse(&ip, &m, &l4) : ip4_parse(&ip, &m, &l4)) == 0);
-	/* No padding: the IP length is the frame's */
-	FUZZ_CHECK(l4.data + l4.len == f->data + f->len);
+	/* The IP length is the frame's, but for zeros padding it to 60 */
+	FUZZ_CHECK(l4.data + l4.len == f->data + f->len ||
+		   (f->len == ETH_ZLEN_ && l4.data + l4.len < f->data + f->len &&
+		    zeros(l4.data + l4.len,
+			  (size_t)(f->data + f->len - (l4.data + l4.len)))));
 	FUZZ_CHECK(ip_l4_csum_ok(&m, &l4));
 }
 
@@ -234,7 +252,10 @@ static void check_tx(const struct ctx *c)
 		FUZZ_CHECK(!memcmp(f.data + 6, c->conf.our_mac, 6));
 		switch (rd16(f.data + 12)) {
 		case ETHERTYPE_ARP_:
-			FUZZ_CHECK(f.len == ETH_HLEN_ + ARP_LEN);
+			/* Padded with zeros to the Ethernet minimum */
+			FUZZ_CHECK(f.len == ETH_ZLEN_ &&
+				   zeros(f.data + ETH_HLEN_ + ARP_LEN,
+					 ETH_ZLEN_ - ETH_HLEN_ - ARP_LEN));
 			break;
 		case ETHERTYPE_IPV4_:
 			check_ip_frame(&f, false);
