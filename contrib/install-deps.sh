@@ -8,7 +8,7 @@ PKGS="gcc make libc6-dev libmnl-dev liburing-dev libcmocka-dev pkg-config
       passt dnsmasq-base bind9-dnsutils socat cpio gzip gnuplot-nox
       clang libclang-rt-14-dev kmod isc-dhcp-client nftables ndisc6 python3
       mmdebstrap e2fsprogs curl libbpf-dev bpftool libelf-dev zlib1g-dev
-      dhcpcd-base"
+      dhcpcd-base traceroute iputils-tracepath iputils-ping"
 
 # libvirt 11.3 and QEMU 10, from bookworm-backports on Debian 12
 "$(dirname "$0")/install-deps-backports.sh"

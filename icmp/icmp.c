@@ -14,7 +14,9 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
+#include <linux/errqueue.h>
 
 #include "icmp.h"
 #include "netshim/checksum.h"
@@ -65,7 +67,8 @@ static int icmp_ping_socket(struct ctx *c, struct flow *f)
 	}
 	outbound_sockaddr(c, &f->raddr, 0, &sa, &sl);
 	if (outbound_bind(c, f->fd, &sa) ||
-	    connect(f->fd, (struct sockaddr *)&sa, sl) || flow_watch(c, f)) {
+	    connect(f->fd, (struct sockaddr *)&sa, sl) ||
+	    flow_sock_errors_on(f) || flow_watch(c, f)) {
 		c->cnt.drop_sock++;
 		flow_free(c, f);
 		return -1;
@@ -181,22 +184,26 @@ void icmp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 			gaddr_seen6(c, &m->src);
 	}
 	f->last = c->now.tv_sec;
+	flow_hop(f, m->hop);
 	if (send(f->fd, l4->data, l4->len, MSG_DONTWAIT) < 0)
 		c->cnt.drop_sock++;
 }
 
 /**
- * icmp_flow_ready() - echo replies on a ping socket
+ * icmp_flow_ready() - echo replies, or errors, on a ping socket
  * @c:		execution context
  * @f:		flow
+ * @events:	epoll events of its socket
  */
-void icmp_flow_ready(struct ctx *c, struct flow *f)
+void icmp_flow_ready(struct ctx *c, struct flow *f, uint32_t events)
 {
 	bool v6 = f->proto == IPPROTO_ICMPV6_;
 	uint8_t *out;
 	ssize_t n;
 	int i;
 
+	if (events & EPOLLERR)
+		icmp_sock_errors(c, f);
 	for (i = 0; i < 16; i++) {
 		out = ip_tx_l4(c, v6, ICMP_MAX);
 		if (!out) {
@@ -215,33 +222,39 @@ void icmp_flow_ready(struct ctx *c, struct flow *f)
 }
 
 /**
- * icmp_unreach() - tell the guest a destination cannot be reached
+ * icmp_error() - an ICMP or ICMPv6 error to the guest about its packet
  * @c:		execution context
+ * @from:	source of the error: the router or host that sent it
  * @gaddr:	guest address, the source of the failed packet
  * @raddr:	destination of the failed packet
  * @proto:	its layer-4 protocol
  * @l4:		its first 8 layer-4 bytes (ports, and for TCP the sequence)
- * @port:	port unreachable (else host unreachable)
+ * @type:	ICMP or ICMPv6 type
+ * @code:	its code
+ * @mtu:	next-hop MTU of a fragmentation-needed or packet-too-big
+ *		message, else 0
  *
  * The message quotes a rebuilt header of the guest's packet, as a router
  * would quote the packet itself: netshim keeps no copy of it.
  */
-void icmp_unreach(struct ctx *c, const struct in6_addr *gaddr,
-		  const struct in6_addr *raddr, uint8_t proto,
-		  const uint8_t l4[8], bool port)
+static void icmp_error(struct ctx *c, const struct in6_addr *from,
+		       const struct in6_addr *gaddr,
+		       const struct in6_addr *raddr, uint8_t proto,
+		       const uint8_t l4[8], uint8_t type, uint8_t code,
+		       uint32_t mtu)
 {
 	bool v6 = !inany_is4(raddr);
 	size_t iphl = v6 ? IP6_HLEN : IP4_HLEN, len = 8 + iphl + 8;
-	struct in6_addr from = v6 ? c->conf.our_ll6 : inany_from4(c->conf.gw4);
 	uint8_t *out = ip_tx_l4(c, v6, len), *ip;
 
 	if (!out)
 		return;
 	memset(out, 0, 8 + iphl);
+	out[0] = type;
+	out[1] = code;
 	ip = out + 8;
 	if (v6) {
-		out[0] = 1;			/* destination unreachable */
-		out[1] = port ? 4 : 3;		/* port, or address */
+		wr32(out + 4, mtu);		/* packet too big: the MTU */
 		wr32(ip, 6u << 28);
 		wr16(ip + 4, 8);
 		ip[6] = proto;
@@ -251,8 +264,7 @@ void icmp_unreach(struct ctx *c, const struct in6_addr *gaddr,
 	} else {
 		struct in_addr s4 = inany_to4(gaddr), d4 = inany_to4(raddr);
 
-		out[0] = 3;			/* destination unreachable */
-		out[1] = port ? 3 : 1;		/* port, or host */
+		wr16(out + 6, (uint16_t)mtu);	/* RFC 1191 next-hop MTU */
 		ip[0] = 0x45;
 		wr16(ip + 2, IP4_HLEN + 8);
 		ip[8] = 64;
@@ -262,8 +274,172 @@ void icmp_unreach(struct ctx *c, const struct in6_addr *gaddr,
 		wr16(ip + 10, csum_ip4_header(ip, IP4_HLEN));
 	}
 	memcpy(ip + iphl, l4, 8);
-	ip_tx_send(c, out, &from, gaddr,
-		   v6 ? IPPROTO_ICMPV6_ : IPPROTO_ICMP, len, NULL);
+	ip_tx_send(c, out, from, gaddr, v6 ? IPPROTO_ICMPV6_ : IPPROTO_ICMP,
+		   len, NULL);
+	c->cnt.icmp_errors++;
+}
+
+/**
+ * icmp_unreach() - tell the guest a destination cannot be reached
+ * @c:		execution context
+ * @gaddr:	guest address, the source of the failed packet
+ * @raddr:	destination of the failed packet
+ * @proto:	its layer-4 protocol
+ * @l4:		its first 8 layer-4 bytes (ports, and for TCP the sequence)
+ * @port:	port unreachable (else host unreachable)
+ *
+ * From the guest's gateway, which stands for the pod's network here.
+ */
+void icmp_unreach(struct ctx *c, const struct in6_addr *gaddr,
+		  const struct in6_addr *raddr, uint8_t proto,
+		  const uint8_t l4[8], bool port)
+{
+	bool v6 = !inany_is4(raddr);
+	struct in6_addr from = v6 ? c->conf.our_ll6 : inany_from4(c->conf.gw4);
+
+	if (v6)		/* destination unreachable: port, or address */
+		icmp_error(c, &from, gaddr, raddr, proto, l4, 1, port ? 4 : 3,
+			   0);
+	else		/* destination unreachable: port, or host */
+		icmp_error(c, &from, gaddr, raddr, proto, l4, 3, port ? 3 : 1,
+			   0);
+}
+
+/**
+ * icmp_error_wanted() - whether the guest gets an ICMP error of a kind
+ * @v6:		ICMPv6 (else ICMP)
+ * @type:	its type
+ * @code:	its code
+ *
+ * Destination unreachable, fragmentation needed or packet too big, and
+ * time exceeded: what a guest's stack and traceroute act on.  Parameter
+ * problems point into a packet netshim rebuilt, and source quench and
+ * redirects mean nothing past the pod.
+ *
+ * Return: true if it is relayed
+ */
+static bool icmp_error_wanted(bool v6, uint8_t type, uint8_t code)
+{
+	if (v6)
+		return (type == 1 && code <= 6) || type == 2 ||
+		       (type == 3 && code <= 1);
+	return (type == 3 && code <= 15) || (type == 11 && code <= 1);
+}
+
+/**
+ * icmp_error_source() - the address an error reaches the guest from
+ * @c:		execution context
+ * @f:		flow the error is about
+ * @off:	the error's sender, as the kernel gives it (SO_EE_OFFENDER)
+ * @from:	filled in
+ *
+ * The flow's destination itself speaks as the guest knows it (so through
+ * --map-host-loopback); an error the pod's own stack made (a neighbour
+ * that never answered) speaks as the guest's gateway, since the pod's
+ * address is the guest's own; any other router speaks as itself.
+ */
+static void icmp_error_source(const struct ctx *c, const struct flow *f,
+			      const struct sockaddr_storage *off,
+			      struct in6_addr *from)
+{
+	bool v6 = !inany_is4(&f->raddr);
+	struct sockaddr_storage dst;
+	struct in6_addr d;
+	uint16_t port;
+	socklen_t dl;
+
+	if (off->ss_family != (v6 ? AF_INET6 : AF_INET)) {
+		*from = f->raddr;
+		return;
+	}
+	inany_from_sockaddr(off, from, &port);
+	outbound_sockaddr(c, &f->raddr, f->rport, &dst, &dl);
+	inany_from_sockaddr(&dst, &d, &port);
+	if (inany_eq(from, &d))
+		*from = f->raddr;
+	else if (inany_eq(from, &f->gaddr) ||
+		 (v6 ? IN6_IS_ADDR_LOOPBACK(from) :
+		       inany_to4(from).s_addr == htonl(INADDR_LOOPBACK)))
+		*from = v6 ? c->conf.our_ll6 : inany_from4(c->conf.gw4);
+}
+
+/**
+ * icmp_sock_errors() - the ICMP errors a flow's socket got, relayed to the
+ *			guest
+ * @c:		execution context
+ * @f:		flow, UDP or echo, its socket with IP_RECVERR (IPV6_RECVERR)
+ *
+ * The kernel queues each error with the start of what the socket sent
+ * (the UDP payload, or the echo message) and the address of the router or
+ * host that answered.  The guest gets the same error from that address,
+ * quoting its own packet as far as the flow knows it, so that traceroute,
+ * tracepath, ping -t and path MTU discovery in the guest see the path the
+ * pod's packets take, and a UDP application sees its port refused.
+ * Reading the queue also clears the socket's pending error.
+ */
+void icmp_sock_errors(struct ctx *c, const struct flow *f)
+{
+	static uint8_t data[1500];
+	union {
+		char buf[CMSG_SPACE(sizeof(struct sock_extended_err) +
+				    sizeof(struct sockaddr_in6))];
+		struct cmsghdr align;
+	} cm;
+	bool v6 = !inany_is4(&f->raddr);
+	struct iovec iov = { data, sizeof(data) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct sock_extended_err *ee;
+	struct in6_addr from;
+	struct cmsghdr *h;
+	uint8_t l4[8];
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		mh.msg_control = cm.buf;
+		mh.msg_controllen = sizeof(cm.buf);
+		n = recvmsg(f->fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT);
+		if (n < 0)
+			return;
+		ee = NULL;
+		for (h = CMSG_FIRSTHDR(&mh); h; h = CMSG_NXTHDR(&mh, h)) {
+			if ((h->cmsg_level == IPPROTO_IP &&
+			     h->cmsg_type == IP_RECVERR) ||
+			    (h->cmsg_level == IPPROTO_IPV6 &&
+			     h->cmsg_type == IPV6_RECVERR))
+				ee = (struct sock_extended_err *)CMSG_DATA(h);
+		}
+		if (!ee || ee->ee_origin != (v6 ? SO_EE_ORIGIN_ICMP6 :
+						  SO_EE_ORIGIN_ICMP) ||
+		    !icmp_error_wanted(v6, ee->ee_type, ee->ee_code)) {
+			c->cnt.icmp_errors_other++;
+			continue;
+		}
+
+		memset(l4, 0, sizeof(l4));
+		if (f->proto == IPPROTO_UDP) {
+			wr16(l4, f->gport);
+			wr16(l4 + 2, f->rport);
+			/* What the router quoted of the payload: the whole
+			 * datagram as far as anyone knows
+			 */
+			wr16(l4 + 4, (uint16_t)(8 + n));
+		} else {
+			/* The echo request as the guest sent it: its own
+			 * identifier, the sequence number the error quotes
+			 */
+			l4[0] = v6 ? ICMP6_ECHO_REQUEST : ICMP_ECHO_REQUEST;
+			wr16(l4 + 4, f->gport);
+			if (n >= ICMP_ECHO_HLEN)
+				memcpy(l4 + 6, data + 6, 2);
+		}
+		icmp_error_source(c, f, (const struct sockaddr_storage *)
+				  SO_EE_OFFENDER(ee), &from);
+		icmp_error(c, &from, &f->gaddr, &f->raddr, f->proto, l4,
+			   ee->ee_type, ee->ee_code,
+			   (v6 ? ee->ee_type == 2 : ee->ee_code == 4) ?
+			   ee->ee_info : 0);
+	}
 }
 
 /**

@@ -74,6 +74,8 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(dhcp_replies,		"DHCPv4 replies")			\
 	X(dhcp6_replies,	"DHCPv6 replies")			\
 	X(ndp_replies,		"NDP replies and advertisements")	\
+	X(icmp_errors,		"ICMP errors from the pod's network relayed to the guest") \
+	X(icmp_errors_other,	"socket errors not relayed: local, or not an ICMP error a guest acts on") \
 	X(udp_flows,		"UDP flows opened")			\
 	X(icmp_flows,		"ICMP echo flows opened")		\
 	X(tcp_conns,		"TCP connections opened")		\

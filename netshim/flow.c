@@ -9,9 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <netinet/in.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 
 #include "flow.h"
+#include "inany.h"
 #include "itable.h"
 #include "log.h"
 
@@ -146,6 +149,7 @@ struct flow *flow_new(struct ctx *c, uint8_t proto,
 	f->rport = rport;
 	f->fd = -1;
 	f->last = c->now.tv_sec;
+	f->hop = 0;
 	return f;
 }
 
@@ -208,6 +212,50 @@ int flow_watch(struct ctx *c, struct flow *f)
 	};
 
 	return epoll_ctl(c->epfd, EPOLL_CTL_ADD, f->fd, &ev);
+}
+
+/**
+ * flow_sock_errors_on() - have the kernel queue the ICMP errors a flow's
+ *			   socket gets, with their details (IP_RECVERR)
+ * @f:		flow with its own socket
+ *
+ * Without it a connected UDP socket reports only hard errors (port
+ * unreachable as ECONNREFUSED), and nothing says which router sent a time
+ * exceeded or what MTU a fragmentation-needed message gave.
+ *
+ * Return: 0 on success, -1 on failure
+ */
+int flow_sock_errors_on(struct flow *f)
+{
+	bool v6 = !inany_is4(&f->raddr);
+
+	return setsockopt(f->fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP,
+			  v6 ? IPV6_RECVERR : IP_RECVERR, &(int){ 1 },
+			  sizeof(int));
+}
+
+/**
+ * flow_hop() - carry the guest's TTL or hop limit to a flow's socket
+ * @f:		flow with its own socket
+ * @hop:	TTL or hop limit of the guest's packet
+ *
+ * Only when it changes: a guest keeps one value per flow but for probes
+ * (traceroute, tracepath, ping -t), whose TTL must leave the pod as the
+ * guest set it for the routers on the path to answer.  Passed as the
+ * guest sent it, not decremented: the guest's gateway stands for the
+ * pod's, whose own hop the pod's kernel counts.
+ */
+void flow_hop(struct flow *f, uint8_t hop)
+{
+	bool v6 = !inany_is4(&f->raddr);
+	int v = hop;
+
+	if (hop == f->hop || !hop)
+		return;
+	/* Cannot fail on a socket of ours with a value in 1..255 */
+	if (!setsockopt(f->fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP,
+			v6 ? IPV6_UNICAST_HOPS : IP_TTL, &v, sizeof(v)))
+		f->hop = hop;
 }
 
 /**

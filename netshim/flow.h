@@ -21,10 +21,13 @@
  * @rport:	remote port (0 for echo)
  * @fd:		host socket
  * @last:	last activity, seconds
+ * @hop:	TTL or hop limit last set on @fd from the guest's packets, 0
+ *		while the socket has the pod's default
  */
 struct flow {
 	uint8_t proto;
 	bool inbound;
+	uint8_t hop;
 	struct in6_addr gaddr, raddr;
 	uint16_t gport, rport;
 	int fd;
@@ -45,6 +48,8 @@ void flow_free(struct ctx *c, struct flow *f);
 struct flow *flow_at(struct ctx *c, uint32_t idx);
 uint32_t flow_index(struct ctx *c, const struct flow *f);
 int flow_watch(struct ctx *c, struct flow *f);
+int flow_sock_errors_on(struct flow *f);
+void flow_hop(struct flow *f, uint8_t hop);
 void flow_timer(struct ctx *c);
 void flow_guest_gone(struct ctx *c);
 unsigned int flow_count(struct ctx *c);

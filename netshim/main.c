@@ -194,9 +194,9 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 		if (!f)
 			break;
 		if (f->proto == IPPROTO_UDP)
-			udp_flow_ready(c, f);
+			udp_flow_ready(c, f, ev->events);
 		else
-			icmp_flow_ready(c, f);
+			icmp_flow_ready(c, f, ev->events);
 		break;
 	case EPREF_UDP_LISTEN:
 		udp_listener_ready(c, idx);

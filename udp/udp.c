@@ -81,7 +81,8 @@ static int udp_flow_open(struct ctx *c, struct flow *f)
 		if (bind(f->fd, (struct sockaddr *)&sa, sl))
 			goto fail;
 	}
-	if (connect(f->fd, (struct sockaddr *)&dst, dl) || flow_watch(c, f))
+	if (connect(f->fd, (struct sockaddr *)&dst, dl) ||
+	    flow_sock_errors_on(f) || flow_watch(c, f))
 		goto fail;
 	c->cnt.udp_flows++;
 	return 0;
@@ -205,12 +206,14 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 	f->last = c->now.tv_sec;
 
 	if (f->inbound) {
+		/* The listener's socket is every client's: its TTL stays */
 		struct sockaddr_storage sa;
 		socklen_t sl = inany_sockaddr(&sa, &f->raddr, f->rport);
 
 		n = sendto(f->fd, payload.data, payload.len, MSG_DONTWAIT,
 			   (struct sockaddr *)&sa, sl);
 	} else {
+		flow_hop(f, m->hop);
 		n = send(f->fd, payload.data, payload.len, MSG_DONTWAIT);
 	}
 	if (n < 0)
@@ -277,21 +280,6 @@ static size_t udp_iov(const struct link_frame *lf, uint8_t *spill,
 		iov[n++].iov_len = UDP_MAX_PAYLOAD - lf->room;
 	}
 	return n;
-}
-
-/**
- * udp_refused() - the remote port of a flow is closed: tell the guest as
- *		   the remote host told us
- * @c:		execution context
- * @f:		flow
- */
-static void udp_refused(struct ctx *c, const struct flow *f)
-{
-	uint8_t quote[8] = { 0 };
-
-	wr16(quote, f->gport);
-	wr16(quote + 2, f->rport);
-	icmp_unreach(c, &f->gaddr, &f->raddr, IPPROTO_UDP, quote, true);
 }
 
 /**
@@ -388,10 +376,12 @@ static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
 	mh.msg_iovlen = udp_iov(&lf, spill, iov);
 	n = recvmsg(fd, &mh, MSG_DONTWAIT);
 	if (n < 0) {
-		if (errno != ECONNREFUSED || !f)
+		if (errno == EAGAIN || !f)
 			return false;
-		/* Then go on reading */
-		udp_refused(c, f);
+		/* An ICMP error came back (refused, unreachable, time
+		 * exceeded): the guest hears of it, then reading goes on
+		 */
+		icmp_sock_errors(c, f);
 		return true;
 	}
 
@@ -461,9 +451,9 @@ static int udp_to_guest_batch(struct ctx *c, struct flow *f)
 	}
 	n = recvmmsg(f->fd, mm, (unsigned int)n, MSG_DONTWAIT, NULL);
 	if (n < 0) {
-		if (errno != ECONNREFUSED)
+		if (errno == EAGAIN)
 			return 0;
-		udp_refused(c, f);
+		icmp_sock_errors(c, f);
 		return 1;
 	}
 	if (n)
@@ -475,14 +465,17 @@ static int udp_to_guest_batch(struct ctx *c, struct flow *f)
 }
 
 /**
- * udp_flow_ready() - datagrams from the remote of a flow
+ * udp_flow_ready() - datagrams, or ICMP errors, from the remote of a flow
  * @c:		execution context
  * @f:		flow
+ * @events:	epoll events of its socket
  */
-void udp_flow_ready(struct ctx *c, struct flow *f)
+void udp_flow_ready(struct ctx *c, struct flow *f, uint32_t events)
 {
 	int i, n;
 
+	if (events & EPOLLERR)
+		icmp_sock_errors(c, f);
 	for (i = 0; i < UDP_BATCH; i += n) {
 		n = udp_to_guest_batch(c, f);
 		if (!n)

@@ -11,7 +11,7 @@
 
 int udp_init(struct ctx *c);
 void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4);
-void udp_flow_ready(struct ctx *c, struct flow *f);
+void udp_flow_ready(struct ctx *c, struct flow *f, uint32_t events);
 void udp_listener_ready(struct ctx *c, uint32_t idx);
 void udp_listener_input(struct ctx *c, const struct fwd_listener *l);
 

@@ -65,6 +65,7 @@ topo_init() {
 	NS_PEER=nsh-$ID-peer
 	NS_POD=nsh-$ID-pod
 	NS_GUEST=nsh-$ID-guest
+	NS_FAR=nsh-$ID-far
 	WORK=/tmp/netshim-test-$ID
 	PIDS=$WORK/pids
 	mkdir "$WORK" || fail "cannot create $WORK"
@@ -72,7 +73,7 @@ topo_init() {
 	trap topo_cleanup EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
-	export ID NS_PEER NS_POD NS_GUEST WORK PIDS REPO BACKEND NETSHIM
+	export ID NS_PEER NS_POD NS_GUEST NS_FAR WORK PIDS REPO BACKEND NETSHIM
 }
 
 # topo_run_pids() - pids of this run: recorded ones, and every process
@@ -81,7 +82,7 @@ topo_run_pids() {
 	local ns
 
 	[ -f "$WORK/pids" ] && cat "$WORK/pids"
-	for ns in "nsh-$ID-guest" "nsh-$ID-pod" "nsh-$ID-peer"; do
+	for ns in "nsh-$ID-guest" "nsh-$ID-pod" "nsh-$ID-peer" "nsh-$ID-far"; do
 		ip netns pids "$ns" 2>/dev/null
 	done
 }
@@ -122,7 +123,7 @@ topo_cleanup() {
 	for pid in $pids; do
 		kill -KILL "$pid" 2>/dev/null
 	done
-	for ns in "nsh-$ID-guest" "nsh-$ID-pod" "nsh-$ID-peer"; do
+	for ns in "nsh-$ID-guest" "nsh-$ID-pod" "nsh-$ID-peer" "nsh-$ID-far"; do
 		ip netns del "$ns" 2>/dev/null
 	done
 	[ -n "${TOPO_KEEP:-}" ] && return 0
@@ -180,6 +181,33 @@ topo_peer_pod() {
 
 	topo_wait_dad "$NS_PEER"
 	topo_wait_dad "$NS_POD"
+}
+
+# topo_far() - a host one router past the pod's: far (198.51.100.130,
+# 2001:db8:3::2) behind the peer, which forwards, on a link of MTU $1
+# (default 1500), so that a packet that leaves the pod with TTL 1 dies at
+# the peer and a larger one than the link takes needs fragmenting there
+topo_far() {
+	local mtu=${1:-1500}
+
+	topo_ns_add "$NS_FAR"
+	ip -n "$NS_PEER" link add far0 mtu "$mtu" type veth peer name peer1 \
+		mtu "$mtu" netns "$NS_FAR" || fail "cannot create far veth"
+	in_peer sysctl -qw net.ipv6.conf.far0.accept_dad=0
+	ip netns exec "$NS_FAR" sysctl -qw net.ipv6.conf.peer1.accept_dad=0
+	in_peer sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	ip -n "$NS_PEER" addr add 198.51.100.129/25 dev far0
+	ip -n "$NS_PEER" addr add 2001:db8:3::1/64 dev far0 nodad
+	ip -n "$NS_PEER" link set far0 up || fail "far0 up"
+	ip -n "$NS_FAR" addr add 198.51.100.130/25 dev peer1
+	ip -n "$NS_FAR" addr add 2001:db8:3::2/64 dev peer1 nodad
+	ip -n "$NS_FAR" link set peer1 up || fail "peer1 up"
+	ip -n "$NS_FAR" route add default via 198.51.100.129 ||
+		fail "far IPv4 default route"
+	ip -n "$NS_FAR" -6 route add default via 2001:db8:3::1 ||
+		fail "far IPv6 default route"
+	topo_wait_dad "$NS_PEER"
+	topo_wait_dad "$NS_FAR"
 }
 
 # topo_dns() - dnsmasq in the peer answering the test names only
