@@ -88,6 +88,7 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(vmm_connects,		"VMM connections accepted")		\
 	X(vu_dropped,		"vhost-user front-ends dropped: protocol or rings broken") \
 	X(vu_mem_added,		"vhost-user memory regions added one by one (ADD_MEM_REG)") \
+	X(vu_resumed,		"vhost-user queues started from their used ring, not the front-end's base") \
 	X(vu_mem_removed,	"vhost-user memory regions removed one by one (REM_MEM_REG)") \
 	X(drop_vu_len,		"dropped: guest frame too short or too long") \
 	X(drop_vu_rxbuf,	"dropped: frame larger than the guest's receive buffers") \

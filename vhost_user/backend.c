@@ -153,6 +153,12 @@ static int vu_request(struct ctx *c)
 		return -1;
 	}
 	vu_caps_update(c);
+	if (v->dev.resumed) {
+		info("vhost-user: a queue started where its used ring says, "
+		     "not at the front-end's base");
+		c->cnt.vu_resumed += v->dev.resumed;
+		v->dev.resumed = 0;
+	}
 	if (r == VU_DONE || !m->payload.u64) {
 		if (m->request == VU_ADD_MEM_REG)
 			c->cnt.vu_mem_added++;

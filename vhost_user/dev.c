@@ -521,6 +521,8 @@ static enum vu_result set_vring_fd(struct vu_dev *d, struct vu_msg *m)
 	if (m->request == VU_SET_VRING_KICK) {
 		vq->started = fd >= 0;
 		vq->broken = false;
+		if (vq->started && vq->used)
+			d->resumed += vq_resume(vq);
 	}
 	return ack(m, true);
 }

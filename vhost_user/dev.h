@@ -44,6 +44,9 @@ struct vu_msg {
  * @features_set:	SET_FEATURES came
  * @mem:		guest memory
  * @vq:			the queues
+ * @resumed:		queues started from their used ring's index, not
+ *			SET_VRING_BASE's (vq_resume()), for the caller to
+ *			count and reset
  */
 struct vu_dev {
 	uint64_t features;
@@ -51,6 +54,7 @@ struct vu_dev {
 	bool features_set;
 	struct vu_mem mem;
 	struct vq vq[VU_QUEUES];
+	unsigned int resumed;
 };
 
 /* What a request did, for the caller */

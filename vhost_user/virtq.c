@@ -80,6 +80,34 @@ bool vq_map(struct vq *vq, const struct vu_mem *m)
 }
 
 /**
+ * vq_resume() - take up a queue where its used ring says the device left it
+ * @vq:		queue, its rings mapped
+ *
+ * SET_VRING_BASE says which available entry to take next, but the used
+ * index is the ring's own, the one the guest reads.  A front-end that
+ * reconnects under a running guest may give a base that is not where the
+ * device stopped: Cloud Hypervisor sends the driver's available index, and
+ * a back-end that died between taking chains and using them left them
+ * taken.  Both indices then start from the used ring, as DPDK's vhost
+ * library and libvhost-user do for a device that uses chains in the order
+ * it takes them, as netshim does: receive buffers taken and never filled
+ * are filled, not lost, no used entry is written twice, and a transmitted
+ * frame may at worst go out again.
+ *
+ * Return: true if SET_VRING_BASE's index was not the used ring's
+ */
+bool vq_resume(struct vq *vq)
+{
+	uint16_t used = load16(vq->used + USED_IDX);
+
+	if (used == vq->used_idx && used == vq->last_avail)
+		return false;
+	vq->used_idx = vq->last_avail = used;
+	vq->signalled_valid = false;
+	return true;
+}
+
+/**
  * vq_ready() - can frames move on this queue
  * @vq:		queue
  *

@@ -103,6 +103,7 @@ enum vq_result {
 
 void vq_reset(struct vq *vq);
 bool vq_map(struct vq *vq, const struct vu_mem *m);
+bool vq_resume(struct vq *vq);
 bool vq_ready(const struct vq *vq);
 int vq_avail_count(struct vq *vq);
 enum vq_result vq_pop(struct vq *vq, const struct vu_mem *m,

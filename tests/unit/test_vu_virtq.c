@@ -217,6 +217,45 @@ static void test_rx_push(void **state)
 	assert_int_equal(mem[USED_OFF + 8], 100);		/* len */
 }
 
+/* A front-end that comes back under a running guest with a base that is
+ * not where the device stopped (Cloud Hypervisor sends the driver's
+ * available index): the device takes up from the used ring, so the
+ * chains the guest made available after the last used one are taken
+ * again, and the next used entry is the one after the guest's last
+ */
+static void test_resume(void **state)
+{
+	struct vq_elem e;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 5; i++) {
+		put_desc(DESC_OFF, i, GPA + BUF_OFF + i * 0x800, 1514,
+			 VRING_DESC_F_WRITE, 0);
+		make_avail((uint16_t)i);
+	}
+	/* Two were used before the old back-end went, three taken only */
+	for (i = 0; i < 5; i++)
+		pop_expect(VQ_OK, &e);
+	le16_put(USED_OFF + 2, 2);
+
+	/* The new one is told 5 (the available index) */
+	q.last_avail = q.used_idx = 5;
+	assert_true(vq_resume(&q));
+	assert_int_equal(q.last_avail, 2);
+	assert_int_equal(q.used_idx, 2);
+	assert_int_equal(vq_avail_count(&q), 3);
+	pop_expect(VQ_OK, &e);
+	assert_int_equal(e.head, 2);
+	vq_push(&q, e.head, 60, 0);
+	vq_flush(&q, 1);
+	assert_int_equal(le16_at(USED_OFF + 2), 3);
+	assert_int_equal(le16_at(USED_OFF + 4 + 2 * 8), 2);	/* id */
+
+	/* Told where the ring is (QEMU): nothing changes */
+	assert_false(vq_resume(&q));
+}
+
 static void test_loop(void **state)
 {
 	struct vq_elem e;
@@ -504,6 +543,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_empty, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tx_chain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_push, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resume, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_self_loop, setup,
 						teardown),
