@@ -276,13 +276,8 @@ case_relay() {
 
 	case_begin "$b-relay-$mtu" "label=$b relay MTU $mtu" backend="$b" \
 		guest=relay mtu="$mtu"
-	# The defaults are what the brief compares: netshim takes the pod's
-	# MTU (1500), passt uses 65520
-	if [ "$b" = netshim ] && [ "$mtu" != 1500 ]; then
-		args=(-m "$mtu")
-	elif [ "$b" = passt ] && [ "$mtu" != "$BIG_MTU" ]; then
-		args=(-m "$mtu")
-	fi
+	# Each at its default (65520 for both) unless told otherwise
+	[ "$mtu" != "$BIG_MTU" ] && args=(-m "$mtu")
 	backend_start "$b" "${args[@]}"
 	topo_relay_guest "$mtu"
 	guest_dhcp4
@@ -376,7 +371,7 @@ case_ns() {
 		backend="$b" guest=netns mtu="$BIG_MTU"
 	chmod 1777 "$WORK"
 	if [ "$b" = netshim ]; then
-		cmd=("$NETSHIM" -f -q -m "$BIG_MTU" -D "$SERVER")
+		cmd=("$NETSHIM" -f -q -D "$SERVER")
 	else
 		cmd=(setpriv --reuid=65534 --regid=65534 --clear-groups
 			pasta -f -q --config-net -I pod0 -D "$SERVER"
@@ -483,12 +478,8 @@ case_vm() {
 		done
 		return
 	fi
-	# Same guest MTU for both: passt's default, netshim told so
-	if [ "$b" = netshim ]; then
-		backend_start "$b" -m "$mtu"
-	else
-		backend_start "$b"
-	fi
+	# Both at their defaults (65520 for both)
+	backend_start "$b"
 	for n in $(seq "$BENCH_RUNS"); do
 		vm_boot "$n"
 	done
@@ -609,6 +600,7 @@ if want udp; then
 	case_ns pasta udp
 fi
 if want vm; then
+	want vu || passt_vu
 	case_vm netshim
 	case_vm passt
 	case_vm netshim vhost-user

@@ -8,8 +8,12 @@
 # runs them a 128 MiB DIMM is plugged into it and unplugged (QMP): QEMU
 # hands the back-end the new region (ADD_MEM_REG, or a whole new table
 # to a back-end without memory slots, as passt) and takes it back once
-# the guest ejected it (REM_MEM_REG).  Needs QEMU 10 (bookworm-backports,
-# contrib/install-deps.sh).
+# the guest ejected it (REM_MEM_REG).  At MTU 1500 (-m, as an operator
+# may choose, or libvirt's <mtu size='1500'/> passes), TCP segments both
+# ways are larger than the guest's MTU, so offloads (TSO) carry them; at
+# the default MTU, 65520, a segment fits a frame (the guests of
+# t_vhost_user_reboot.sh and t_vhost_user_restart.sh run there).  Needs
+# QEMU 10 (bookworm-backports, contrib/install-deps.sh).
 
-export NETDEV=vhost-user VM_HOTPLUG=1
+export NETDEV=vhost-user VM_HOTPLUG=1 VM_BACKEND_ARGS="-m 1500"
 exec bash "$(dirname "$(readlink -f "$0")")/../vm/t_vm.sh"

@@ -10,8 +10,8 @@
 # ns_backend_cmd() - the command line of the backend in namespace mode:
 # netshim, or with BACKEND=passt the peer, pasta (passt's namespace mode,
 # in Debian's passt package), told what netshim does by default: the
-# namespace's addresses and routes set up, MTU 1500, the router being the
-# peer (not mapped to the pod)
+# namespace's addresses and routes set up, the router being the peer (not
+# mapped to the pod); both default to MTU 65520
 # $@: extra arguments, then -- and the command
 # Sets NS_CMD
 ns_backend_cmd() {
@@ -24,7 +24,7 @@ ns_backend_cmd() {
 		# as root pasta turns to nobody and then cannot map its
 		# user namespace: it is started as nobody, as the bench does
 		NS_CMD=(setpriv --reuid=65534 --regid=65534 --clear-groups
-			"${PASTA:-pasta}" --config-net -m 1500 --no-map-gw)
+			"${PASTA:-pasta}" --config-net --no-map-gw)
 		;;
 	*)
 		fail "unknown BACKEND=$BACKEND (netshim or passt)"

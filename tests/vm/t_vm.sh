@@ -15,7 +15,8 @@
 # counters must show TSO frames both ways and data moved straight between
 # the guest's buffers and the sockets, or none of it when VM_NIC_OPTS turns
 # the device's offloads off (t_vhost_user_nooffload.sh); VM_HOTPLUG=1 plugs
-# a DIMM into the running guest and unplugs it (vm_hotplug below).
+# a DIMM into the running guest and unplugs it (vm_hotplug below);
+# VM_BACKEND_ARGS are more options of the backend.
 
 set -u
 VM=$(cd "$(dirname "$(readlink -f "$0")")/../vm" && pwd)
@@ -35,10 +36,11 @@ topo_init
 topo_peer_pod
 topo_dns
 vm_peer_servers
+# shellcheck disable=SC2086 # VM_BACKEND_ARGS is a list of words
 if [ "${NETDEV:-stream}" = vhost-user ]; then
-	topo_backend --vhost-user
+	topo_backend --vhost-user ${VM_BACKEND_ARGS:-}
 else
-	topo_backend
+	topo_backend ${VM_BACKEND_ARGS:-}
 fi
 # counter_above() - wait up to 10 s for a counter of netshim to pass a value
 # $1: counter, $2: the value
