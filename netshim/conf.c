@@ -1574,6 +1574,35 @@ static void conf_mtu(struct conf *c)
 }
 
 /**
+ * conf_ephemeral() - leave the pod's ephemeral ports out of -t/-u "all"
+ * @c:		configuration
+ *
+ * Bound by forwarding listeners, they would be taken from the pod's own
+ * outbound connections and flows, netshim's included: with a descriptor
+ * limit as high as containerd's default (1048576), "-u all" binds every
+ * UDP port, and then no guest UDP flow whose source port the pod has not
+ * free, nor any pod process, gets a port at all.  passt leaves them out
+ * the same way.  The range is the pod's net.ipv4.ip_local_port_range,
+ * which the kernel applies to IPv6 too; unreadable, nothing is left out.
+ */
+static void conf_ephemeral(struct conf *c)
+{
+	unsigned int first, last;
+	FILE *f;
+	int n;
+
+	f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+	if (!f)
+		return;
+	n = fscanf(f, "%u %u", &first, &last);
+	fclose(f);
+	if (n != 2 || !first || first > last || last > 65535)
+		return;
+	c->tcp_fwd.eph_first = c->udp_fwd.eph_first = (uint16_t)first;
+	c->tcp_fwd.eph_last = c->udp_fwd.eph_last = (uint16_t)last;
+}
+
+/**
  * conf_names() - DNS servers and search domains from resolv.conf for
  *		  what the command line did not give
  * @c:		configuration
@@ -1686,6 +1715,7 @@ int conf_parse(struct conf *c, int argc, char **argv)
 	if (st.map_gw)
 		conf_map_gw(c);
 	conf_mtu(c);
+	conf_ephemeral(c);
 	conf_names(c, &st);
 	if (st.no_dhcp_dns)
 		c->n_dns4 = c->n_dns6 = 0;

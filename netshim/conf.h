@@ -40,11 +40,15 @@ struct fwd_rule {
  * @follow:	"auto": forward the ports the namespace listens on
  * @n:		number of rules
  * @rule:	rules, in command line order
+ * @eph_first:	first port of the pod's ephemeral range, which "all" leaves
+ *		out (rules may still name its ports), 0 for none
+ * @eph_last:	its last port
  */
 struct fwd_spec {
 	bool all;
 	bool follow;
 	int n;
+	uint16_t eph_first, eph_last;
 	struct fwd_rule rule[CONF_MAX_FWD];
 };
 

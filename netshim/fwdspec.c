@@ -251,7 +251,7 @@ static bool fwd_all(const struct fwd_spec *spec)
  *
  * Exclusions win over any rule; the first rule holding @port gives the
  * guest port.  Ports forwarded by "all" (or by a spec of exclusions only)
- * keep their number.
+ * keep their number; the pod's ephemeral ports are not among them.
  *
  * Return: true if @port is forwarded
  */
@@ -276,7 +276,8 @@ bool fwdspec_lookup(const struct fwd_spec *spec, uint16_t port,
 			return true;
 		}
 	}
-	if (!fwd_all(spec))
+	if (!fwd_all(spec) ||
+	    (port >= spec->eph_first && port <= spec->eph_last))
 		return false;
 	if (to)
 		*to = port;
@@ -314,4 +315,7 @@ void fwdspec_format(const struct fwd_spec *spec, char *buf, size_t size)
 			log_buf_add(buf, size, &len, "-%u",
 				r->to + (r->last - r->first));
 	}
+	if (fwd_all(spec) && spec->eph_first)
+		log_buf_add(buf, size, &len, ", except ephemeral %u-%u",
+			    spec->eph_first, spec->eph_last);
 }

@@ -66,6 +66,41 @@ static void test_all_ranges(void **state)
 	assert_int_equal(to(65535), 65535);
 }
 
+/* "all" leaves the pod's ephemeral ports out (its outbound connections
+ * and flows need them), as passt does; a rule naming one still forwards it,
+ * and so does "all" where the range is unknown
+ */
+static void test_all_ephemeral(void **state)
+{
+	static const char *const a[] = { "all", "~5000", "40000:6000", NULL };
+	static const char *const x[] = { "~22", NULL };
+	char buf[256];
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	spec(a);
+	assert_int_equal(to(40001), 40001);
+	c.conf.tcp_fwd.eph_first = 32768;
+	c.conf.tcp_fwd.eph_last = 60999;
+	assert_int_equal(to(32767), 32767);
+	assert_int_equal(to(32768), -1);
+	assert_int_equal(to(40001), -1);
+	assert_int_equal(to(60999), -1);
+	assert_int_equal(to(61000), 61000);
+	assert_int_equal(to(40000), 6000);
+	assert_int_equal(to(5000), -1);
+	fwdspec_format(&c.conf.tcp_fwd, buf, sizeof(buf));
+	assert_string_equal(buf, "all, except 5000, 40000->6000, "
+				 "except ephemeral 32768-60999");
+
+	spec(x);
+	c.conf.tcp_fwd.eph_first = 32768;
+	c.conf.tcp_fwd.eph_last = 60999;
+	assert_int_equal(to(22), -1);
+	assert_int_equal(to(23), 23);
+	assert_int_equal(to(50000), -1);
+}
+
 static void test_auto_vm(void **state)
 {
 	static const char *const a[] = { "auto", "~22", "8080:80", NULL };
@@ -152,6 +187,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_ranges),
+		cmocka_unit_test(test_all_ephemeral),
 		cmocka_unit_test(test_auto_vm),
 		cmocka_unit_test(test_auto_ns),
 		cmocka_unit_test(test_guest_port_any),
