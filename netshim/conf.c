@@ -1499,6 +1499,38 @@ static int conf_finish_v6(struct conf *c)
 }
 
 /**
+ * conf_local() - local mode: the pod has no default route to copy
+ * @c:		configuration
+ *
+ * As passt since 2024-11, the guest still gets a link, an address by
+ * DHCP and a gateway that answers: 169.254.2.1/16 (link-local, so that no
+ * guest takes it for a way out), the gateway 169.254.2.2, which stands
+ * for the pod's loopback unless --map-host-loopback says otherwise, so
+ * that the guest reaches what the pod serves there, and inbound
+ * forwarding works as ever.  IPv6 stays off (passt gives a link-local
+ * gateway alone).
+ */
+static void conf_local(struct conf *c)
+{
+	c->local_mode = true;
+	c->v4 = true;
+	c->v6 = false;
+	c->addr4.s_addr = htonl(0xa9fe0201);	/* 169.254.2.1 */
+	c->gw4.s_addr = htonl(0xa9fe0202);	/* 169.254.2.2 */
+	c->prefix4 = 16;
+	memset(&c->addr6, 0, sizeof(c->addr6));
+	memset(&c->gw6, 0, sizeof(c->gw6));
+	c->prefix6 = 0;
+	if (!c->map_host_lo4) {
+		c->host_lo4 = c->gw4;
+		c->map_host_lo4 = true;
+	}
+	warn("no default route in the pod: local mode, the guest gets "
+	     "169.254.2.1/16 and a gateway, 169.254.2.2, that stands for the "
+	     "pod's loopback; no IPv6");
+}
+
+/**
  * conf_addresses() - fill addresses from the template, pick families
  * @c:		configuration after the command line
  * @st:		command line state
@@ -1527,6 +1559,11 @@ static int conf_addresses(struct conf *c, const struct conf_state *st)
 	}
 	c->v4 = c->v4 && c->addr4.s_addr;
 	c->v6 = c->v6 && !IN6_IS_ADDR_UNSPECIFIED(&c->addr6);
+	if (!c->v4 && !c->v6 && !addr4_given && !*c->ifname &&
+	    !st->v6_only && !c->gw4.s_addr && c->prefix4 < 0) {
+		conf_local(c);
+		return 0;
+	}
 	if (!c->v4 && !c->v6) {
 		if (*c->ifname)
 			fprintf(stderr, "netshim: no usable addresses on %s; give -a\n",

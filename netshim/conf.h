@@ -88,6 +88,7 @@ struct conf {
 	/* template interface */
 	char ifname[IF_NAMESIZE];
 	unsigned int ifindex;
+	bool local_mode;		/* none: conf_local() */
 	unsigned int mtu;
 
 	/* IPv4: guest address, prefix length, gateway */

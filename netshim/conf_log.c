@@ -108,6 +108,8 @@ void conf_log_summary(const struct conf *c)
 	if (*c->ifname)
 		info("template interface: %s (index %u)", c->ifname,
 		     c->ifindex);
+	else if (c->local_mode)
+		info("template interface: none (local mode)");
 	else
 		info("template interface: none, all given on the command line");
 	info("MTU: %u", c->mtu);
