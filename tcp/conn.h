@@ -28,6 +28,7 @@ enum tcp_state {
 #define F_ACK_LISTED	0x80	/* on the deferred ACK list */
 #define F_DROPPED	0x100	/* guest data beyond our ACK was not taken */
 #define F_DRAINED	0x200	/* a peek found nothing new: wait for EPOLLIN */
+#define F_KEEPALIVE	0x400	/* the guest probes: so does the host socket */
 
 /**
  * struct tcp_conn - one guest TCP connection and its host socket

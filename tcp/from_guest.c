@@ -164,6 +164,23 @@ void tcp_flush_writes(struct ctx *c)
 }
 
 /**
+ * tcp_keepalive_on() - probe the remote as the guest probes us
+ * @conn:	connection whose guest sent a keepalive probe
+ *
+ * The guest's probes are answered here, so they alone would never find a
+ * remote that went away without a word: the host socket probes it too,
+ * with the pod's keepalive timers (net.ipv4.tcp_keepalive_*), and once
+ * the kernel gives up, the socket's error resets the guest's connection
+ * (tcp_sock_ready()).  passt does the same.
+ */
+static void tcp_keepalive_on(struct tcp_conn *conn)
+{
+	if (!setsockopt(conn->fd, SOL_SOCKET, SO_KEEPALIVE, &(int){ 1 },
+			sizeof(int)))
+		conn->flags |= F_KEEPALIVE;
+}
+
+/**
  * tcp_guest_data() - take guest data for the socket
  * @c:		execution context
  * @conn:	connection
@@ -197,9 +214,11 @@ static void tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
 		 * A hole gets duplicate ACKs at once, so the guest retransmits
 		 * fast instead of waiting for its timer.  Nothing is buffered.
 		 */
-		if (seq_lt(s->seq, expected))
+		if (seq_lt(s->seq, expected)) {
 			tcp_send_ctl(c, conn, TH_ACK, conn->seq_to_guest);
-		else if (len || s->flags & TH_FIN)
+			if (len <= 1 && !(conn->flags & F_KEEPALIVE))
+				tcp_keepalive_on(conn);
+		} else if (len || s->flags & TH_FIN)
 			tcp_send_dupacks(c, conn, 1);
 		return;
 	case SEG_IN_ORDER:
