@@ -26,10 +26,11 @@
  * @buf:	buffer
  * @len:	its length
  *
- * A pod's memory limit is then met at start, not when the guest gets busy,
- * and RSS stays flat from here on.  A volatile write per page, as a
- * memset() of zeros after malloc() may be turned into calloc(), which
- * touches nothing.
+ * Done when the first VMM connects (link_attach()), not at start: a
+ * netshim waiting for its VMM costs a few MiB; from the first guest on,
+ * a pod's memory limit is met at once, not when the guest gets busy, and
+ * RSS stays flat.  A volatile write per page, as a memset() of zeros
+ * after malloc() may be turned into calloc(), which touches nothing.
  */
 static void link_prefault(void *buf, size_t len)
 {
@@ -87,8 +88,6 @@ int link_init(struct ctx *c, const struct link_ops *ops)
 		err("out of memory for link buffers");
 		return -1;
 	}
-	link_prefault(c->link.rx.buf, c->link.rx.size);
-	link_prefault(c->link.tx.buf, c->link.tx.size);
 	if (c->link.ops->setup && c->link.ops->setup(c))
 		return -1;
 	if (c->conf.vmm_fd >= 0)
@@ -460,6 +459,10 @@ int link_attach(struct ctx *c, int fd, uint32_t events)
 		return -1;
 	}
 	c->link.fd = fd;
+	if (!c->cnt.vmm_connects) {
+		link_prefault(c->link.rx.buf, c->link.rx.size);
+		link_prefault(c->link.tx.buf, c->link.tx.size);
+	}
 	link_connected(c);
 	return 0;
 }

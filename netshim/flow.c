@@ -39,15 +39,13 @@ struct flow_table {
 int flow_init(struct ctx *c)
 {
 	struct flow_table *t = calloc(1, sizeof(*t));
-	uint32_t i;
 
 	if (!t)
 		return -1;
+	/* Zero pages until used: a slot is set up whole when taken */
 	t->f = calloc(c->conf.max_flows, sizeof(*t->f));
 	if (!t->f || itable_init(&t->idx, c->conf.max_flows))
 		return -1;
-	for (i = 0; i < t->idx.n; i++)
-		t->f[i].fd = -1;
 	c->flows = t;
 	return 0;
 }

@@ -17,27 +17,28 @@
  * @t:		table
  * @n:		slots, at least one
  *
+ * Nothing of it is written here: the buckets are zero pages the kernel
+ * hands out on first write (calloc() of a large size maps them), and
+ * slots from @hiwater on are free without being on the free list, so a
+ * table sized for 65536 connections costs memory only as slots are used.
+ *
  * Return: 0 on success, -1 with errno set if out of memory
  */
 int itable_init(struct itable *t, uint32_t n)
 {
-	uint32_t nb, i;
+	uint32_t nb;
 
 	for (nb = 1; nb < n * 2; nb <<= 1)
 		;
 	t->next = malloc(sizeof(*t->next) * n);
-	t->bucket = malloc(sizeof(*t->bucket) * nb);
+	t->bucket = calloc(nb, sizeof(*t->bucket));
 	if (!t->next || !t->bucket) {
 		free(t->next);
 		free(t->bucket);
 		return -1;
 	}
-	for (i = 0; i < nb; i++)
-		t->bucket[i] = -1;
-	for (i = 0; i < n; i++)
-		t->next[i] = i + 1 < n ? (int32_t)i + 1 : -1;
 	t->mask = nb - 1;
-	t->free = 0;
+	t->free = -1;
 	t->n = n;
 	t->used = t->hiwater = 0;
 	return 0;
@@ -55,11 +56,14 @@ int32_t itable_take(struct itable *t, uint32_t hash)
 	int32_t slot = t->free;
 	uint32_t b = hash & t->mask;
 
-	if (slot < 0)
+	if (slot >= 0)
+		t->free = t->next[slot];
+	else if (t->hiwater < t->n)
+		slot = (int32_t)t->hiwater;	/* never used yet */
+	else
 		return -1;
-	t->free = t->next[slot];
-	t->next[slot] = t->bucket[b];
-	t->bucket[b] = slot;
+	t->next[slot] = t->bucket[b] - 1;
+	t->bucket[b] = slot + 1;
 	t->used++;
 	if ((uint32_t)slot + 1 > t->hiwater)
 		t->hiwater = (uint32_t)slot + 1;
@@ -74,12 +78,17 @@ int32_t itable_take(struct itable *t, uint32_t hash)
  */
 void itable_put(struct itable *t, int32_t slot, uint32_t hash)
 {
-	int32_t *pp = &t->bucket[hash & t->mask];
+	int32_t *head = &t->bucket[hash & t->mask], *pp;
 
-	while (*pp >= 0 && *pp != slot)
-		pp = &t->next[*pp];
-	if (*pp == slot)
-		*pp = t->next[slot];
+	if (*head - 1 == slot) {
+		*head = t->next[slot] + 1;
+	} else if (*head) {
+		for (pp = &t->next[*head - 1]; *pp >= 0 && *pp != slot;
+		     pp = &t->next[*pp])
+			;
+		if (*pp == slot)
+			*pp = t->next[slot];
+	}
 	t->next[slot] = t->free;
 	t->free = slot;
 	t->used--;

@@ -10,14 +10,16 @@
 /**
  * struct itable - which slots of a table sized at start-up are in use,
  *		   and a hash index over them
- * @next:	of each slot, the next one in its hash chain, or in the free
- *		list while it is free; -1 ends both
- * @bucket:	first slot of each hash chain, -1 if empty
+ * @next:	of each slot ever used, the next one in its hash chain, or in
+ *		the free list while it is free; -1 ends both
+ * @bucket:	first slot of each hash chain plus one, 0 if empty (so that
+ *		zeroed memory is an empty index)
  * @mask:	buckets less one, the buckets a power of two
- * @free:	first free slot, -1 if the table is full
+ * @free:	first slot freed and not taken again, -1 for none
  * @n:		slots
  * @used:	slots in use
- * @hiwater:	one past the highest slot ever used: scans stop there
+ * @hiwater:	one past the highest slot ever used: scans stop there, and
+ *		the slots from it on are free
  *
  * The entries themselves are the user's array, indexed by slot: the
  * table only keeps indices, so one implementation serves every table.
@@ -44,7 +46,7 @@ void itable_put(struct itable *t, int32_t slot, uint32_t hash);
  */
 static inline bool itable_full(const struct itable *t)
 {
-	return t->free < 0;
+	return t->free < 0 && t->hiwater >= t->n;
 }
 
 /**
@@ -56,7 +58,7 @@ static inline bool itable_full(const struct itable *t)
  */
 static inline int32_t itable_first(const struct itable *t, uint32_t hash)
 {
-	return t->bucket[hash & t->mask];
+	return t->bucket[hash & t->mask] - 1;
 }
 
 /**

@@ -278,16 +278,14 @@ static bool tcp_probe_peek_off(void)
 int tcp_init(struct ctx *c)
 {
 	struct tcp_table *t = calloc(1, sizeof(*t));
-	uint32_t i;
 
 	if (!t)
 		goto nomem;
 	c->tcp = t;
+	/* Zero pages until used: a slot is set up whole when taken */
 	t->c = calloc(c->conf.max_tcp, sizeof(*t->c));
 	if (!t->c || itable_init(&t->idx, c->conf.max_tcp))
 		goto nomem;
-	for (i = 0; i < t->idx.n; i++)
-		t->c[i].fd = -1;
 	t->ack_list = t->wait_list = -1;
 	if (getrandom(&t->isn_key, sizeof(t->isn_key), 0) < 0)
 		t->isn_key = (uint64_t)getpid() * 0x9e3779b97f4a7c15ULL;
