@@ -132,6 +132,36 @@ static void icmp_ndp_input(struct ctx *c, const struct l4_meta *m,
 }
 
 /**
+ * icmp_ndp_probe() - ask the guest for its MAC address (NDP solicitation)
+ * @c:		execution context
+ *
+ * The IPv6 side of arp_probe_guest(), to the solicited-node multicast
+ * address of the guest's address as inbound traffic would use it.
+ */
+void icmp_ndp_probe(struct ctx *c)
+{
+	struct in6_addr target = gaddr_inbound(c, true), dst = {
+		.s6_addr = { 0xff, 0x02, [11] = 1, [12] = 0xff },
+	};
+	uint8_t mac[6] = { 0x33, 0x33, 0xff };
+	uint8_t *out;
+	size_t len;
+
+	if (!c->conf.v6 || c->conf.no_ndp)
+		return;
+	out = ip_tx_l4(c, true, NDP_MAX);
+	if (!out)
+		return;
+	len = ndp_ns_build(&c->conf, &target, out, NDP_MAX);
+	if (!len)
+		return;
+	memcpy(dst.s6_addr + 13, target.s6_addr + 13, 3);
+	memcpy(mac + 3, target.s6_addr + 13, 3);
+	ip_tx_send(c, out, &c->conf.our_ll6, &dst, IPPROTO_ICMPV6_, len, mac);
+	c->cnt.guest_probes++;
+}
+
+/**
  * icmp_input() - an ICMP or ICMPv6 message from the guest
  * @c:		execution context
  * @m:		addresses and protocol

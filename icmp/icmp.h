@@ -15,5 +15,6 @@ void icmp_unreach(struct ctx *c, const struct in6_addr *gaddr,
 		  const struct in6_addr *raddr, uint8_t proto,
 		  const uint8_t l4[8], bool port);
 void icmp_sock_errors(struct ctx *c, const struct flow *f);
+void icmp_ndp_probe(struct ctx *c);
 
 #endif /* NETSHIM_ICMP_H */

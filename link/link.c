@@ -432,6 +432,7 @@ static void link_connected(struct ctx *c)
 	link_buffers_reset(c);
 	c->link.up = true;
 	c->link.blocked = false;
+	c->link.fresh = true;
 	/* A new VMM may bring a new guest, with a new MAC address */
 	if (!c->conf.guest_mac_set)
 		c->guest_mac_known = false;
@@ -529,6 +530,20 @@ void link_in_done(struct ctx *c)
 	c->link.in_n = 0;
 	if (c->link.up && c->link.ops->in_done)
 		c->link.ops->in_done(c);
+}
+
+/**
+ * link_take_fresh() - did a VMM connect since the last call
+ * @c:		execution context
+ *
+ * Return: true once after each VMM or front-end that connected
+ */
+bool link_take_fresh(struct ctx *c)
+{
+	bool fresh = c->link.fresh;
+
+	c->link.fresh = false;
+	return fresh;
 }
 
 /**

@@ -136,6 +136,7 @@ unsigned int link_in_batch(const struct ctx *c,
 			   const struct link_in_frame **frames);
 void link_in_done(struct ctx *c);
 bool link_take_gone(struct ctx *c);
+bool link_take_fresh(struct ctx *c);
 
 /**
  * link_up() - is a VMM or front-end connected, so that frames can flow

@@ -21,6 +21,7 @@
 #define RA_LEN			16
 #define NS_LEN			24	/* header and target address */
 #define NA_LEN			24
+#define NS_PROBE_LEN		32	/* header, target, SLLA option */
 
 #define OPT_SLLA		1
 #define OPT_TLLA		2
@@ -534,4 +535,30 @@ size_t ndp_reply(const struct conf *c, const struct in6_addr *src,
 	default:
 		return 0;
 	}
+}
+
+/**
+ * ndp_ns_build() - a neighbour solicitation for the guest's MAC address
+ * @c:		configuration: our MAC address
+ * @target:	the guest's address
+ * @out:	ICMPv6 message, checksum left zero
+ * @size:	room at @out
+ *
+ * RFC 4861, 4.3, with the source link-layer address option, as the
+ * solicitation comes from our link-local address.
+ *
+ * Return: length of the message, 0 if NDP is off or @size too small
+ */
+size_t ndp_ns_build(const struct conf *c, const struct in6_addr *target,
+		    uint8_t *out, size_t size)
+{
+	if (!c->v6 || c->no_ndp || size < NS_PROBE_LEN)
+		return 0;
+	memset(out, 0, NS_PROBE_LEN);
+	out[0] = ICMP6_NS;
+	memcpy(out + 8, target, 16);
+	out[24] = OPT_SLLA;
+	out[25] = 1;			/* units of 8 bytes */
+	memcpy(out + 26, c->our_mac, ETH_ALEN_);
+	return NS_PROBE_LEN;
 }

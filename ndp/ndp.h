@@ -19,6 +19,8 @@ size_t ndp_ra_build(const struct conf *c, uint8_t *out, size_t size);
 size_t ndp_reply(const struct conf *c, const struct in6_addr *src,
 		 const struct in6_addr *dst, const struct pkt *icmp,
 		 uint8_t *out, size_t size, struct in6_addr *reply_dst);
+size_t ndp_ns_build(const struct conf *c, const struct in6_addr *target,
+		    uint8_t *out, size_t size);
 bool ndp_dad_probe(const struct in6_addr *src, const struct in6_addr *dst,
 		   const struct pkt *icmp, struct in6_addr *target);
 

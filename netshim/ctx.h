@@ -74,6 +74,7 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(dhcp_replies,		"DHCPv4 replies")			\
 	X(dhcp6_replies,	"DHCPv6 replies")			\
 	X(ndp_replies,		"NDP replies and advertisements")	\
+	X(guest_probes,		"ARP requests and neighbour solicitations for the guest's MAC address") \
 	X(icmp_errors,		"ICMP errors from the pod's network relayed to the guest") \
 	X(icmp_errors_other,	"socket errors not relayed: local, or not an ICMP error a guest acts on") \
 	X(udp_flows,		"UDP flows opened")			\
@@ -178,6 +179,7 @@ struct link_caps {
  * @in:		frames from the guest waiting to be handed up, LINK_IN_MAX
  * @in_n:	how many
  * @gone:	the guest went away and the layers above were not told yet
+ * @fresh:	a VMM connected and the layers above were not told yet
  * @notify_due:	frames were handed over in place and the guest is not told
  *		yet: link_flush() does, once per loop iteration
  */
@@ -194,6 +196,7 @@ struct link {
 	struct link_in_frame *in;
 	unsigned int in_n;
 	bool gone;
+	bool fresh;
 	bool notify_due;
 };
 

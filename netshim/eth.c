@@ -71,6 +71,39 @@ size_t arp_reply(const struct conf *conf, const struct pkt *arp, uint8_t *out)
 }
 
 /**
+ * arp_probe_guest() - ask the guest for its MAC address (ARP request)
+ * @c:		execution context
+ *
+ * Sent when a VMM connects, as passt does: a guest that already has its
+ * address (a back-end restarted, a guest migrated here) answers at once,
+ * so frames to it need not go to the broadcast address meanwhile.  From
+ * the gateway, as the guest's own neighbour lookups expect.
+ */
+void arp_probe_guest(struct ctx *c)
+{
+	uint8_t *frame, *a;
+
+	if (!c->conf.v4)
+		return;
+	frame = tx_reserve(c, ETH_HLEN_ + ARP_LEN);
+	if (!frame)
+		return;
+	eth_hdr_fill(c, frame, mac_broadcast, ETHERTYPE_ARP_);
+	a = frame + ETH_HLEN_;
+	wr16(a, 1);			/* Ethernet */
+	wr16(a + 2, ETHERTYPE_IPV4_);
+	a[4] = 6;
+	a[5] = 4;
+	wr16(a + 6, 1);			/* request */
+	memcpy(a + 8, c->conf.our_mac, 6);
+	memcpy(a + 14, &c->conf.gw4, 4);
+	memset(a + 18, 0, 6);
+	memcpy(a + 24, &c->conf.addr4, 4);
+	tx_commit(c, frame, ETH_HLEN_ + ARP_LEN);
+	c->cnt.guest_probes++;
+}
+
+/**
  * arp_input() - handle an ARP packet from the guest
  * @c:		execution context
  * @arp:	ARP packet

@@ -240,7 +240,8 @@ void guest_link_event(struct ctx *c, uint32_t idx, uint32_t events)
 }
 
 /**
- * guest_news() - tell the protocol layers if the guest went away
+ * guest_news() - tell the protocol layers if the guest went away, and ask
+ *		  a new one for its MAC address
  * @c:		execution context
  *
  * Called by the loop after anything that may have used the link: a
@@ -248,9 +249,13 @@ void guest_link_event(struct ctx *c, uint32_t idx, uint32_t events)
  */
 void guest_news(struct ctx *c)
 {
-	if (!link_take_gone(c))
-		return;
-	tcp_guest_gone(c);
-	flow_guest_gone(c);
-	gaddr_reset(c);
+	if (link_take_gone(c)) {
+		tcp_guest_gone(c);
+		flow_guest_gone(c);
+		gaddr_reset(c);
+	}
+	if (link_take_fresh(c) && link_up(c)) {
+		arp_probe_guest(c);
+		icmp_ndp_probe(c);
+	}
 }

@@ -403,7 +403,8 @@ def g_stream(sender, sock):
     g = Guest(sender, sock, ["-b", "-t", "2000"])
     tips = [bytes([198, 51, 100, 2 + i]) for i in range(200)]
     g.send("200 ARP requests, bytewise", [arp_req(t) for t in tips])
-    got = [f for f in g.drain(4) if f[12:14] == b"\x08\x06"]
+    got = [f for f in g.drain(4)
+           if f[12:14] == b"\x08\x06" and f[20:22] == b"\x00\x02"]
     if len(got) != 200:
         fail("bytewise ARP: %d replies of 200" % len(got))
     g.finish()
@@ -416,9 +417,34 @@ def truncations(g, name, full):
     g.barrier(name + " truncations")
 
 
+def is_arp_probe(f):
+    """netshim's ARP request for the guest's address, from the gateway."""
+    return (len(f) >= 42 and f[0:6] == b"\xff" * 6 and
+            f[12:14] == b"\x08\x06" and f[20:22] == b"\x00\x01" and
+            f[28:32] == PEER4 and f[38:42] == GUEST4)
+
+
+def is_ns_probe(f):
+    """netshim's neighbour solicitation for the guest's IPv6 address, to
+    its solicited-node multicast address, with our link-layer address."""
+    return (len(f) >= 86 and f[0:6] == b"\x33\x33\xff" + GUEST6[13:] and
+            f[12:14] == b"\x86\xdd" and f[20] == 58 and f[21] == 255 and
+            f[38:54] == bytes.fromhex("ff0200000000000000000001ff") +
+            GUEST6[13:] and f[54] == 135 and f[62:78] == GUEST6 and
+            f[78:80] == b"\x01\x01")
+
+
 def g_l3(sender, sock):
     """Ethernet, ARP, IPv4, IPv6 malformations on one connection."""
     g = Guest(sender, sock)
+    if isinstance(g, StreamGuest) and not isinstance(g, TapGuest):
+        # A new VMM is asked for the guest's MAC address at once, as
+        # passt asks: ARP and NDP (frames queued before the first one
+        # of ours are still there for expect())
+        if not g.expect(is_arp_probe):
+            fail("no ARP request for the guest's address on connect")
+        if not g.expect(is_ns_probe):
+            fail("no neighbour solicitation for the guest on connect")
     g.barrier("start")
     truncations(g, "ARP request", arp_req(PEER4))
     truncations(g, "IPv4/UDP", frame4(17, udp(40000, PORT_CLOSED, b"x" * 20)))
