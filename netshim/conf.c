@@ -157,7 +157,7 @@ static const uint8_t conf_default_mac[ETH_ALEN_] = {
 	  "the guest's MAC address",					\
 	  conf_opt_mac(c, arg))						\
 	X(MTU, "mtu", 'm', required_argument, "MTU",			\
-	  "guest MTU, 68-65520 (default: template's)",			\
+	  "guest MTU, 68-65520 (default: 65520)",			\
 	  conf_uint_opt(opt, arg, MTU_MIN, MTU_MAX, &c->mtu))		\
 	X(TCP_PORTS, "tcp-ports", 't', required_argument, "SPEC",	\
 	  "forward inbound TCP ports to the guest",			\
@@ -171,6 +171,10 @@ static const uint8_t conf_default_mac[ETH_ALEN_] = {
 	  "with eBPF sk_lookup), every port no pod\n"			\
 	  "process listens on",						\
 	  fwdspec_parse(&c->udp_fwd, arg))				\
+	X(CHROOT_FALLBACK, "chroot-fallback", 0, no_argument, NULL,	\
+	  "where the root cannot be pivoted (initramfs),\n"		\
+	  "chroot() into the empty one instead",			\
+	  conf_set(&c->chroot_fallback, true))				\
 	X(FREEBIND, "freebind", 0, no_argument, NULL,			\
 	  "forwarded ports may bind addresses the pod\n"		\
 	  "does not have (yet)",					\
@@ -280,6 +284,13 @@ enum {
 #define CONF_REFUSED(X)							\
 	X("repair-path", required_argument, 0,				\
 	  "not supported: no TCP migration through passt-repair")	\
+	X("migrate-exit", no_argument, 0,				\
+	  "not supported: no live migration yet")			\
+	X("migrate-no-linger", no_argument, 0,				\
+	  "not supported: no live migration yet")			\
+	X("stats", required_argument, 0,				\
+	  "not supported: netshim logs its counters on SIGUSR1 and at exit") \
+	X("splice-only", no_argument, 0, NOT_YET_NS)			\
 	X("dns-forward", required_argument, 0,				\
 	  "not supported: netshim does not redirect DNS; give the guest " \
 	  "the pod's resolvers with -D")				\

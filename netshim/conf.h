@@ -124,6 +124,7 @@ struct conf {
 	/* inbound forwarding */
 	struct fwd_spec tcp_fwd, udp_fwd;
 	bool freebind;			/* forwarded ports: any bind address */
+	bool chroot_fallback;		/* --chroot-fallback */
 
 	/* outbound sockets: source address and interface, per family */
 	bool out4_set, out6_set;

@@ -290,13 +290,15 @@ int isolate_chroot(void)
 
 /**
  * isolate_fs() - detach from the filesystem: an empty read-only root
+ * @chroot_fallback:	--chroot-fallback: chroot() there where pivot_root()
+ *			fails
  *
  * Without root, the mount namespace needs a user namespace of its own, in
  * which our user and group are mapped to themselves.
  *
  * Return: 0 on success, -1 if namespaces are not available here
  */
-static int isolate_fs(void)
+static int isolate_fs(bool chroot_fallback)
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
@@ -320,9 +322,21 @@ static int isolate_fs(void)
 	    mount("netshim", "/tmp", "tmpfs",
 		  MS_NODEV | MS_NOEXEC | MS_NOSUID | MS_RDONLY,
 		  "nr_inodes=2,size=0") ||
-	    chdir("/tmp") ||
-	    syscall(SYS_pivot_root, ".", ".") ||
-	    umount2(".", MNT_DETACH) || chdir("/")) {
+	    chdir("/tmp")) {
+		warn("cannot detach from the filesystem: %m");
+		return -1;
+	}
+	if (syscall(SYS_pivot_root, ".", ".") || umount2(".", MNT_DETACH) ||
+	    chdir("/")) {
+		/* A root that is no mount point (an initramfs, a chroot):
+		 * with --chroot-fallback, as passt's, the empty tmpfs becomes
+		 * the root by chroot() instead
+		 */
+		if (chroot_fallback && !chroot(".") && !chdir("/")) {
+			info("pivot_root() failed: chroot() into an empty root "
+			     "instead (--chroot-fallback)");
+			return 0;
+		}
 		warn("cannot detach from the filesystem: %m");
 		return -1;
 	}
@@ -413,7 +427,7 @@ int isolate(const struct conf *c, struct isolate_path *sock,
 
 	isolate_keep_path(c->sock_path, sock, uid, gid);
 	isolate_keep_path(c->pid_file, pid, uid, gid);
-	isolate_fs();
+	isolate_fs(c->chroot_fallback);
 	/* Started unprivileged, we already are that user */
 	if ((root && isolate_user(uid, gid)) || isolate_caps())
 		return -1;

@@ -662,7 +662,7 @@ static void test_parse_passt_options(void **state)
 		"-H", "vm1", "--fqdn", "vm1.netshim.test.",
 		"-o", "203.0.113.9", "--outbound", "2001:db8::9",
 		"--outbound-if4", "lo", "--outbound-if6", "lo",
-		"--no-udp", "--no-icmp", "--freebind",
+		"--no-udp", "--no-icmp", "--freebind", "--chroot-fallback",
 		"-t", "203.0.113.2%lo/80", "-t", "%lo/81:8081",
 		"--socket-path", "/tmp/netshim-unit2.socket",
 		"--no-dhcp-dns", "--dhcp-dns", "--no-dhcp-search",
@@ -686,7 +686,7 @@ static void test_parse_passt_options(void **state)
 	/* Without -i, the outbound interface is the template */
 	assert_string_equal(conf.ifname, "lo");
 	assert_true(conf.no_udp && conf.no_icmp && !conf.no_tcp);
-	assert_true(conf.freebind);
+	assert_true(conf.freebind && conf.chroot_fallback);
 	assert_int_equal(conf.tcp_fwd.n, 2);
 	assert_string_equal(conf.tcp_fwd.rule[0].bind, "203.0.113.2");
 	assert_string_equal(conf.tcp_fwd.rule[0].dev, "lo");
@@ -828,6 +828,10 @@ static void test_parse_passt_refused(void **state)
 {
 	static const char *const refused[][3] = {
 		{ "--repair-path", "/tmp/r", "passt-repair" },
+		{ "--migrate-exit", NULL, "no live migration" },
+		{ "--migrate-no-linger", NULL, "no live migration" },
+		{ "--stats", "5", "SIGUSR1" },
+		{ "--splice-only", NULL, "namespace mode" },
 		{ "--dns-forward", "203.0.113.5", "does not redirect DNS" },
 		{ "--dns-host", "203.0.113.1", "does not redirect DNS" },
 		{ "--map-guest-addr", "203.0.113.5", "not supported" },
