@@ -131,6 +131,7 @@ static int vu_request(struct ctx *c)
 	struct vu_msg *m = &v->msg;
 	uint8_t out[VU_HDR_LEN + VU_PAYLOAD_MAX];
 	enum vu_result r;
+	unsigned int i;
 	size_t n;
 
 	memset(m, 0, sizeof(*m));
@@ -153,6 +154,19 @@ static int vu_request(struct ctx *c)
 		return -1;
 	}
 	vu_caps_update(c);
+	if (m->request == VU_SET_VRING_CALL) {
+		/* QEMU sends a queue's call descriptor after its kick one:
+		 * entries used in between were signalled to the old one, or
+		 * to none, and with EVENT_IDX no later entry would be
+		 * signalled either, the driver never having seen those (a
+		 * guest's receive queue stalled so after a back-end restart).
+		 * One interrupt on the new descriptor: a spurious one costs
+		 * the driver a look at its ring.
+		 */
+		for (i = 0; i < VU_QUEUES; i++)
+			if (v->dev.vq[i].started && v->dev.vq[i].used)
+				vu_notify(&v->dev.vq[i]);
+	}
 	if (v->dev.resumed) {
 		info("vhost-user: a queue started where its used ring says, "
 		     "not at the front-end's base");

@@ -524,6 +524,12 @@ static enum vu_result set_vring_fd(struct vu_dev *d, struct vu_msg *m)
 		if (vq->started && vq->used)
 			d->resumed += vq_resume(vq);
 	}
+	/* A new call descriptor: what was signalled before went to another
+	 * one, or to none, so EVENT_IDX's bookkeeping starts over (the
+	 * caller interrupts the driver once on it: vu_request())
+	 */
+	if (m->request == VU_SET_VRING_CALL)
+		vq->signalled_valid = false;
 	return ack(m, true);
 }
 
