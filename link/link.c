@@ -74,7 +74,7 @@ static int link_init_fd(struct ctx *c, int fd)
 int link_init(struct ctx *c, const struct link_ops *ops)
 {
 	c->link.ops = ops;
-	c->link.listen_fd = c->link.fd = -1;
+	c->link.listen_fd = c->link.fd = c->link.state_fd = -1;
 	c->link.up = c->link.blocked = false;
 	c->link.rx.size = c->link.ops->rx_size;
 	c->link.tx.size = c->link.ops->tx_size;
@@ -547,6 +547,66 @@ bool link_take_fresh(struct ctx *c)
 }
 
 /**
+ * link_state_offer() - the front-end asks for a device state transfer
+ * @c:		execution context
+ * @fd:		its pipe, now the link's
+ * @load:	the state comes in (destination), else it goes out (source)
+ *
+ * For the back-end, which answers the request; the layers above carry
+ * the transfer out when the loop takes it (link_take_state()).
+ */
+void link_state_offer(struct ctx *c, int fd, bool load)
+{
+	if (c->link.state_fd >= 0)
+		close(c->link.state_fd);
+	c->link.state_fd = fd;
+	c->link.state_load = load;
+	c->link.state_ok = false;
+}
+
+/**
+ * link_take_state() - a device state transfer to carry out, if one waits
+ * @c:		execution context
+ * @load:	set if the state comes in
+ *
+ * Return: the pipe, now the caller's, or -1 if none waits
+ */
+int link_take_state(struct ctx *c, bool *load)
+{
+	int fd = c->link.state_fd;
+
+	c->link.state_fd = -1;
+	*load = c->link.state_load;
+	return fd;
+}
+
+/**
+ * link_state_done() - how the transfer taken went, for the front-end to
+ *		       check
+ * @c:		execution context
+ * @ok:		it succeeded
+ */
+void link_state_done(struct ctx *c, bool ok)
+{
+	c->link.state_ok = ok;
+}
+
+/**
+ * link_take_state_out() - did the front-end confirm that our state went
+ *			   to a destination, since the last call
+ * @c:		execution context
+ *
+ * Return: true once after each such confirmation
+ */
+bool link_take_state_out(struct ctx *c)
+{
+	bool out = c->link.state_out;
+
+	c->link.state_out = false;
+	return out;
+}
+
+/**
  * link_take_gone() - did the guest go away since the last call
  * @c:		execution context
  *
@@ -597,6 +657,9 @@ size_t link_iov_resolve(struct ctx *c, const struct iovec *in,
 void link_gone(struct ctx *c, const char *why)
 {
 	link_buffers_reset(c);
+	if (c->link.state_fd >= 0)
+		close(c->link.state_fd);
+	c->link.state_fd = -1;
 	if (!c->link.up)
 		return;
 	info("VMM connection closed: %s", why);

@@ -71,6 +71,10 @@ static const uint8_t conf_default_mac[ETH_ALEN_] = {
 	  "be a vhost-user back-end on the socket (QEMU\n"		\
 	  "-netdev vhost-user, Cloud Hypervisor)",			\
 	  conf_set(&c->vhost_user, true))				\
+	X(MIGRATE_EXIT, "migrate-exit", 0, no_argument, NULL,		\
+	  "exit once the front-end confirms our state\n"		\
+	  "reached a live migration's destination",			\
+	  conf_set(&c->migrate_exit, true))				\
 	X(PRINT_CAPS, "print-capabilities", 0, no_argument, NULL,	\
 	  "print the vhost-user back-end's capabilities\n"		\
 	  "as JSON and exit",						\
@@ -284,10 +288,9 @@ enum {
 #define CONF_REFUSED(X)							\
 	X("repair-path", required_argument, 0,				\
 	  "not supported: no TCP migration through passt-repair")	\
-	X("migrate-exit", no_argument, 0,				\
-	  "not supported: no live migration yet")			\
 	X("migrate-no-linger", no_argument, 0,				\
-	  "not supported: no live migration yet")			\
+	  "not supported: netshim keeps no socket of a migrated TCP " \
+	  "connection (they are reset towards the guest)")		\
 	X("stats", required_argument, 0,				\
 	  "not supported: netshim logs its counters on SIGUSR1 and at exit") \
 	X("splice-only", no_argument, 0, NOT_YET_NS)			\

@@ -73,6 +73,7 @@ struct conf {
 	bool one_off;
 	int vmm_fd;			/* -F: connected socket, else -1 */
 	bool vhost_user;	/* a vhost-user front-end, not -netdev stream */
+	bool migrate_exit;	/* exit once our state reached a destination */
 
 	/* process */
 	bool foreground, quiet, debug, trace;

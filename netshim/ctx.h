@@ -98,7 +98,11 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(tso_in,		"TCP segments from the guest larger than its MTU (TSO)") \
 	X(frames_in_place,	"frames to the guest built in its own buffers") \
 	X(payload_in_place,	"guest TCP frames written to the socket from guest memory") \
-	X(udp_in_place,		"UDP datagrams received straight into the guest's buffers")
+	X(udp_in_place,		"UDP datagrams received straight into the guest's buffers") \
+	X(migrations_out,	"device states handed to a migration's destination") \
+	X(migrations_in,	"device states taken from a migration's source") \
+	X(migrations_refused,	"device states refused or not handed over") \
+	X(tcp_migrated_reset,	"TCP connections of a migrated guest reset towards it")
 
 #define COUNTER_FIELD(name, desc) uint64_t name;
 struct counters {
@@ -182,6 +186,13 @@ struct link_caps {
  * @fresh:	a VMM connected and the layers above were not told yet
  * @notify_due:	frames were handed over in place and the guest is not told
  *		yet: link_flush() does, once per loop iteration
+ * @state_fd:	pipe of a device state transfer the front-end asked for, not
+ *		taken yet (link_take_state()), or -1
+ * @state_load:	@state_fd brings a migrated guest's state in
+ * @state_ok:	the last transfer succeeded, as the front-end may check
+ * @state_out:	the front-end checked that a saved state reached the
+ *		migration's destination, and the layers above were not
+ *		told yet
  */
 struct link {
 	const struct link_ops *ops;
@@ -198,6 +209,10 @@ struct link {
 	bool gone;
 	bool fresh;
 	bool notify_due;
+	int state_fd;
+	bool state_load;
+	bool state_ok;
+	bool state_out;
 };
 
 /**

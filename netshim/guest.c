@@ -17,6 +17,7 @@
 #include "eth.h"
 #include "flow.h"
 #include "gaddr.h"
+#include "migrate.h"
 #include "icmp/icmp.h"
 #include "inany.h"
 #include "ip.h"
@@ -258,4 +259,5 @@ void guest_news(struct ctx *c)
 		arp_probe_guest(c);
 		icmp_ndp_probe(c);
 	}
+	migrate_news(c);
 }

@@ -67,10 +67,15 @@ static const long isolate_syscalls[] = {
 };
 
 /* With --vhost-user only: a new memory table is mapped (its files' sizes
- * checked first) and the old one unmapped.
+ * checked first) and the old one unmapped, and so is a migration's dirty
+ * log; a device state transfer waits on its pipe.
  */
 static const long isolate_syscalls_vu[] = {
 	__NR_mmap, __NR_munmap,
+#ifdef __NR_poll
+	__NR_poll,
+#endif
+	__NR_ppoll,
 #ifdef __NR_fstat
 	__NR_fstat,
 #endif

@@ -10,6 +10,7 @@
 #include "netshim/ctx.h"
 #include "netshim/fwd.h"
 #include "netshim/ip.h"
+#include "netshim/migio.h"
 
 int tcp_init(struct ctx *c);
 void tcp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4);
@@ -23,5 +24,7 @@ void tcp_flush_acks(struct ctx *c);
 void tcp_flush_writes(struct ctx *c);
 void tcp_guest_gone(struct ctx *c);
 unsigned int tcp_count(struct ctx *c);
+int tcp_migrate_save(struct ctx *c, struct migio *io);
+int tcp_migrate_load(struct ctx *c, struct migio *io);
 
 #endif /* NETSHIM_TCP_H */

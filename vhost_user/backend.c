@@ -148,6 +148,7 @@ static int vu_request(struct ctx *c)
 
 	vu_kick_unregister(c);
 	vu_ip_release(c);
+	v->dev.state_result = c->link.state_ok ? 0 : 1;
 	r = vu_handle(&v->dev, m);
 	if (r == VU_DROP) {
 		vu_drop(c, vu_request_name(m->request));
@@ -187,6 +188,16 @@ static int vu_request(struct ctx *c)
 			return -1;
 		}
 	}
+	/* A state transfer starts once its request is answered: the
+	 * front-end reads or writes the pipe only then
+	 */
+	if (v->dev.state_fd >= 0) {
+		link_state_offer(c, v->dev.state_fd, v->dev.state_load);
+		v->dev.state_fd = -1;
+	}
+	if (m->request == VU_CHECK_DEVICE_STATE && c->link.state_ok &&
+	    !c->link.state_load)
+		c->link.state_out = true;
 	if (vu_kick_register(c)) {
 		vu_drop(c, "kick eventfd refused by epoll");
 		return -1;

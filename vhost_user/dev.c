@@ -34,6 +34,7 @@ uint64_t vu_features_offered(void)
 	       1ULL << VIRTIO_NET_F_MRG_RXBUF |
 	       1ULL << VIRTIO_RING_F_INDIRECT_DESC |
 	       1ULL << VIRTIO_RING_F_EVENT_IDX |
+	       1ULL << VU_F_LOG_ALL |
 	       1ULL << VU_F_PROTOCOL_FEATURES;
 }
 
@@ -45,9 +46,11 @@ uint64_t vu_features_offered(void)
 uint64_t vu_protocol_offered(void)
 {
 	return 1ULL << VU_PROTOCOL_F_MQ |
+	       1ULL << VU_PROTOCOL_F_LOG_SHMFD |
 	       1ULL << VU_PROTOCOL_F_RARP |
 	       1ULL << VU_PROTOCOL_F_REPLY_ACK |
-	       1ULL << VU_PROTOCOL_F_CONFIGURE_MEM_SLOTS;
+	       1ULL << VU_PROTOCOL_F_CONFIGURE_MEM_SLOTS |
+	       1ULL << VU_PROTOCOL_F_DEVICE_STATE;
 }
 
 /**
@@ -74,8 +77,12 @@ void vu_dev_init(struct vu_dev *d)
 	unsigned int i;
 
 	memset(d, 0, sizeof(*d));
-	for (i = 0; i < VU_QUEUES; i++)
+	for (i = 0; i < VU_QUEUES; i++) {
 		vq_reset(&d->vq[i]);
+		d->vq[i].log = &d->log;
+	}
+	d->state_fd = -1;
+	d->state_result = 1;
 }
 
 /**
@@ -89,6 +96,9 @@ void vu_dev_reset(struct vu_dev *d)
 	for (i = 0; i < VU_QUEUES; i++)
 		vq_close_fds(&d->vq[i]);
 	vu_mem_unmap(&d->mem);
+	vu_log_unmap(&d->log);
+	if (d->state_fd >= 0)
+		close(d->state_fd);
 	vu_dev_init(d);
 }
 
@@ -297,6 +307,7 @@ static enum vu_result set_features(struct vu_dev *d, struct vu_msg *m)
 		return VU_DROP;
 	d->features = f;
 	d->features_set = true;
+	d->log.on = f & (1ULL << VU_F_LOG_ALL);
 	for (i = 0; i < VU_QUEUES; i++) {
 		struct vq *vq = &d->vq[i];
 
@@ -484,6 +495,8 @@ static enum vu_result set_vring_addr(struct vu_dev *d, struct vu_msg *m)
 	vq->desc_uva = payload_u64(m, 8);
 	vq->used_uva = payload_u64(m, 16);
 	vq->avail_uva = payload_u64(m, 24);
+	vq->log_used = payload_u32(m, 4) & VU_VRING_F_LOG;
+	vq->log_used_gpa = payload_u64(m, 32);
 	vq->broken = false;
 	return ack(m, vq_remap(d, vq));
 }
@@ -595,6 +608,59 @@ static enum vu_result set_vring_state(struct vu_dev *d, struct vu_msg *m)
 }
 
 /**
+ * set_log_base() - the dirty log to mark guest memory writes in
+ * @d:		device
+ * @m:		SET_LOG_BASE: its size and offset, and its descriptor
+ *
+ * QEMU waits for a reply (with LOG_SHMFD) whatever the flags say.  A log
+ * that cannot be mapped is a front-end to drop: the migration it is for
+ * would copy guest memory without the pages netshim writes.
+ *
+ * Return: VU_REPLY, or VU_DROP
+ */
+static enum vu_result set_log_base(struct vu_dev *d, struct vu_msg *m)
+{
+	if (!(d->protocol & 1ULL << VU_PROTOCOL_F_LOG_SHMFD) ||
+	    m->size < VU_LOG_LEN || m->nfds != 1)
+		return VU_DROP;
+	if (vu_log_set(&d->log, m->fds[0], payload_u64(m, 0),
+		       payload_u64(m, 8)))
+		return VU_DROP;
+	return reply_u64(m, 0);
+}
+
+/**
+ * set_device_state_fd() - the front-end asks for a device state transfer
+ * @d:		device
+ * @m:		SET_DEVICE_STATE_FD: direction, phase, and the pipe
+ *
+ * The transfer itself is the caller's: it takes @d->state_fd after the
+ * reply went.  netshim uses the front-end's pipe and sends none back.
+ *
+ * Return: VU_REPLY (non-zero for a direction or phase not known), or
+ * VU_DROP for a malformed request
+ */
+static enum vu_result set_device_state_fd(struct vu_dev *d, struct vu_msg *m)
+{
+	uint32_t dir, phase;
+
+	if (!(d->protocol & 1ULL << VU_PROTOCOL_F_DEVICE_STATE) ||
+	    m->size < VU_TRANSFER_LEN || m->nfds != 1)
+		return VU_DROP;
+	dir = payload_u32(m, 0);
+	phase = payload_u32(m, 4);
+	if (phase != VU_TRANSFER_STOPPED ||
+	    (dir != VU_TRANSFER_SAVE && dir != VU_TRANSFER_LOAD))
+		return reply_u64(m, VU_TRANSFER_NOFD | 1);
+	if (d->state_fd >= 0)
+		close(d->state_fd);
+	d->state_fd = take_fd(m, 0);
+	d->state_load = dir == VU_TRANSFER_LOAD;
+	d->state_result = 1;
+	return reply_u64(m, VU_TRANSFER_NOFD);
+}
+
+/**
  * vu_handle() - carry out one request of the front-end
  * @d:		device
  * @m:		the request; becomes the reply if VU_REPLY is returned.  Its
@@ -663,6 +729,21 @@ enum vu_result vu_handle(struct vu_dev *d, struct vu_msg *m)
 	case VU_SET_VRING_ERR:
 		r = set_vring_fd(d, m);
 		break;
+	case VU_SET_LOG_BASE:
+		r = set_log_base(d, m);
+		break;
+	case VU_SET_LOG_FD:
+		/* An eventfd to signal log updates on: QEMU reads the log
+		 * when it copies, and netshim does not signal it
+		 */
+		r = ack(m, true);
+		break;
+	case VU_SET_DEVICE_STATE_FD:
+		r = set_device_state_fd(d, m);
+		break;
+	case VU_CHECK_DEVICE_STATE:
+		r = reply_u64(m, d->state_result);
+		break;
 	case VU_SEND_RARP:
 		/* A migrated guest's announcement: the guest's own frames
 		 * teach netshim its MAC address soon enough.
@@ -680,7 +761,7 @@ enum vu_result vu_handle(struct vu_dev *d, struct vu_msg *m)
 		r = VU_REPLY;
 		break;
 	default:
-		/* SET_CONFIG, logging, MTU, back-end channel and whatever
+		/* SET_CONFIG, MTU, back-end channel and whatever
 		 * else was not offered: a failure if an answer is awaited.
 		 */
 		r = ack(m, false);
@@ -729,6 +810,8 @@ const char *vu_request_name(uint32_t request)
 		[VU_REM_MEM_REG] = "REM_MEM_REG",
 		[VU_SET_STATUS] = "SET_STATUS",
 		[VU_GET_STATUS] = "GET_STATUS",
+		[VU_SET_DEVICE_STATE_FD] = "SET_DEVICE_STATE_FD",
+		[VU_CHECK_DEVICE_STATE] = "CHECK_DEVICE_STATE",
 	};
 
 	if (request < sizeof(names) / sizeof(names[0]) && names[request])

@@ -47,6 +47,14 @@ struct vu_msg {
  * @resumed:		queues started from their used ring's index, not
  *			SET_VRING_BASE's (vq_resume()), for the caller to
  *			count and reset
+ * @log:		the dirty log, while the front-end migrates the guest
+ * @state_fd:		pipe of a device state transfer the front-end asked
+ *			for (SET_DEVICE_STATE_FD), for the caller to take;
+ *			-1 for none
+ * @state_load:		@state_fd brings state in (the migration's
+ *			destination), else it takes ours out
+ * @state_result:	what CHECK_DEVICE_STATE answers: 0 once a transfer
+ *			succeeded, set by the caller
  */
 struct vu_dev {
 	uint64_t features;
@@ -55,6 +63,10 @@ struct vu_dev {
 	struct vu_mem mem;
 	struct vq vq[VU_QUEUES];
 	unsigned int resumed;
+	struct vu_log log;
+	int state_fd;
+	bool state_load;
+	uint64_t state_result;
 };
 
 /* What a request did, for the caller */

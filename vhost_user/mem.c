@@ -409,3 +409,94 @@ int vu_mem_remove(struct vu_mem *m, const struct vu_region *r)
 	}
 	return -ENOENT;
 }
+
+/**
+ * vu_log_set() - map the dirty log the front-end sent (SET_LOG_BASE)
+ * @l:		log, replaced
+ * @fd:		the log's file, left open for the caller
+ * @size:	bytes of log
+ * @off:	where they start in @fd
+ *
+ * Return: 0 on success, -EINVAL for a log that lies past its file or
+ * whose size is absurd, -errno if it cannot be mapped
+ */
+int vu_log_set(struct vu_log *l, int fd, uint64_t size, uint64_t off)
+{
+	struct stat st;
+	void *p;
+
+	if (!size || !range_ok(off, size) || (off % (uint64_t)sysconf(_SC_PAGESIZE)))
+		return -EINVAL;
+	if (fstat(fd, &st) || st.st_size < 0 ||
+	    (uint64_t)st.st_size < off + size)
+		return -EINVAL;
+	p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)off);
+	if (p == MAP_FAILED)
+		return -errno;
+	vu_log_unmap(l);
+	l->map = p;
+	l->len = (size_t)size;
+	return 0;
+}
+
+/**
+ * vu_log_unmap() - forget the dirty log
+ * @l:		log
+ */
+void vu_log_unmap(struct vu_log *l)
+{
+	if (l->map)
+		munmap(l->map, l->len);
+	l->map = NULL;
+	l->len = 0;
+}
+
+/**
+ * vu_log_gpa() - mark guest-physical memory written, if the front-end logs
+ * @l:		log
+ * @gpa:	first byte written
+ * @len:	bytes written
+ *
+ * Bits are set atomically: the front-end clears them as it copies pages,
+ * from another thread.
+ */
+void vu_log_gpa(const struct vu_log *l, uint64_t gpa, uint64_t len)
+{
+	uint64_t page, last;
+
+	if (!l->on || !l->map || !len)
+		return;
+	page = gpa / VU_LOG_PAGE;
+	last = (gpa + len - 1) / VU_LOG_PAGE;
+	for (; page <= last && page / 8 < l->len; page++)
+		__atomic_fetch_or(&l->map[page / 8], (uint8_t)(1U << (page % 8)),
+				  __ATOMIC_RELAXED);
+}
+
+/**
+ * vu_log_va() - mark memory written through our mapping, if the front-end
+ *		 logs
+ * @l:		log
+ * @m:		memory table
+ * @va:		first byte written, in our mapping of a region
+ * @len:	bytes written, within that region
+ */
+void vu_log_va(const struct vu_log *l, const struct vu_mem *m,
+	       const void *va, size_t len)
+{
+	const uint8_t *p = va;
+	unsigned int i;
+
+	if (!l->on || !l->map || !len)
+		return;
+	for (i = 0; i < m->n; i++) {
+		const struct vu_region *r = &m->r[i];
+		const uint8_t *start = r->map + r->mmap_off;
+
+		if (p >= start && p < start + r->size) {
+			vu_log_gpa(l, r->gpa + (uint64_t)(p - start), len);
+			return;
+		}
+	}
+}

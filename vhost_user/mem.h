@@ -46,6 +46,24 @@ struct vu_mem {
 	struct vu_region r[VU_MEM_SLOTS];
 };
 
+/* The dirty log (vhost-user.rst, "Migration"): one bit per 4 KiB page of
+ * guest-physical memory, set for every page the back-end writes while the
+ * front-end migrates the guest, so that its memory copy is complete
+ */
+#define VU_LOG_PAGE		4096
+
+/**
+ * struct vu_log - the log the front-end gave with SET_LOG_BASE
+ * @map:	the bitmap, shared with the front-end, or NULL
+ * @len:	its length in bytes: pages past 8 * @len are not logged
+ * @on:		VHOST_F_LOG_ALL is negotiated: writes are logged
+ */
+struct vu_log {
+	uint8_t *map;
+	size_t len;
+	bool on;
+};
+
 bool vu_mem_regions_valid(const struct vu_region *r, unsigned int n);
 void *vu_gpa(const struct vu_mem *m, uint64_t gpa, uint64_t len);
 size_t vu_gpa_contig(const struct vu_mem *m, uint64_t gpa, uint64_t len,
@@ -56,6 +74,11 @@ int vu_mem_map(struct vu_mem *m, const struct vu_region *r, unsigned int n,
 void vu_mem_unmap(struct vu_mem *m);
 int vu_mem_add(struct vu_mem *m, const struct vu_region *r, int fd);
 int vu_mem_remove(struct vu_mem *m, const struct vu_region *r);
+int vu_log_set(struct vu_log *l, int fd, uint64_t size, uint64_t off);
+void vu_log_unmap(struct vu_log *l);
+void vu_log_gpa(const struct vu_log *l, uint64_t gpa, uint64_t len);
+void vu_log_va(const struct vu_log *l, const struct vu_mem *m,
+	       const void *va, size_t len);
 int vu_mem_guard_init(void);
 bool vu_mem_faulted(void);
 

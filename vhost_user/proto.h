@@ -41,6 +41,8 @@ enum vu_request {
 	VU_REM_MEM_REG			= 38,
 	VU_SET_STATUS			= 39,
 	VU_GET_STATUS			= 40,
+	VU_SET_DEVICE_STATE_FD		= 42,
+	VU_CHECK_DEVICE_STATE		= 43,
 };
 
 #define VU_HDR_LEN		12
@@ -56,12 +58,15 @@ enum vu_request {
 #define VU_PAYLOAD_MAX		512
 #define VU_FDS_MAX		8
 
+#define VU_F_LOG_ALL		26	/* VHOST_F_LOG_ALL: writes logged */
 #define VU_F_PROTOCOL_FEATURES	30
 
 #define VU_PROTOCOL_F_MQ	0
+#define VU_PROTOCOL_F_LOG_SHMFD	1
 #define VU_PROTOCOL_F_RARP	2
 #define VU_PROTOCOL_F_REPLY_ACK	3
 #define VU_PROTOCOL_F_CONFIGURE_MEM_SLOTS	15
+#define VU_PROTOCOL_F_DEVICE_STATE	19
 
 /* SET_VRING_KICK, _CALL, _ERR: queue index, and "no descriptor sent" */
 #define VU_VRING_IDX_MASK	0xff
@@ -73,5 +78,18 @@ enum vu_request {
 #define VU_MEM_REGION_LEN	32	/* struct vhost_user_memory_region */
 #define VU_CONFIG_HDR_LEN	12	/* offset, size, flags */
 #define VU_MEM_REG_LEN		40	/* padding, one region: ADD/REM_MEM_REG */
+#define VU_LOG_LEN		16	/* SET_LOG_BASE: mmap size, offset */
+#define VU_TRANSFER_LEN		8	/* SET_DEVICE_STATE_FD: direction, phase */
+
+/* SET_VRING_ADDR's flags: used ring writes to be logged */
+#define VU_VRING_F_LOG		1
+
+/* SET_DEVICE_STATE_FD: directions, the one phase, and the reply's bit
+ * saying the back-end sends no descriptor of its own
+ */
+#define VU_TRANSFER_SAVE	0
+#define VU_TRANSFER_LOAD	1
+#define VU_TRANSFER_STOPPED	0
+#define VU_TRANSFER_NOFD	(1U << 8)
 
 #endif /* VHOST_USER_PROTO_H */

@@ -14,6 +14,29 @@
 #include "vu.h"
 
 /**
+ * vu_log_elem() - mark the receive buffers of a chain written, while the
+ *		   front-end migrates the guest and logs what netshim writes
+ * @v:		back-end state
+ * @e:		the chain
+ * @len:	bytes written to it, from its start
+ */
+static void vu_log_elem(const struct vu_link *v, const struct vq_elem *e,
+			size_t len)
+{
+	const struct iovec *iov = e->iov + e->n_out;
+	unsigned int i;
+
+	if (!v->dev.log.on)
+		return;
+	for (i = 0; i < e->n_in && len; i++) {
+		size_t l = iov[i].iov_len < len ? iov[i].iov_len : len;
+
+		vu_log_va(&v->dev.log, &v->dev.mem, iov[i].iov_base, l);
+		len -= l;
+	}
+}
+
+/**
  * vu_rx_frame() - copy one queued frame into the guest's receive buffers
  * @c:		execution context
  * @vq:		receive queue, vq_ready()
@@ -69,6 +92,7 @@ static int vu_rx_frame(struct ctx *c, struct vq *vq, const uint8_t *frame,
 			w = iov_from_buf(iov, e->n_in, 0, h, hdr);
 		w += iov_from_buf(iov, e->n_in, w, frame + done, len - done);
 		done += w - (i ? 0 : hdr);
+		vu_log_elem(v, e, w);
 		vq_push(vq, e->head, (uint32_t)w, (*pushed)++);
 	}
 	return 1;
@@ -276,6 +300,7 @@ void vu_commit_frame(struct ctx *c, struct link_frame *f, size_t plen,
 		size_t l = v->ip_elem[j].in_len < left ?
 			   v->ip_elem[j].in_len : left;
 
+		vu_log_elem(v, &v->ip_elem[j], l);
 		vq_push(vq, v->ip_elem[j].head, (uint32_t)l, m);
 		left -= l;
 	}

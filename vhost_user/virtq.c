@@ -49,8 +49,23 @@ static void store16(uint8_t *p, uint16_t v)
  */
 void vq_reset(struct vq *vq)
 {
+	const struct vu_log *log = vq->log;
+
 	memset(vq, 0, sizeof(*vq));
 	vq->kick_fd = vq->call_fd = vq->err_fd = -1;
+	vq->log = log;
+}
+
+/**
+ * log_used() - mark bytes of the used ring written, if the front-end logs
+ * @vq:		queue
+ * @off:	offset of the first byte in the used ring
+ * @len:	bytes written
+ */
+static void log_used(const struct vq *vq, uint64_t off, uint64_t len)
+{
+	if (vq->log && vq->log_used)
+		vu_log_gpa(vq->log, vq->log_used_gpa + off, len);
 }
 
 /**
@@ -270,9 +285,11 @@ enum vq_result vq_pop(struct vq *vq, const struct vu_mem *m,
 		return VQ_BROKEN;
 	}
 	vq->last_avail++;
-	if (vq->event_idx)	/* kick us when it adds past this one */
+	if (vq->event_idx) {	/* kick us when it adds past this one */
 		store16(vq->used + USED_RING + vq->num * USED_ELEM_LEN,
 			vq->last_avail);
+		log_used(vq, USED_RING + vq->num * USED_ELEM_LEN, 2);
+	}
 	return VQ_OK;
 }
 
@@ -295,12 +312,13 @@ void vq_unpop(struct vq *vq, unsigned int n)
  */
 void vq_push(struct vq *vq, uint16_t head, uint32_t len, unsigned int at)
 {
-	uint8_t *u = vq->used + USED_RING +
+	size_t off = USED_RING +
 		     ((uint16_t)(vq->used_idx + at) % vq->num) * USED_ELEM_LEN;
 	uint32_t id = htole32(head), l = htole32(len);
 
-	memcpy(u, &id, 4);
-	memcpy(u + 4, &l, 4);
+	memcpy(vq->used + off, &id, 4);
+	memcpy(vq->used + off + 4, &l, 4);
+	log_used(vq, off, USED_ELEM_LEN);
 }
 
 /**
@@ -314,6 +332,7 @@ void vq_flush(struct vq *vq, unsigned int n)
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	vq->used_idx += (uint16_t)n;
 	store16(vq->used + USED_IDX, vq->used_idx);
+	log_used(vq, USED_IDX, 2);
 }
 
 /**
@@ -360,6 +379,7 @@ bool vq_kick_me(struct vq *vq)
 		return false;
 	idx = load16(vq->avail + AVAIL_IDX);
 	store16(vq->used + USED_RING + vq->num * USED_ELEM_LEN, idx);
+	log_used(vq, USED_RING + vq->num * USED_ELEM_LEN, 2);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	return load16(vq->avail + AVAIL_IDX) != idx;
 }

@@ -62,6 +62,9 @@
  * @err_fd:	eventfd for errors, -1 if none
  * @broken:	the driver broke the ring rules: the queue is not used again
  *		until the front-end sets it up anew
+ * @log:	the device's dirty log, NULL for none
+ * @log_used:	SET_VRING_ADDR asked for used ring writes to be logged
+ * @log_used_gpa: guest-physical address of the used ring, for the log
  */
 struct vq {
 	uint32_t num;
@@ -77,6 +80,9 @@ struct vq {
 	bool started;
 	int kick_fd, call_fd, err_fd;
 	bool broken;
+	const struct vu_log *log;
+	bool log_used;
+	uint64_t log_used_gpa;
 };
 
 /**

@@ -217,6 +217,64 @@ static void test_rx_push(void **state)
 	assert_int_equal(mem[USED_OFF + 8], 100);		/* len */
 }
 
+/* bit() - is a page's bit set in a dirty log */
+static bool bit(const uint8_t *log, uint64_t page)
+{
+	return log[page / 8] & (1U << (page % 8));
+}
+
+/* The dirty log of a migration (vhost-user.rst, "Migration"): one bit per
+ * 4 KiB page of guest-physical memory, for every write of the device
+ * while the front-end logs, the used ring's at the address SET_VRING_ADDR
+ * gave; nothing before VHOST_F_LOG_ALL, nothing past the log's end
+ */
+static void test_dirty_log(void **state)
+{
+	uint8_t log[64] = { 0 }, zero[64] = { 0 };
+	struct vu_log l = { .map = log, .len = sizeof(log) };
+	uint64_t used_page = (GPA + USED_OFF) / VU_LOG_PAGE;
+	struct vq_elem e;
+	unsigned int i;
+
+	(void)state;
+	q.log = &l;
+	q.log_used = true;
+	q.log_used_gpa = GPA + USED_OFF;
+	put_desc(DESC_OFF, 0, GPA + BUF_OFF, 1514, VRING_DESC_F_WRITE, 0);
+	make_avail(0);
+	pop_expect(VQ_OK, &e);
+	vq_push(&q, e.head, 100, 0);
+	vq_flush(&q, 1);
+	vu_log_va(&l, &table, mem + BUF_OFF, 100);
+	assert_memory_equal(log, zero, sizeof(log));	/* not logging yet */
+
+	l.on = true;
+	vq_push(&q, e.head, 100, 0);
+	assert_true(bit(log, used_page));
+	log[used_page / 8] = 0;
+	vq_flush(&q, 1);
+	assert_true(bit(log, used_page));
+	log[used_page / 8] = 0;
+	assert_memory_equal(log, zero, sizeof(log));
+
+	/* A frame across a page boundary marks both pages, only them */
+	vu_log_va(&l, &table, mem + BUF_OFF + 0x1000 - 10, 20);
+	for (i = 0; i < sizeof(log) * 8; i++)
+		assert_int_equal(bit(log, i),
+				 i == (GPA + BUF_OFF) / VU_LOG_PAGE ||
+				 i == (GPA + BUF_OFF + 0x1000) / VU_LOG_PAGE);
+
+	/* Outside the memory table: nothing to log; past the log: nothing */
+	memset(log, 0, sizeof(log));
+	vu_log_va(&l, &table, zero, sizeof(zero));
+	l.len = 1;
+	vu_log_gpa(&l, GPA, 4096);
+	assert_memory_equal(log, zero, sizeof(log));
+	l.len = sizeof(log);
+	vu_log_gpa(&l, 0x3000, 1);
+	assert_true(bit(log, 3));
+}
+
 /* A front-end that comes back under a running guest with a base that is
  * not where the device stopped (Cloud Hypervisor sends the driver's
  * available index): the device takes up from the used ring, so the
@@ -543,6 +601,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_empty, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tx_chain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_push, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dirty_log, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_resume, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_self_loop, setup,

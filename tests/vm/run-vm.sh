@@ -42,6 +42,9 @@
 #   VM_MAXMEM=MIB   room for memory hot-plug: two DIMM slots, up to this
 #                   much memory in all (-m MEM,slots=2,maxmem=MAXMEM)
 #   VM_QMP=SOCKET   a QMP monitor on this UNIX socket (tests/vm/qmp.py)
+#   VM_INCOMING=URI  wait for a live migration's state (-incoming URI,
+#                   "defer" to be given one with QMP migrate-incoming):
+#                   the guest then runs where the source's left off
 #   VM_NIC_OPTS=P=V,...  more properties of the virtio-net-pci device, e.g.
 #                   csum=off,guest_csum=off,guest_tso4=off,... to run
 #                   without the offloads a vhost-user back-end offers
@@ -166,6 +169,7 @@ PCAP=""
 	PCAP="-object filter-dump,id=dump,netdev=n,file=$VM_PCAP"
 MON=""
 [ -z "${VM_QMP:-}" ] || MON="-qmp unix:$VM_QMP,server=on,wait=off"
+[ -z "${VM_INCOMING:-}" ] || MON="$MON -incoming $VM_INCOMING"
 MEM=${VM_MEM:-512}
 [ -z "${VM_MAXMEM:-}" ] || MEM="$MEM,slots=2,maxmem=${VM_MAXMEM}M"
 NOREBOOT=-no-reboot

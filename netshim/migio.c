@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - the byte stream of a device state transfer
+ *
+ * The front-end hands the back-end a pipe (vhost-user's
+ * SET_DEVICE_STATE_FD): the source writes its state and closes it, the
+ * destination reads until the end.  Both go through a fixed buffer, so a
+ * transfer of any number of flows allocates nothing; integers are big
+ * endian, whatever the machines.  Each wait on the pipe is bounded: a
+ * front-end that stops reading or writing fails the transfer, not netshim.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "migio.h"
+
+/**
+ * migio_init() - start a transfer over a pipe
+ * @io:		stream
+ * @fd:		the pipe, left open for the caller
+ */
+void migio_init(struct migio *io, int fd)
+{
+	io->fd = fd;
+	io->len = io->off = 0;
+	io->total = 0;
+	io->err = 0;
+}
+
+/**
+ * migio_wait() - wait until the pipe can be read or written
+ * @io:		stream
+ * @events:	POLLIN or POLLOUT
+ *
+ * Return: 0 when it can, -1 with @io->err set if it did not in time
+ */
+static int migio_wait(struct migio *io, short events)
+{
+	struct pollfd p = { .fd = io->fd, .events = events };
+	int n;
+
+	do
+		n = poll(&p, 1, MIGIO_WAIT_MS);
+	while (n < 0 && errno == EINTR);
+	if (n > 0)
+		return 0;
+	io->err = n ? errno : ETIMEDOUT;
+	return -1;
+}
+
+/**
+ * migio_flush() - write out what is buffered
+ * @io:		stream
+ *
+ * Return: 0 on success, -1 with @io->err set
+ */
+int migio_flush(struct migio *io)
+{
+	size_t done = 0;
+
+	if (io->err)
+		return -1;
+	while (done < io->len) {
+		ssize_t n = write(io->fd, io->buf + done, io->len - done);
+
+		if (n > 0) {
+			done += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			if (migio_wait(io, POLLOUT))
+				return -1;
+			continue;
+		}
+		io->err = n < 0 ? errno : EPIPE;
+		return -1;
+	}
+	io->total += io->len;
+	io->len = 0;
+	return 0;
+}
+
+/**
+ * migio_put() - append bytes to the stream
+ * @io:		stream
+ * @p:		bytes
+ * @len:	how many
+ *
+ * Return: 0 on success, -1 with @io->err set
+ */
+int migio_put(struct migio *io, const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	while (len) {
+		size_t n = MIGIO_BUF - io->len;
+
+		if (io->err)
+			return -1;
+		if (!n && migio_flush(io))
+			return -1;
+		n = MIGIO_BUF - io->len;
+		n = n < len ? n : len;
+		memcpy(io->buf + io->len, b, n);
+		io->len += n;
+		b += n;
+		len -= n;
+	}
+	return io->err ? -1 : 0;
+}
+
+int migio_put_u16(struct migio *io, uint16_t v)
+{
+	v = htobe16(v);
+	return migio_put(io, &v, sizeof(v));
+}
+
+int migio_put_u32(struct migio *io, uint32_t v)
+{
+	v = htobe32(v);
+	return migio_put(io, &v, sizeof(v));
+}
+
+int migio_put_u64(struct migio *io, uint64_t v)
+{
+	v = htobe64(v);
+	return migio_put(io, &v, sizeof(v));
+}
+
+/**
+ * migio_fill() - read more of the stream into the buffer
+ * @io:		stream, its buffer read to the end
+ *
+ * Return: bytes read, 0 at the end of the stream, -1 with @io->err set
+ */
+static ssize_t migio_fill(struct migio *io)
+{
+	for (;;) {
+		ssize_t n = read(io->fd, io->buf, MIGIO_BUF);
+
+		if (n >= 0) {
+			io->len = (size_t)n;
+			io->off = 0;
+			io->total += (size_t)n;
+			return n;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN) {
+			if (migio_wait(io, POLLIN))
+				return -1;
+			continue;
+		}
+		io->err = errno;
+		return -1;
+	}
+}
+
+/**
+ * migio_get() - take bytes from the stream
+ * @io:		stream
+ * @p:		where to, or NULL to skip them
+ * @len:	how many
+ *
+ * Return: 0 on success, -1 with @io->err set (EPROTO if the stream ended
+ * first)
+ */
+int migio_get(struct migio *io, void *p, size_t len)
+{
+	uint8_t *b = p;
+
+	while (len) {
+		size_t n;
+
+		if (io->err)
+			return -1;
+		if (io->off == io->len) {
+			ssize_t r = migio_fill(io);
+
+			if (r < 0)
+				return -1;
+			if (!r) {
+				io->err = EPROTO;
+				return -1;
+			}
+		}
+		n = io->len - io->off;
+		n = n < len ? n : len;
+		if (b) {
+			memcpy(b, io->buf + io->off, n);
+			b += n;
+		}
+		io->off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int migio_get_u16(struct migio *io, uint16_t *v)
+{
+	if (migio_get(io, v, sizeof(*v)))
+		return -1;
+	*v = be16toh(*v);
+	return 0;
+}
+
+int migio_get_u32(struct migio *io, uint32_t *v)
+{
+	if (migio_get(io, v, sizeof(*v)))
+		return -1;
+	*v = be32toh(*v);
+	return 0;
+}
+
+int migio_get_u64(struct migio *io, uint64_t *v)
+{
+	if (migio_get(io, v, sizeof(*v)))
+		return -1;
+	*v = be64toh(*v);
+	return 0;
+}
+
+/**
+ * migio_skip() - pass over bytes of the stream
+ * @io:		stream
+ * @len:	how many
+ *
+ * Return: 0 on success, -1 with @io->err set
+ */
+int migio_skip(struct migio *io, uint64_t len)
+{
+	while (len) {
+		size_t n = len > MIGIO_BUF ? MIGIO_BUF : (size_t)len;
+
+		if (migio_get(io, NULL, n))
+			return -1;
+		len -= n;
+	}
+	return 0;
+}
+
+/**
+ * migio_at_end() - did the stream end right here
+ * @io:		stream
+ *
+ * Return: true if nothing follows what was read
+ */
+bool migio_at_end(struct migio *io)
+{
+	if (io->err)
+		return false;
+	if (io->off < io->len)
+		return false;
+	return migio_fill(io) == 0;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * netshim - the byte stream of a device state transfer
+ */
+#ifndef NETSHIM_MIGIO_H
+#define NETSHIM_MIGIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MIGIO_BUF	16384	/* bytes buffered each way: the stream is
+				 * written and read through this, whatever
+				 * the number of flows */
+#define MIGIO_WAIT_MS	10000	/* the longest the other end may stall */
+
+/**
+ * struct migio - one direction of a transfer over a pipe
+ * @fd:		the pipe, blocking or not
+ * @buf:	bytes buffered
+ * @len:	bytes in @buf
+ * @off:	bytes of @buf already read (input)
+ * @total:	bytes moved so far, for the log
+ * @err:	first error (positive errno), then every call fails; EPROTO
+ *		for a stream that ends early
+ */
+struct migio {
+	int fd;
+	uint8_t buf[MIGIO_BUF];
+	size_t len, off;
+	uint64_t total;
+	int err;
+};
+
+void migio_init(struct migio *io, int fd);
+int migio_put(struct migio *io, const void *p, size_t len);
+int migio_put_u16(struct migio *io, uint16_t v);
+int migio_put_u32(struct migio *io, uint32_t v);
+int migio_put_u64(struct migio *io, uint64_t v);
+int migio_flush(struct migio *io);
+int migio_get(struct migio *io, void *p, size_t len);
+int migio_get_u16(struct migio *io, uint16_t *v);
+int migio_get_u32(struct migio *io, uint32_t *v);
+int migio_get_u64(struct migio *io, uint64_t *v);
+int migio_skip(struct migio *io, uint64_t len);
+bool migio_at_end(struct migio *io);
+
+#endif /* NETSHIM_MIGIO_H */

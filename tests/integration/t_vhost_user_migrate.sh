@@ -1,0 +1,9 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# A QEMU 10 guest on netshim --vhost-user live-migrated to another QEMU on
+# another netshim in the same pod, with a download running
+# (tests/vm/t_vm_migrate.sh).  Needs QEMU 10 (bookworm-backports,
+# contrib/install-deps.sh).
+
+exec bash "$(dirname "$(readlink -f "$0")")/../vm/t_vm_migrate.sh"

@@ -1,0 +1,187 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Live migration of a QEMU 10 guest on netshim --vhost-user to another
+# QEMU on another netshim in the same pod, as KubeVirt moves a VM between
+# pods that keep their address.  The source QEMU runs the migrate
+# scenario; the destination waits with -incoming defer.  Once the guest
+# downloads the peer's counter stream, QMP migrates it (migrate-incoming,
+# migrate, query-migrate until completed) with the download running, so
+# the source netshim writes receive buffers and used rings during the
+# memory copy: QEMU refuses to start without the dirty log (LOG_ALL,
+# LOG_SHMFD), and a page written and not logged would reach the guest
+# stale.  Then:
+#   - the source netshim (--migrate-exit) handed its state over and exits;
+#   - the destination netshim took it and reset the guest's TCP
+#     connection at once (no repair helper: the socket stayed with the
+#     source), so the guest's download ends with a reset, not a hang;
+#   - every line the guest received is the one the peer sent, and its
+#     virtio driver did not complain;
+#   - from the destination the guest renews its lease, pings the peer and
+#     opens new TCP connections both ways.
+# BACKEND=passt runs passt through the same test (without passt-repair).
+
+set -u
+. "$(dirname "$0")/../lib/topo.sh"
+. "$(dirname "$0")/peer.sh"
+
+COUNTER_PORT=5310
+
+# qmp() - one QMP command on a monitor, its answer on stdout
+# $1: monitor socket, $2...: command and JSON arguments
+qmp() {
+	local mon=$1
+
+	shift
+	python3 "$(dirname "$0")/qmp.py" "$mon" "$@"
+}
+
+# wait_console() - wait for a result line on a running guest's console
+# (run-vm.sh writes LOG.raw while QEMU runs, LOG once it ended)
+# $1: console log, $2: result key, $3: seconds
+wait_console() {
+	local _
+
+	for _ in $(seq $(($3 * 10))); do
+		grep -q "^NETSHIM-RESULT $2" "$1.raw" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# result_of() - a result line's text on a guest's console
+# $1: console log (or LOG.raw), $2: key
+result_of() {
+	tr -d '\r' <"$1" | sed -n "s/^NETSHIM-RESULT $2 //p" | tail -n 1
+}
+
+topo_init
+topo_peer_pod
+vm_peer_iperf
+# The counter stream: 16-byte lines ("%15d\n") numbered from 0, as fast
+# as the guest takes them, until the connection ends
+vm_peer_start counter python3 -c '
+import socket, sys, threading, time
+def serve(c):
+    n = 0
+    try:
+        while True:
+            c.sendall(b"".join(b"%15d\n" % (n + i) for i in range(4096)))
+            n += 4096
+    except OSError as e:
+        print("counter: stream ended after %d lines: %s" % (n, e), flush=True)
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", int(sys.argv[1])))
+s.listen(8)
+while True:
+    c, _ = s.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+' "$COUNTER_PORT"
+vm_peer_wait tcp "$COUNTER_PORT"
+
+# Source back-end: exits once its state reached the destination
+if [ "$BACKEND" = netshim ]; then
+	topo_backend --vhost-user --migrate-exit ${MIG_DEBUG:+-d}
+else
+	topo_backend --vhost-user
+fi
+SRC_PID=$BACKEND_PID
+mv "$WORK/backend.sock" "$WORK/src.sock"
+mv "$WORK/backend.log" "$WORK/backend-src.log"
+# Destination back-end, in the same pod
+topo_backend --vhost-user ${MIG_DEBUG:+-d}
+mv "$WORK/backend.sock" "$WORK/dst.sock"
+
+NETDEV=vhost-user VM_QMP="$WORK/src.qmp" VM_LOG="$WORK/vm-src.log" \
+	VM_QUIET=1 VM_TIMEOUT=400 "$(dirname "$0")/run-vm.sh" migrate \
+	"$WORK/src.sock" >"$WORK/run-src.out" 2>&1 &
+SRC_RUN=$!
+topo_pid_add "$SRC_RUN"
+NETDEV=vhost-user VM_QMP="$WORK/dst.qmp" VM_LOG="$WORK/vm-dst.log" \
+	VM_INCOMING=defer VM_QUIET=1 VM_TIMEOUT=400 \
+	"$(dirname "$0")/run-vm.sh" migrate "$WORK/dst.sock" \
+	>"$WORK/run-dst.out" 2>&1 &
+DST_RUN=$!
+topo_pid_add "$DST_RUN"
+
+wait_console "$WORK/vm-src.log" migrate_ready 200 ||
+	fail "the guest did not start its download:" \
+		"$(tail -n 5 "$WORK/vm-src.log.raw" "$WORK/run-src.out")"
+log "guest: $(result_of "$WORK/vm-src.log.raw" migrate_ready)"
+for _ in $(seq 50); do
+	[ -S "$WORK/dst.qmp" ] && break
+	sleep 0.1
+done
+qmp "$WORK/dst.qmp" "migrate-incoming {\"uri\": \"unix:$WORK/mig.sock\"}" \
+	>/dev/null || fail "destination QEMU: migrate-incoming refused"
+start=$(date +%s.%N)
+qmp "$WORK/src.qmp" "migrate {\"uri\": \"unix:$WORK/mig.sock\"}" \
+	>"$WORK/qmp-migrate.out" 2>&1 ||
+	fail "source QEMU refused to migrate: $(cat "$WORK/qmp-migrate.out")"
+status=
+for _ in $(seq 600); do
+	out=$(qmp "$WORK/src.qmp" query-migrate 2>&1)
+	status=$(echo "$out" | sed -n 's/.*"status": "\([a-z-]*\)".*/\1/p' |
+		head -n 1)
+	case "$status" in
+	completed | failed | cancelled) break ;;
+	esac
+	sleep 0.2
+done
+echo "$out" >"$WORK/query-migrate.out"
+[ "$status" = completed ] ||
+	fail "migration $status: $out; $(tail -n 3 "$WORK/backend-src.log")"
+total=$(echo "$out" | sed -n 's/.*"total-time": \([0-9]*\).*/\1/p')
+down=$(echo "$out" | sed -n 's/.*"downtime": \([0-9]*\).*/\1/p')
+log "migrated in ${total:-?} ms, downtime ${down:-?} ms" \
+	"(wall $(echo "$(date +%s.%N) $start" | awk '{ printf "%.1f", $1 - $2 }') s)"
+qmp "$WORK/src.qmp" quit >/dev/null 2>&1
+
+wait "$DST_RUN"
+rc=$?
+vmlog=$WORK/vm-dst.log
+grep -q '^NETSHIM-RESULT migrate_done' "$vmlog" ||
+	fail "the guest did not finish on the destination (run-vm.sh $rc):" \
+		"$(tail -n 5 "$WORK/run-dst.out")"
+grep 'NETSHIM-RESULT' "$vmlog" | sed 's/^/    /' >&2
+if grep -E 'is not a head|[Bb]ad (used|avail)|id [0-9]+ out of range|virtio.*(error|broken)' \
+	"$vmlog" "$WORK/vm-src.log"; then
+	fail "the guest's virtio driver complained across the migration"
+fi
+lines=$(result_of "$vmlog" down_lines)
+case "$lines" in
+*" 0 wrong, "[01]" short") ;;
+*) fail "the download before the migration came corrupted: $lines" ;;
+esac
+old=$(result_of "$vmlog" old_conn)
+case "$old" in
+"ended, after "*"; resets 1:"*) ;;
+*) fail "the guest's TCP connection was not reset after the migration:" \
+	"$old" ;;
+esac
+for key in dhcp4 ping4_after tcp_up_after tcp_down_after; do
+	result_of "$vmlog" "$key" | grep -q '^ok' ||
+		fail "$key failed after the migration: $(result_of "$vmlog" "$key")"
+done
+
+if [ "$BACKEND" = netshim ]; then
+	# The source handed its state over and left by itself
+	for _ in $(seq 50); do
+		kill -0 "$SRC_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$SRC_PID" 2>/dev/null &&
+		fail "the source netshim did not exit (--migrate-exit)"
+	grep -q 'migration complete: exiting' "$WORK/backend-src.log" ||
+		fail "the source netshim did not say it handed its state over:" \
+			"$(tail -n 3 "$WORK/backend-src.log")"
+	n=$(topo_counter migrations_in)
+	[ "${n:-0}" -eq 1 ] || fail "destination: migrations_in is '$n', not 1"
+	n=$(topo_counter tcp_migrated_reset)
+	[ "${n:-0}" -ge 1 ] ||
+		fail "destination: no TCP connection reset towards the guest"
+fi
+log "ok: migrated in ${total:-?} ms (downtime ${down:-?} ms) with a" \
+	"download running; $lines before it; the connection $old;" \
+	"lease, ping and new TCP both ways from the destination"
