@@ -621,6 +621,10 @@ python3 "$BENCH_DIR/report.py" "$OUT"
 rc=$?
 # -t all: per-port sockets against sk_lookup (fwdall.sh, its own topology)
 [ -n "$BENCH_ONLY" ] || NETSHIM=$NETSHIM "$BENCH_DIR/fwdall.sh" "$OUT" || rc=1
+# Memory and descriptors at start, with a guest, at 1000 and 10 000
+# connections, beside passt (memory.sh, its own topology; minutes)
+[ -n "${BENCH_QUICK:-}" ] || [ -n "$BENCH_ONLY" ] ||
+	NETSHIM=$NETSHIM "$BENCH_DIR/memory.sh" "$OUT" || rc=1
 plot
 log "results: $OUT/results.json, chart: $OUT/throughput.png"
 log "total $(($(date +%s) - START)) s"
