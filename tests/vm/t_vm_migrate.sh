@@ -19,7 +19,8 @@
 #     virtio driver did not complain;
 #   - from the destination the guest renews its lease, pings the peer and
 #     opens new TCP connections both ways.
-# BACKEND=passt runs passt through the same test (without passt-repair).
+# BACKEND=passt runs passt through the same test (without passt-repair);
+# MIG_DEBUG=1 runs both netshims with -d.
 
 set -u
 . "$(dirname "$0")/../lib/topo.sh"
@@ -88,6 +89,9 @@ else
 fi
 SRC_PID=$BACKEND_PID
 mv "$WORK/backend.sock" "$WORK/src.sock"
+# passt listens for passt-repair beside its socket: out of the second's way
+[ -S "$WORK/backend.sock.repair" ] &&
+	mv "$WORK/backend.sock.repair" "$WORK/src.sock.repair"
 mv "$WORK/backend.log" "$WORK/backend-src.log"
 # Destination back-end, in the same pod
 topo_backend --vhost-user ${MIG_DEBUG:+-d}
@@ -113,6 +117,8 @@ for _ in $(seq 50); do
 	[ -S "$WORK/dst.qmp" ] && break
 	sleep 0.1
 done
+[ -S "$WORK/dst.qmp" ] ||
+	fail "the destination QEMU did not start: $(tail -n 3 "$WORK/run-dst.out")"
 qmp "$WORK/dst.qmp" "migrate-incoming {\"uri\": \"unix:$WORK/mig.sock\"}" \
 	>/dev/null || fail "destination QEMU: migrate-incoming refused"
 start=$(date +%s.%N)
