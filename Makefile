@@ -49,10 +49,17 @@ UNITS_A   = $(UNIT_SRCS:tests/unit/%.c=$(BA)/tests/%)
 
 BIN      := build/netshim
 
-all: $(BIN)
+REPAIR_BIN := build/netshim-repair
+
+all: $(BIN) $(REPAIR_BIN)
 
 $(BIN): $(B)/netshim/main.o $(B)/libnetshim.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# The TCP repair helper: alone, nothing of the daemon in it
+$(REPAIR_BIN): repair/netshim-repair.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $<
 
 # The same daemon, aborting on any allocation once its loop runs: the
 # integration tests run against it (tests/alloc/guard.c)
@@ -114,7 +121,7 @@ arch: $(BIN)
 # The Debian guest's root filesystem is built (or found cached) first: its
 # few minutes of mmdebstrap would otherwise count against t_vm_debian's
 # time limit
-integration: $(BIN) $(GUARD_BIN) tests/relay tests/vu_relay
+integration: $(BIN) $(GUARD_BIN) $(REPAIR_BIN) tests/relay tests/vu_relay
 	tests/vm/debian/mkrootfs.sh
 	NETSHIM=$(CURDIR)/$(GUARD_BIN) tests/integration/run.sh
 
@@ -145,6 +152,7 @@ include tests/fuzz/fuzz.mk
 clean:
 	rm -rf build tests/relay tests/vu_relay
 
-install: $(BIN)
+install: $(BIN) $(REPAIR_BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)/usr/local/bin/netshim
+	install -D -m 0755 $(REPAIR_BIN) $(DESTDIR)/usr/local/bin/netshim-repair
 	install -D -m 0644 doc/netshim.1 $(DESTDIR)/usr/local/share/man/man1/netshim.1

@@ -71,6 +71,17 @@ static const uint8_t conf_default_mac[ETH_ALEN_] = {
 	  "be a vhost-user back-end on the socket (QEMU\n"		\
 	  "-netdev vhost-user, Cloud Hypervisor)",			\
 	  conf_set(&c->vhost_user, true))				\
+	X(REPAIR_PATH, "repair-path", 0, required_argument, "PATH",	\
+	  "with --vhost-user, the socket the TCP repair\n"		\
+	  "helper (passt-repair, netshim-repair) connects\n"		\
+	  "to (default: the socket's path and .repair)",		\
+	  conf_opt_path(OPT_REPAIR_PATH, c->repair_path,		\
+			sizeof(c->repair_path), arg))			\
+	X(MIGRATE_NO_LINGER, "migrate-no-linger", 0, no_argument, NULL, \
+	  "close migrated TCP sockets as soon as their\n"		\
+	  "state is written, for a destination in the\n"		\
+	  "same network namespace",					\
+	  conf_set(&c->migrate_no_linger, true))			\
 	X(MIGRATE_EXIT, "migrate-exit", 0, no_argument, NULL,		\
 	  "exit once the front-end confirms our state\n"		\
 	  "reached a live migration's destination",			\
@@ -286,11 +297,6 @@ enum {
  * one, move it out of this table and give it a case of its own.
  */
 #define CONF_REFUSED(X)							\
-	X("repair-path", required_argument, 0,				\
-	  "not supported: no TCP migration through passt-repair")	\
-	X("migrate-no-linger", no_argument, 0,				\
-	  "not supported: netshim keeps no socket of a migrated TCP " \
-	  "connection (they are reset towards the guest)")		\
 	X("stats", required_argument, 0,				\
 	  "not supported: netshim logs its counters on SIGUSR1 and at exit") \
 	X("splice-only", no_argument, 0, NOT_YET_NS)			\
@@ -1775,5 +1781,12 @@ int conf_parse(struct conf *c, int argc, char **argv)
 	if (c->vmm_fd < 0 && !*c->sock_path && !c->ns_cmd && !*c->netns &&
 	    conf_sock_path(c))
 		return -1;
+	/* The repair helper's socket, where passt has it: PATH.repair */
+	if (c->vhost_user && !*c->repair_path && *c->sock_path &&
+	    (size_t)snprintf(c->repair_path, sizeof(c->repair_path),
+			     "%s.repair", c->sock_path) >= sizeof(c->repair_path))
+		*c->repair_path = 0;
+	if (!c->vhost_user)
+		*c->repair_path = 0;
 	return 0;
 }

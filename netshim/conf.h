@@ -70,6 +70,8 @@ enum conf_bpf {
 struct conf {
 	/* link to the VMM */
 	char sock_path[108];
+	char repair_path[108];	/* --repair-path, or sock_path + ".repair" */
+	bool migrate_no_linger;	/* close migrated sockets at once */
 	bool one_off;
 	int vmm_fd;			/* -F: connected socket, else -1 */
 	bool vhost_user;	/* a vhost-user front-end, not -netdev stream */

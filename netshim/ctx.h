@@ -10,6 +10,7 @@
 
 #include "conf.h"
 #include "netns.h"
+#include "repair.h"
 
 /* Largest frame on the stream link: a 16-bit length's worth */
 #define FRAME_MAX		65535
@@ -37,6 +38,8 @@ enum epref_type {
 	EPREF_UDP_SPLICE,	/* UDP local flow socket, index: flow */
 	EPREF_TCP_NS_AUTO,	/* -T auto listener, index: fwd_auto.c's */
 	EPREF_UDP_NS_AUTO,	/* -U auto socket, index: fwd_auto.c's */
+	EPREF_REPAIR_LISTEN,	/* socket the TCP repair helper connects to */
+	EPREF_REPAIR,		/* the TCP repair helper */
 };
 
 static inline uint64_t epref(enum epref_type t, uint32_t idx)
@@ -102,7 +105,8 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(migrations_out,	"device states handed to a migration's destination") \
 	X(migrations_in,	"device states taken from a migration's source") \
 	X(migrations_refused,	"device states refused or not handed over") \
-	X(tcp_migrated_reset,	"TCP connections of a migrated guest reset towards it")
+	X(tcp_migrated_reset,	"TCP connections of a migrated guest reset towards it") \
+	X(tcp_migrated,		"TCP connections of a migrated guest kept, socket and all")
 
 #define COUNTER_FIELD(name, desc) uint64_t name;
 struct counters {
@@ -226,6 +230,8 @@ struct ctx {
 	int signal_fd;
 	int timer_fd;
 	int pcap_fd;
+
+	struct repair repair;	/* the TCP repair helper (repair.c) */
 
 	struct link link;
 

@@ -72,6 +72,7 @@ static const long isolate_syscalls[] = {
  */
 static const long isolate_syscalls_vu[] = {
 	__NR_mmap, __NR_munmap,
+	__NR_getpeername,	/* a migrated TCP socket's peer */
 #ifdef __NR_poll
 	__NR_poll,
 #endif
@@ -84,10 +85,12 @@ static const long isolate_syscalls_vu[] = {
 #endif
 };
 
-/* ioctl() only for SIOCOUTQ and SIOCINQ: bytes queued in a socket
- * (tcp/to_guest.c; tcp/splice.c for flows the sockmap fast path moves)
+/* ioctl() only for SIOCOUTQ, SIOCINQ and SIOCOUTQNSD: bytes queued in a
+ * socket (tcp/to_guest.c; tcp/splice.c for flows the sockmap fast path
+ * moves; tcp/migrate.c for a migrated connection's queues)
  */
-static const unsigned int isolate_ioctls[] = { SIOCOUTQ, SIOCINQ };
+static const unsigned int isolate_ioctls[] = { SIOCOUTQ, SIOCINQ,
+					       SIOCOUTQNSD };
 
 /* bpf() only on the maps of programs loaded before the sandbox (bpf/),
  * and only when one was loaded: no loading, attaching or map creation

@@ -180,6 +180,12 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 	case EPREF_LINK_LISTEN:
 		link_accept(c);
 		break;
+	case EPREF_REPAIR_LISTEN:
+		repair_accept(c);
+		break;
+	case EPREF_REPAIR:
+		repair_event(c);
+		break;
 	case EPREF_LINK:
 		guest_link_event(c, idx, ev->events);
 		break;
@@ -422,6 +428,7 @@ static int setup(struct ctx *c)
 {
 	c->pcap_fd = -1;
 	c->link.fd = c->link.listen_fd = -1;
+	c->repair.listen_fd = c->repair.fd = -1;
 	if (c->conf.guest_mac_set) {
 		memcpy(c->guest_mac, c->conf.guest_mac, 6);
 		c->guest_mac_known = true;
@@ -451,8 +458,9 @@ static int setup(struct ctx *c)
 	/* Namespace mode: netns_tap() made the tap before */
 	if (c->ns.net_fd >= 0)
 		return link_init(c, &link_tap_ops);
-	return link_init(c, c->conf.vhost_user ? &link_vu_ops :
-						 &link_stream_ops);
+	if (c->conf.vhost_user)
+		return repair_listen(c) || link_init(c, &link_vu_ops);
+	return link_init(c, &link_stream_ops);
 }
 
 /* The allocation guard of tests/alloc/ arms itself here; elsewhere this

@@ -29,6 +29,8 @@ enum tcp_state {
 #define F_DROPPED	0x100	/* guest data beyond our ACK was not taken */
 #define F_DRAINED	0x200	/* a peek found nothing new: wait for EPOLLIN */
 #define F_KEEPALIVE	0x400	/* the guest probes: so does the host socket */
+#define F_MIGRATED	0x800	/* its socket went to a migration's destination:
+				 * out of the loop, in repair mode */
 
 /**
  * struct tcp_conn - one guest TCP connection and its host socket

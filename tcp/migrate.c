@@ -4,11 +4,16 @@
  * The source writes one record per connection; the destination reads
  * each as untrusted input.  A record is fixed (addresses, ports, state,
  * the guest side's sequence numbers and windows) and may be followed by
- * a variable part carrying the host socket's own state, for a
- * destination that can rebuild the socket; without one, the destination
- * resets the connection towards the guest at once, with the sequence
- * numbers the guest expects, so that its applications see a reset, never
- * a hang, and new connections work from the start.
+ * the host socket's own state, dumped in repair mode (TCP_REPAIR, set by
+ * the helper of repair.c): its addresses, sequence numbers, queues,
+ * window and options.  The destination rebuilds the socket from it, on
+ * the same 4-tuple, and neither the guest nor the remote peer sees more
+ * than a pause.  A connection without that part (no helper on the
+ * source, a half-closed connection, queues larger than MIGRATE_TCP_QBUF)
+ * or one the destination cannot rebuild (no helper there, an address the
+ * destination does not have) is reset towards the guest at once, with
+ * the sequence number the guest expects, so that its applications see a
+ * reset, never a hang, and new connections work from the start.
  *
  * Record, all integers big endian (MIGRATE_TCP_REC bytes):
  *   guest address (16, v4-mapped), remote address (16), guest port (2),
@@ -16,44 +21,307 @@
  *   reserved (1), flags (2), guest MSS (2), next sequence from the guest,
  *   next to it, oldest it has not acknowledged, its initial one, its
  *   window (4 each), then the length of the socket part (4) and that part.
+ *
+ * Socket part (MIGRATE_TCP_SOCK bytes, then the send queue, then the
+ * receive queue):
+ *   family (1: 4 or 6), TCP state (1), send and receive window scale (1
+ *   each), tcpi_options (1), reserved (3), local address (16, v4-mapped),
+ *   local port (2), peer address (16), peer port (2), MSS, timestamp
+ *   offset, sequence at the end of the send queue, at the end of the
+ *   receive queue, send queue bytes, of which not sent yet, receive
+ *   queue bytes, snd_wl1, snd_wnd, max_window, rcv_wnd, rcv_wup (4 each).
  */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/sockios.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 
 #include "tcp.h"
 #include "internal.h"
+#include "seq.h"
 #include "netshim/inany.h"
 #include "netshim/log.h"
+#include "netshim/repair.h"
 
 #define MIGRATE_TCP_REC		64
-#define MIGRATE_TCP_EXT_MAX	(64U << 20)	/* socket part: its queues */
+#define MIGRATE_TCP_SOCK	92
+#define MIGRATE_TCP_QBUF	(16U << 20)	/* most queued bytes moved */
+#define MIGRATE_TCP_EXT_MAX	(MIGRATE_TCP_SOCK + MIGRATE_TCP_QBUF)
+
+/* One connection's queues on their way, in zero pages until a migration
+ * with data in flight touches them: the send queue can only be read
+ * whole (the kernel's repair peek ignores SO_PEEK_OFF)
+ */
+static uint8_t tcp_mig_q[MIGRATE_TCP_QBUF];
+
+/**
+ * struct tcp_sock_state - what a repaired socket is made of
+ */
+struct tcp_sock_state {
+	uint8_t family, state, snd_ws, rcv_ws, options;
+	struct in6_addr laddr, paddr;
+	uint16_t lport, pport;
+	uint32_t mss, ts, snd_seq, rcv_seq, sndq, notsent, rcvq;
+	struct tcp_repair_window w;
+};
+
+/**
+ * tcp_migratable() - can this connection's socket move with the guest
+ * @conn:	connection
+ *
+ * Return: true for an established connection not closed either way
+ */
+static bool tcp_migratable(const struct tcp_conn *conn)
+{
+	return conn->state == CONN_ESTABLISHED && conn->fd >= 0 &&
+	       !(conn->flags & (F_GUEST_FIN | F_HOST_EOF | F_FIN_SENT |
+				F_MIGRATED));
+}
+
+/**
+ * sa_take() - address and port of a socket address, v4-mapped for IPv4
+ * @ss:		socket address
+ * @a:		address
+ * @port:	port
+ */
+static void sa_take(const struct sockaddr_storage *ss, struct in6_addr *a,
+		    uint16_t *port)
+{
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
+
+		*a = inany_from4(s4->sin_addr);
+		*port = ntohs(s4->sin_port);
+	} else {
+		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+
+		*a = s6->sin6_addr;
+		*port = ntohs(s6->sin6_port);
+	}
+}
+
+/**
+ * sa_make() - a socket address from an address and a port
+ * @four:	IPv4 (the address is v4-mapped)
+ * @a:		address
+ * @port:	port
+ * @ss:		filled
+ *
+ * Return: its length
+ */
+static socklen_t sa_make(bool four, const struct in6_addr *a, uint16_t port,
+			 struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (four) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_addr = inany_to4(a);
+		s4->sin_port = htons(port);
+		return sizeof(*s4);
+	} else {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_addr = *a;
+		s6->sin6_port = htons(port);
+		return sizeof(*s6);
+	}
+}
+
+/**
+ * tcp_opt() - set an integer TCP socket option
+ * @fd:		socket
+ * @opt:	option
+ * @v:		value
+ *
+ * Return: 0 on success, -1 on failure
+ */
+static int tcp_opt(int fd, int opt, int v)
+{
+	return setsockopt(fd, SOL_TCP, opt, &v, sizeof(v));
+}
+
+/**
+ * tcp_opt_get() - read an integer TCP socket option
+ * @fd:		socket
+ * @opt:	option
+ * @v:		value
+ *
+ * Return: 0 on success, -1 on failure
+ */
+static int tcp_opt_get(int fd, int opt, uint32_t *v)
+{
+	socklen_t sl = sizeof(*v);
+
+	return getsockopt(fd, SOL_TCP, opt, v, &sl);
+}
+
+/**
+ * tcp_peek_queue() - copy a whole queue of a socket in repair mode
+ * @fd:		socket, its repair queue selected
+ * @buf:	where
+ * @len:	its length, from SIOCOUTQ or SIOCINQ
+ *
+ * Both queues are read from their start by each peek: one call.
+ *
+ * Return: 0 if all of it came, -1 otherwise
+ */
+static int tcp_peek_queue(int fd, uint8_t *buf, uint32_t len)
+{
+	if (!len)
+		return 0;
+	return recv(fd, buf, len, MSG_PEEK | MSG_DONTWAIT) == (ssize_t)len ?
+	       0 : -1;
+}
+
+/**
+ * tcp_sock_dump() - what a socket in repair mode is made of
+ * @fd:		socket
+ * @st:		filled; its queues go to tcp_mig_q, send queue first
+ *
+ * Return: 0 on success, -1 if it cannot move (its state, its queues)
+ */
+static int tcp_sock_dump(int fd, struct tcp_sock_state *st)
+{
+	struct sockaddr_storage ss;
+	struct tcp_info ti;
+	socklen_t sl;
+	int v, off = -1;
+
+	memset(st, 0, sizeof(*st));
+	sl = sizeof(ss);
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl))
+		return -1;
+	sa_take(&ss, &st->laddr, &st->lport);
+	st->family = ss.ss_family == AF_INET ? 4 : 6;
+	sl = sizeof(ss);
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl))
+		return -1;
+	sa_take(&ss, &st->paddr, &st->pport);
+	sl = sizeof(ti);
+	if (getsockopt(fd, SOL_TCP, TCP_INFO, &ti, &sl) ||
+	    ti.tcpi_state != TCP_ESTABLISHED)
+		return -1;
+	st->state = ti.tcpi_state;
+	st->snd_ws = ti.tcpi_snd_wscale;
+	st->rcv_ws = ti.tcpi_rcv_wscale;
+	st->options = ti.tcpi_options;
+	if (tcp_opt_get(fd, TCP_MAXSEG, &st->mss) ||
+	    ((st->options & TCPI_OPT_TIMESTAMPS) &&
+	     tcp_opt_get(fd, TCP_TIMESTAMP, &st->ts)))
+		return -1;
+	sl = sizeof(st->w);
+	if (getsockopt(fd, SOL_TCP, TCP_REPAIR_WINDOW, &st->w, &sl))
+		return -1;
+	/* Peeks from the start of each queue, whatever was peeked before */
+	setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off));
+	if (ioctl(fd, SIOCOUTQ, &v))
+		return -1;
+	st->sndq = (uint32_t)v;
+	if (ioctl(fd, SIOCOUTQNSD, &v))
+		return -1;
+	st->notsent = (uint32_t)v;
+	if (ioctl(fd, SIOCINQ, &v))
+		return -1;
+	st->rcvq = (uint32_t)v;
+	if (st->notsent > st->sndq ||
+	    (uint64_t)st->sndq + st->rcvq > MIGRATE_TCP_QBUF)
+		return -1;
+	if (tcp_opt(fd, TCP_REPAIR_QUEUE, TCP_SEND_QUEUE) ||
+	    tcp_opt_get(fd, TCP_QUEUE_SEQ, &st->snd_seq) ||
+	    tcp_peek_queue(fd, tcp_mig_q, st->sndq) ||
+	    tcp_opt(fd, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE) ||
+	    tcp_opt_get(fd, TCP_QUEUE_SEQ, &st->rcv_seq) ||
+	    tcp_peek_queue(fd, tcp_mig_q + st->sndq, st->rcvq))
+		return -1;
+	return 0;
+}
+
+/**
+ * tcp_sock_put() - write a socket's state and queues
+ * @io:		the stream
+ * @st:		the state, its queues in tcp_mig_q
+ *
+ * Return: 0 on success, -1 with @io->err set
+ */
+static int tcp_sock_put(struct migio *io, const struct tcp_sock_state *st)
+{
+	uint8_t h[8] = { st->family, st->state, st->snd_ws, st->rcv_ws,
+			 st->options };
+
+	return migio_put(io, h, sizeof(h)) ||
+	       migio_put(io, &st->laddr, 16) ||
+	       migio_put_u16(io, st->lport) ||
+	       migio_put(io, &st->paddr, 16) ||
+	       migio_put_u16(io, st->pport) ||
+	       migio_put_u32(io, st->mss) || migio_put_u32(io, st->ts) ||
+	       migio_put_u32(io, st->snd_seq) ||
+	       migio_put_u32(io, st->rcv_seq) ||
+	       migio_put_u32(io, st->sndq) ||
+	       migio_put_u32(io, st->notsent) ||
+	       migio_put_u32(io, st->rcvq) ||
+	       migio_put_u32(io, st->w.snd_wl1) ||
+	       migio_put_u32(io, st->w.snd_wnd) ||
+	       migio_put_u32(io, st->w.max_window) ||
+	       migio_put_u32(io, st->w.rcv_wnd) ||
+	       migio_put_u32(io, st->w.rcv_wup) ||
+	       migio_put(io, tcp_mig_q, st->sndq + st->rcvq) ? -1 : 0;
+}
 
 /**
  * tcp_migrate_save() - write every connection to a device state
  * @c:		execution context
  * @io:		the stream
  *
- * Their number, then one record each.
+ * Their number, then one record each.  With a repair helper, each
+ * connection that can move is put in repair mode first, all at once, and
+ * its socket's state goes with its record: the socket is then closed
+ * (silently, in repair mode) right after, with --migrate-no-linger, for a
+ * destination in the same namespace, or taken out of the loop and kept
+ * until the front-end goes.
  *
  * Return: 0 on success, -1 with @io->err set
  */
 int tcp_migrate_save(struct ctx *c, struct migio *io)
 {
 	struct tcp_table *t = c->tcp;
-	uint32_t i, n = 0;
+	uint32_t i, n = 0, moved = 0;
+	bool rep = false;
 
-	for (i = 0; i < t->idx.hiwater; i++)
+	for (i = 0; i < t->idx.hiwater; i++) {
 		n += t->c[i].state != CONN_FREE;
+		rep |= tcp_migratable(&t->c[i]);
+	}
+	if (rep && !repair_wait(c)) {
+		info("migration: no TCP repair helper: the guest's TCP "
+		     "connections will be reset");
+		rep = false;
+	}
+	for (i = 0; rep && i < t->idx.hiwater; i++)
+		if (tcp_migratable(&t->c[i]) &&
+		    repair_set(c, t->c[i].fd, REPAIR_ON))
+			rep = false;
+	if (rep && repair_flush(c))
+		rep = false;
 	if (migio_put_u32(io, n))
 		return -1;
 	for (i = 0; i < t->idx.hiwater; i++) {
-		const struct tcp_conn *conn = &t->c[i];
+		struct tcp_conn *conn = &t->c[i];
 		uint8_t r[MIGRATE_TCP_REC - 20];
+		struct tcp_sock_state st;
+		bool sock;
 
 		if (conn->state == CONN_FREE)
 			continue;
-		memcpy(r, &conn->gaddr, 16);
-		memcpy(r + 16, &conn->raddr, 16);
+		sock = rep && tcp_migratable(conn) &&
+		       !tcp_sock_dump(conn->fd, &st);
+		memcpy(r, &conn->gaddr, 16);		memcpy(r + 16, &conn->raddr, 16);
 		r[32] = conn->gport >> 8;
 		r[33] = conn->gport & 0xff;
 		r[34] = conn->rport >> 8;
@@ -72,9 +340,26 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 		    migio_put_u32(io, conn->seq_acked) ||
 		    migio_put_u32(io, conn->seq_init_guest) ||
 		    migio_put_u32(io, conn->wnd_guest) ||
-		    migio_put_u32(io, 0))	/* no socket part */
+		    migio_put_u32(io, sock ? MIGRATE_TCP_SOCK + st.sndq +
+						st.rcvq : 0) ||
+		    (sock && tcp_sock_put(io, &st)))
 			return -1;
+		if (!sock)
+			continue;
+		moved++;
+		if (c->conf.migrate_no_linger) {
+			/* In repair mode: closed without a FIN or a RST */
+			conn_free(c, conn, false);
+		} else {
+			epoll_ctl(c->epfd, EPOLL_CTL_DEL, conn->fd, NULL);
+			conn->events = 0;
+			conn->flags |= F_MIGRATED;
+			conn->rto_at = 0;
+		}
 	}
+	if (n)
+		info("migration: %u of %u TCP connections go with their "
+		     "sockets", moved, n);
 	return 0;
 }
 
@@ -97,19 +382,207 @@ static void tcp_migrate_reset(struct ctx *c, struct tcp_conn *conn)
 }
 
 /**
+ * tcp_sock_get() - read a socket's state and queues, checked
+ * @io:		the stream, at the socket part
+ * @ext:	its length, from the record
+ * @st:		filled; the queues go to tcp_mig_q
+ *
+ * Return: 0 on success, -1 with @io->err set (EINVAL if malformed)
+ */
+static int tcp_sock_get(struct migio *io, uint32_t ext,
+			struct tcp_sock_state *st)
+{
+	uint8_t h[8];
+
+	if (migio_get(io, h, sizeof(h)) || migio_get(io, &st->laddr, 16) ||
+	    migio_get_u16(io, &st->lport) || migio_get(io, &st->paddr, 16) ||
+	    migio_get_u16(io, &st->pport) || migio_get_u32(io, &st->mss) ||
+	    migio_get_u32(io, &st->ts) || migio_get_u32(io, &st->snd_seq) ||
+	    migio_get_u32(io, &st->rcv_seq) || migio_get_u32(io, &st->sndq) ||
+	    migio_get_u32(io, &st->notsent) || migio_get_u32(io, &st->rcvq) ||
+	    migio_get_u32(io, &st->w.snd_wl1) ||
+	    migio_get_u32(io, &st->w.snd_wnd) ||
+	    migio_get_u32(io, &st->w.max_window) ||
+	    migio_get_u32(io, &st->w.rcv_wnd) ||
+	    migio_get_u32(io, &st->w.rcv_wup))
+		return -1;
+	st->family = h[0];
+	st->state = h[1];
+	st->snd_ws = h[2];
+	st->rcv_ws = h[3];
+	st->options = h[4];
+	if ((st->family != 4 && st->family != 6) ||
+	    st->state != TCP_ESTABLISHED || st->snd_ws > 14 ||
+	    st->rcv_ws > 14 || !st->lport || !st->pport ||
+	    (st->family == 4) != inany_is4(&st->laddr) ||
+	    (st->family == 4) != inany_is4(&st->paddr) ||
+	    st->notsent > st->sndq ||
+	    (uint64_t)st->sndq + st->rcvq > MIGRATE_TCP_QBUF ||
+	    ext != MIGRATE_TCP_SOCK + st->sndq + st->rcvq) {
+		io->err = EINVAL;
+		return -1;
+	}
+	return migio_get(io, tcp_mig_q, st->sndq + st->rcvq);
+}
+
+/**
+ * tcp_send_all() - write bytes to a socket, all of them
+ * @fd:		socket
+ * @p:		bytes
+ * @len:	how many
+ *
+ * Return: 0 if all went, -1 otherwise
+ */
+static int tcp_send_all(int fd, const uint8_t *p, uint32_t len)
+{
+	while (len) {
+		ssize_t n = send(fd, p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (uint32_t)n;
+	}
+	return 0;
+}
+
+/**
+ * tcp_sock_restore() - build a socket again from its state, on its 4-tuple
+ * @c:		execution context
+ * @st:		the state, its queues in tcp_mig_q
+ *
+ * In repair mode (the helper sets it): bound and connected without a
+ * packet, sequence numbers, queues, options and window as they were.
+ * Bytes the source had not sent yet are sent once repair mode is off.
+ *
+ * Return: the socket, or -1 (logged) if it cannot be rebuilt here
+ */
+static int tcp_sock_restore(struct ctx *c, const struct tcp_sock_state *st)
+{
+	bool four = st->family == 4;
+	struct tcp_repair_opt o[4];
+	struct sockaddr_storage ss;
+	unsigned int no = 0;
+	const char *what;
+	int fd, one = 1;
+	socklen_t sl;
+
+	fd = socket(four ? AF_INET : AF_INET6,
+		    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		warn("migration: TCP socket: %m");
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	tcp_sock_opts(fd);
+	what = "repair mode";
+	if (repair_set(c, fd, REPAIR_ON) || repair_flush(c))
+		goto fail;
+	what = "bind";
+	sl = sa_make(four, &st->laddr, st->lport, &ss);
+	if (bind(fd, (struct sockaddr *)&ss, sl))
+		goto fail;
+	what = "sequence numbers";
+	if (tcp_opt(fd, TCP_REPAIR_QUEUE, TCP_SEND_QUEUE) ||
+	    tcp_opt(fd, TCP_QUEUE_SEQ, (int)(st->snd_seq - st->sndq)) ||
+	    tcp_opt(fd, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE) ||
+	    tcp_opt(fd, TCP_QUEUE_SEQ, (int)(st->rcv_seq - st->rcvq)) ||
+	    ((st->options & TCPI_OPT_TIMESTAMPS) &&
+	     tcp_opt(fd, TCP_TIMESTAMP, (int)st->ts)))
+		goto fail;
+	what = "connect";
+	sl = sa_make(four, &st->paddr, st->pport, &ss);
+	if (connect(fd, (struct sockaddr *)&ss, sl))
+		goto fail;
+	what = "queues";
+	if (tcp_send_all(fd, tcp_mig_q + st->sndq, st->rcvq) ||
+	    tcp_opt(fd, TCP_REPAIR_QUEUE, TCP_SEND_QUEUE) ||
+	    tcp_send_all(fd, tcp_mig_q, st->sndq - st->notsent))
+		goto fail;
+	what = "options";
+	o[no++] = (struct tcp_repair_opt){ TCPOPT_MAXSEG, st->mss };
+	if (st->options & TCPI_OPT_WSCALE)
+		o[no++] = (struct tcp_repair_opt){ TCPOPT_WINDOW,
+			st->snd_ws | (uint32_t)st->rcv_ws << 16 };
+	if (st->options & TCPI_OPT_SACK)
+		o[no++] = (struct tcp_repair_opt){ TCPOPT_SACK_PERMITTED, 0 };
+	if (st->options & TCPI_OPT_TIMESTAMPS)
+		o[no++] = (struct tcp_repair_opt){ TCPOPT_TIMESTAMP, 0 };
+	if (setsockopt(fd, SOL_TCP, TCP_REPAIR_OPTIONS, o, no * sizeof(*o)) ||
+	    setsockopt(fd, SOL_TCP, TCP_REPAIR_WINDOW, &st->w, sizeof(st->w)))
+		goto fail;
+	what = "leaving repair mode";
+	if (repair_set(c, fd, REPAIR_OFF) || repair_flush(c))
+		goto fail;
+	what = "bytes not sent yet";
+	if (tcp_send_all(fd, tcp_mig_q + st->sndq - st->notsent, st->notsent))
+		goto fail;
+	return fd;
+fail:
+	warn("migration: TCP socket to port %u: %s: %s", st->pport, what,
+	     errno ? strerror(errno) : "the helper failed");
+	close(fd);
+	return -1;
+}
+
+/**
+ * tcp_migrate_adopt() - a migrated connection, its socket rebuilt, in the
+ *			 table
+ * @c:		execution context
+ * @from:	the connection as the source saw it
+ * @fd:		its socket, connected
+ *
+ * Return: 0 on success, -1 if the table has no room (the socket is closed)
+ */
+static int tcp_migrate_adopt(struct ctx *c, const struct tcp_conn *from,
+			     int fd)
+{
+	struct tcp_conn *conn = conn_new(c, &from->gaddr, from->gport,
+					 &from->raddr, from->rport);
+
+	if (!conn) {
+		close(fd);
+		return -1;
+	}
+	conn->state = CONN_ESTABLISHED;
+	conn->flags = 0;
+	conn->ws_guest = from->ws_guest;
+	conn->ws_ours = from->ws_ours;
+	conn->mss_guest = from->mss_guest;
+	conn->seq_from_guest = from->seq_from_guest;
+	conn->seq_to_guest = from->seq_to_guest;
+	conn->seq_acked = conn->recover = from->seq_acked;
+	conn->seq_init_guest = from->seq_init_guest;
+	conn->wnd_guest = from->wnd_guest;
+	conn->fd = fd;
+	if (c->tcp->peek_off)
+		tcp_set_peek_off(conn);
+	conn_epoll(c, conn, EPOLLIN);
+	/* The guest learns our window again, and anything in flight to it
+	 * goes again if it was lost on the way
+	 */
+	tcp_send_ctl(c, conn, TH_ACK, conn->seq_to_guest);
+	if (conn->seq_to_guest != conn->seq_acked)
+		tcp_timer_arm(c, conn);
+	c->cnt.tcp_migrated++;
+	return 0;
+}
+
+/**
  * tcp_migrate_load() - read the connections of a device state
  * @c:		execution context
  * @io:		the stream, at the number of records
  *
- * Each connection is reset towards the guest: the host socket stays with
- * the source.
+ * A connection whose socket came with it is rebuilt on the same 4-tuple
+ * if a repair helper is there; any other is reset towards the guest.
  *
  * Return: 0 on success, -1 with @io->err set (EINVAL for a malformed
  * record, EFBIG for more connections than --max-tcp allows)
  */
 int tcp_migrate_load(struct ctx *c, struct migio *io)
 {
-	uint32_t i, n;
+	uint32_t i, n, kept = 0;
+	int rep = -1;		/* not asked yet */
 
 	if (migio_get_u32(io, &n))
 		return -1;
@@ -122,7 +595,9 @@ int tcp_migrate_load(struct ctx *c, struct migio *io)
 	for (i = 0; i < n; i++) {
 		uint8_t r[MIGRATE_TCP_REC - 20];
 		struct tcp_conn conn = { 0 };
+		struct tcp_sock_state st;
 		uint32_t ext;
+		int fd = -1;
 
 		if (migio_get(io, r, sizeof(r)) ||
 		    migio_get_u32(io, &conn.seq_from_guest) ||
@@ -144,15 +619,39 @@ int tcp_migrate_load(struct ctx *c, struct migio *io)
 		if (conn.state == CONN_FREE || conn.state > CONN_ESTABLISHED ||
 		    !conn.gport || !conn.rport || conn.ws_guest > 14 ||
 		    conn.ws_ours > 14 || ext > MIGRATE_TCP_EXT_MAX ||
+		    (ext && ext < MIGRATE_TCP_SOCK) ||
+		    (ext && conn.state != CONN_ESTABLISHED) ||
 		    inany_is4(&conn.gaddr) != inany_is4(&conn.raddr)) {
 			err("migration: TCP connection %u of %u malformed",
 			    i + 1, n);
 			io->err = EINVAL;
 			return -1;
 		}
-		if (migio_skip(io, ext))
-			return -1;
+		if (ext) {
+			if (tcp_sock_get(io, ext, &st)) {
+				if (io->err == EINVAL)
+					err("migration: TCP connection %u of "
+					    "%u: its socket is malformed",
+					    i + 1, n);
+				return -1;
+			}
+			if (rep < 0) {
+				rep = repair_wait(c);
+				if (!rep)
+					info("migration: no TCP repair helper: "
+					     "the guest's TCP connections "
+					     "will be reset");
+			}
+			if (rep)
+				fd = tcp_sock_restore(c, &st);
+		}
+		if (fd >= 0 && !tcp_migrate_adopt(c, &conn, fd)) {
+			kept++;
+			continue;
+		}
 		tcp_migrate_reset(c, &conn);
 	}
+	if (n)
+		info("migration: %u of %u TCP connections kept", kept, n);
 	return 0;
 }

@@ -827,8 +827,6 @@ static int parse_stderr(int argc, const char *const *argv, char *err,
 static void test_parse_passt_refused(void **state)
 {
 	static const char *const refused[][3] = {
-		{ "--repair-path", "/tmp/r", "passt-repair" },
-		{ "--migrate-no-linger", NULL, "keeps no socket" },
 		{ "--stats", "5", "SIGUSR1" },
 		{ "--splice-only", NULL, "namespace mode" },
 		{ "--dns-forward", "203.0.113.5", "does not redirect DNS" },

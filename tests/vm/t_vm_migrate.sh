@@ -4,29 +4,43 @@
 # Live migration of a QEMU 10 guest on netshim --vhost-user to another
 # QEMU on another netshim in the same pod, as KubeVirt moves a VM between
 # pods that keep their address.  The source QEMU runs the migrate
-# scenario; the destination waits with -incoming defer.  Once the guest
-# downloads the peer's counter stream, QMP migrates it (migrate-incoming,
-# migrate, query-migrate until completed) with the download running, so
-# the source netshim writes receive buffers and used rings during the
+# scenario; the destination waits with -incoming defer.  While the guest
+# downloads the peer's counter stream and uploads seq's lines, QMP
+# migrates it (migrate-incoming, migrate, query-migrate until completed),
+# so the source netshim writes receive buffers and used rings during the
 # memory copy: QEMU refuses to start without the dirty log (LOG_ALL,
-# LOG_SHMFD), and a page written and not logged would reach the guest
-# stale.  Then:
+# LOG_SHMFD).  A TCP repair helper (MIG_HELPER, default
+# build/netshim-repair; passt's passt-repair speaks the same protocol)
+# runs beside each back-end, as KubeVirt's virt-handler runs passt-repair;
+# the source runs with --migrate-no-linger, since the destination restores
+# the same 4-tuples in the same namespace.  Then:
 #   - the source netshim (--migrate-exit) handed its state over and exits;
-#   - the destination netshim took it and reset the guest's TCP
-#     connection at once (no repair helper: the socket stayed with the
-#     source), so the guest's download ends with a reset, not a hang;
-#   - every line the guest received is the one the peer sent, and its
-#     virtio driver did not complain;
+#   - with the helper, both transfers go on from the destination, on the
+#     same connections, to their end: every line the peer sent reached
+#     the guest and every line the guest sent reached the peer, in order,
+#     and the guest's kernel counted no reset;
+#   - with MIG_HELPER=none, the destination resets the guest's connections
+#     at once (the sockets stayed with the source): the transfers end with
+#     a reset, not a hang, and the lines before it are intact;
+#   - the guest's virtio driver did not complain;
 #   - from the destination the guest renews its lease, pings the peer and
 #     opens new TCP connections both ways.
-# BACKEND=passt runs passt through the same test (without passt-repair);
-# MIG_DEBUG=1 runs both netshims with -d.
+# BACKEND=passt runs passt through the same test (MIG_HELPER names
+# passt-repair then); MIG_DEBUG=1 runs both back-ends with -d.
 
 set -u
 . "$(dirname "$0")/../lib/topo.sh"
 . "$(dirname "$0")/peer.sh"
 
 COUNTER_PORT=5310
+UPLOAD_PORT=5311
+DOWN_S=${DOWN_S:-10}
+UP_LINES=${UP_LINES:-2000000}
+if [ "$BACKEND" = passt ]; then
+	MIG_HELPER=${MIG_HELPER:-$(dirname "${PASST:-passt}")/passt-repair}
+else
+	MIG_HELPER=${MIG_HELPER:-$REPO/build/netshim-repair}
+fi
 
 # qmp() - one QMP command on a monitor, its answer on stdout
 # $1: monitor socket, $2...: command and JSON arguments
@@ -60,32 +74,68 @@ topo_init
 topo_peer_pod
 vm_peer_iperf
 # The counter stream: 16-byte lines ("%15d\n") numbered from 0, as fast
-# as the guest takes them, until the connection ends
+# as the guest takes them for DOWN_S seconds, then the end of the stream
 vm_peer_start counter python3 -c '
 import socket, sys, threading, time
-def serve(c):
+def serve(c, secs):
     n = 0
+    end = time.time() + secs
     try:
-        while True:
+        while time.time() < end:
             c.sendall(b"".join(b"%15d\n" % (n + i) for i in range(4096)))
             n += 4096
+        c.shutdown(socket.SHUT_WR)
+        print("counter: sent %d lines" % n, flush=True)
+        while c.recv(4096):
+            pass
     except OSError as e:
-        print("counter: stream ended after %d lines: %s" % (n, e), flush=True)
+        print("counter: stream broken after %d lines: %s" % (n, e), flush=True)
 s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("0.0.0.0", int(sys.argv[1])))
 s.listen(8)
 while True:
     c, _ = s.accept()
-    threading.Thread(target=serve, args=(c,), daemon=True).start()
-' "$COUNTER_PORT"
+    threading.Thread(target=serve, args=(c, float(sys.argv[2])),
+                     daemon=True).start()
+' "$COUNTER_PORT" "$DOWN_S"
+# The upload's judge: lines "0\n", "1\n", ... in order, to the end
+vm_peer_start upload python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", int(sys.argv[1])))
+s.listen(8)
+c, _ = s.accept()
+n = bad = 0
+rest = b""
+how = "eof"
+try:
+    while True:
+        b = c.recv(65536)
+        if not b:
+            break
+        lines = (rest + b).split(b"\n")
+        rest = lines.pop()
+        for l in lines:
+            if l != b"%d" % n:
+                bad += 1
+            n += 1
+except OSError as e:
+    how = "error %s" % e
+print("upload: %d lines, %d wrong, %s%s" % (n, bad, how,
+      ", %d bytes left over" % len(rest) if rest else ""), flush=True)
+' "$UPLOAD_PORT"
 vm_peer_wait tcp "$COUNTER_PORT"
+vm_peer_wait tcp "$UPLOAD_PORT"
 
-# Source back-end: exits once its state reached the destination
+# Source back-end: exits once its state reached the destination, and
+# lets go of the sockets it hands over at once (same namespace)
 if [ "$BACKEND" = netshim ]; then
-	topo_backend --vhost-user --migrate-exit ${MIG_DEBUG:+-d}
+	topo_backend --vhost-user --migrate-exit --migrate-no-linger \
+		${MIG_DEBUG:+-d}
 else
-	topo_backend --vhost-user
+	topo_backend --vhost-user --migrate-no-linger ${MIG_DEBUG:+-d}
 fi
 SRC_PID=$BACKEND_PID
 mv "$WORK/backend.sock" "$WORK/src.sock"
@@ -96,16 +146,19 @@ mv "$WORK/backend.log" "$WORK/backend-src.log"
 # Destination back-end, in the same pod
 topo_backend --vhost-user ${MIG_DEBUG:+-d}
 mv "$WORK/backend.sock" "$WORK/dst.sock"
+[ -S "$WORK/backend.sock.repair" ] &&
+	mv "$WORK/backend.sock.repair" "$WORK/dst.sock.repair"
 
 NETDEV=vhost-user VM_QMP="$WORK/src.qmp" VM_LOG="$WORK/vm-src.log" \
 	VM_QUIET=1 VM_TIMEOUT=400 "$(dirname "$0")/run-vm.sh" migrate \
-	"$WORK/src.sock" >"$WORK/run-src.out" 2>&1 &
+	"$WORK/src.sock" "netshim.up_lines=$UP_LINES" \
+	>"$WORK/run-src.out" 2>&1 &
 SRC_RUN=$!
 topo_pid_add "$SRC_RUN"
 NETDEV=vhost-user VM_QMP="$WORK/dst.qmp" VM_LOG="$WORK/vm-dst.log" \
 	VM_INCOMING=defer VM_QUIET=1 VM_TIMEOUT=400 \
 	"$(dirname "$0")/run-vm.sh" migrate "$WORK/dst.sock" \
-	>"$WORK/run-dst.out" 2>&1 &
+	"netshim.up_lines=$UP_LINES" >"$WORK/run-dst.out" 2>&1 &
 DST_RUN=$!
 topo_pid_add "$DST_RUN"
 
@@ -113,6 +166,15 @@ wait_console "$WORK/vm-src.log" migrate_ready 200 ||
 	fail "the guest did not start its download:" \
 		"$(tail -n 5 "$WORK/vm-src.log.raw" "$WORK/run-src.out")"
 log "guest: $(result_of "$WORK/vm-src.log.raw" migrate_ready)"
+# The repair helpers, as virt-handler starts them when a migration begins
+if [ "$MIG_HELPER" != none ]; then
+	[ -x "$MIG_HELPER" ] || fail "no repair helper $MIG_HELPER (make)"
+	for side in src dst; do
+		ip netns exec "$NS_POD" "$MIG_HELPER" \
+			"$WORK/$side.sock.repair" >"$WORK/helper-$side.log" 2>&1 &
+		topo_pid_add $!
+	done
+fi
 for _ in $(seq 50); do
 	[ -S "$WORK/dst.qmp" ] && break
 	sleep 0.1
@@ -156,16 +218,40 @@ if grep -E 'is not a head|[Bb]ad (used|avail)|id [0-9]+ out of range|virtio.*(er
 	fail "the guest's virtio driver complained across the migration"
 fi
 lines=$(result_of "$vmlog" down_lines)
-case "$lines" in
-*" 0 wrong, "[01]" short") ;;
-*) fail "the download before the migration came corrupted: $lines" ;;
-esac
-old=$(result_of "$vmlog" old_conn)
-case "$old" in
-"ended, after "*"; resets 1:"*) ;;
-*) fail "the guest's TCP connection was not reset after the migration:" \
-	"$old" ;;
-esac
+ended=$(result_of "$vmlog" transfers)
+sent=$(sed -n 's/^counter: sent \([0-9]*\) lines/\1/p' "$WORK/peer-counter.log")
+for _ in $(seq 50); do
+	grep -q '^upload:' "$WORK/peer-upload.log" && break
+	sleep 0.1
+done
+got=$(grep '^upload:' "$WORK/peer-upload.log")
+if [ "$MIG_HELPER" != none ]; then
+	# Both connections went on from the destination, to their ends
+	[ "$ended" = "${ended#*still running}" ] ||
+		fail "the transfers hung after the migration: $ended"
+	case "$ended" in
+	*"upload status 0; resets 0") ;;
+	*) fail "the guest's connections did not survive: $ended" ;;
+	esac
+	[ "$lines" = "$sent lines, 0 wrong, 0 short" ] ||
+		fail "download: the peer sent ${sent:-?} lines, the guest got" \
+			"$lines"
+	[ "$got" = "upload: $((UP_LINES + 1)) lines, 0 wrong, eof" ] ||
+		fail "upload: the guest sent $((UP_LINES + 1)) lines, the" \
+			"peer says '$got'"
+	kept="both connections kept: $lines down, ${got#upload: } up"
+else
+	case "$lines" in
+	*" 0 wrong, "[01]" short") ;;
+	*) fail "the download before the migration came corrupted: $lines" ;;
+	esac
+	case "$ended" in
+	"ended after "*"; resets "[1-9]*) ;;
+	*) fail "the guest's connections were not reset after the" \
+		"migration: $ended" ;;
+	esac
+	kept="connections reset ($ended); $lines before"
+fi
 for key in dhcp4 ping4_after tcp_up_after tcp_down_after; do
 	result_of "$vmlog" "$key" | grep -q '^ok' ||
 		fail "$key failed after the migration: $(result_of "$vmlog" "$key")"
@@ -184,10 +270,17 @@ if [ "$BACKEND" = netshim ]; then
 			"$(tail -n 3 "$WORK/backend-src.log")"
 	n=$(topo_counter migrations_in)
 	[ "${n:-0}" -eq 1 ] || fail "destination: migrations_in is '$n', not 1"
-	n=$(topo_counter tcp_migrated_reset)
-	[ "${n:-0}" -ge 1 ] ||
-		fail "destination: no TCP connection reset towards the guest"
+	if [ "$MIG_HELPER" = none ]; then
+		n=$(topo_counter tcp_migrated_reset)
+		[ "${n:-0}" -ge 1 ] ||
+			fail "destination: no TCP connection reset towards" \
+				"the guest"
+	else
+		n=$(topo_counter tcp_migrated)
+		[ "${n:-0}" -ge 2 ] ||
+			fail "destination: $n TCP connections rebuilt, not 2"
+	fi
 fi
-log "ok: migrated in ${total:-?} ms (downtime ${down:-?} ms) with a" \
-	"download running; $lines before it; the connection $old;" \
-	"lease, ping and new TCP both ways from the destination"
+log "ok: migrated in ${total:-?} ms (downtime ${down:-?} ms) under two" \
+	"transfers; $kept; lease, ping and new TCP both ways from the" \
+	"destination"

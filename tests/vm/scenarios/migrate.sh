@@ -1,24 +1,39 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# migrate scenario: DHCPv4, then a download from the peer's counter
-# stream (tests/vm/t_vm_migrate.sh: 16-byte lines "%15d\n", numbered
-# from 0) that runs while the host live-migrates the guest to another
-# QEMU on another back-end.  The guest does not know when that happens:
-# it reports how the download ended (after a reset, counted by the kernel
-# as EstabResets since socat takes a reset for an end, or still open after
-# netshim.wait seconds), whether every line it got is the one expected
-# (a receive buffer written by the back-end during the memory copy and
-# not copied again would show here, or in the virtio driver's
-# complaints), then checks the network from its new home: a new lease,
-# ping, and new TCP connections both ways.
-# Parameters: netshim.peer4, netshim.wait (default 120).
+# migrate scenario: DHCPv4, then two bulk transfers that run while the
+# host live-migrates the guest to another QEMU on another back-end
+# (tests/vm/t_vm_migrate.sh):
+#   down  the peer's counter stream on port 5310 (16-byte lines "%15d\n",
+#         numbered from 0, for some seconds, then the peer closes), each
+#         line checked as it arrives;
+#   up    seq's lines 0..netshim.up_lines to port 5311, where the peer
+#         checks them.
+# The guest does not know when the migration happens.  It reports how
+# each transfer ended: its status and the kernel's count of connections
+# reset (EstabResets: socat takes a reset for an end of stream), or that
+# it was still running after netshim.wait seconds; how many lines it got,
+# and how many were wrong (a receive buffer written by the back-end during
+# the memory copy and not copied again would show here, or in the virtio
+# driver's complaints).  Then it checks the network from its new home: a
+# new lease, ping, and new TCP connections both ways.
+# Parameters: netshim.peer4, netshim.wait (default 120), netshim.up_lines
+# (default 2000000).
 
 wait_s=${netshim_wait:-120}
+up_lines=${netshim_up_lines:-2000000}
 
 # estab_resets - the kernel's count of connections reset (RFC 1213's
 # tcpEstabResets)
 estab_resets() {
 	awk '/^Tcp:/ { if (!h) { for (i = 2; i <= NF; i++) if ($i == "EstabResets") k = i; h = 1 } else print $k }' /proc/net/snmp
+}
+
+# running - is any of these processes still there
+running() {
+	for p in "$@"; do
+		kill -0 "$p" 2>/dev/null && return 0
+	done
+	return 1
 }
 
 if dhcp4; then
@@ -31,21 +46,23 @@ if dhcp4; then
 		     n % 65536 == 0 { print n > "/tmp/down.n"; close("/tmp/down.n") }
 		     END { printf "%d lines, %d wrong, %d short\n", n, bad, short }' \
 		>/tmp/down.res) &
-	pid=$!
+	down=$!
+	(seq 0 "$up_lines" | socat -u - "TCP:$PEER4:5311" 2>/tmp/up.err
+	 echo "$?" >/tmp/up.rc) &
+	up=$!
 	sleep 3
 	result migrate_ready "$(cat /tmp/down.n 2>/dev/null) lines so far"
 	i=0
-	while kill -0 "$pid" 2>/dev/null && [ "$i" -lt $((wait_s * 2)) ]; do
+	while running "$down" "$up" && [ "$i" -lt $((wait_s * 2)) ]; do
 		sleep 0.5
 		i=$((i + 1))
 	done
-	if kill -0 "$pid" 2>/dev/null; then
-		result old_conn "open after $wait_s s"
-		kill "$pid"
+	if running "$down" "$up"; then
+		result transfers "still running after $wait_s s"
+		kill "$down" "$up" 2>/dev/null
 	else
-		result old_conn "ended, after $((i / 2)) s; resets" \
-			"$(($(estab_resets) - resets)):" \
-			"$(tail -n 1 /tmp/down.err)"
+		result transfers "ended after $((i / 2)) s; upload status" \
+			"$(cat /tmp/up.rc); resets $(($(estab_resets) - resets))"
 	fi
 	result down_lines "$(cat /tmp/down.res)"
 	dhcp4

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - the TCP repair helper: passt-repair's protocol, the back-end's end
+ *
+ * Moving a TCP connection to another host needs TCP_REPAIR, and that needs
+ * CAP_NET_ADMIN, which netshim never has.  A small privileged helper does
+ * it for us: KubeVirt's virt-handler starts passt's passt-repair, pointed
+ * at the socket next to the vhost-user one (PATH.repair, or --repair-path),
+ * on the migration's source and destination; netshim-repair speaks the same
+ * protocol.  The helper connects; we send one byte, a TCP_REPAIR value (1
+ * on, 0 off, -1 off without a window probe), with up to 253 sockets as
+ * SCM_RIGHTS; it sets the option on each and echoes the byte.  The helper's
+ * socket is blocking with a timeout: it is used only while the guest is
+ * stopped for the migration.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+
+#include "ctx.h"
+#include "log.h"
+#include "repair.h"
+
+#define REPAIR_REPLY_S	5	/* the longest the helper may take to answer */
+
+/**
+ * repair_listen() - listen for the helper, next to the vhost-user socket
+ * @c:		execution context
+ *
+ * Without it netshim still migrates, resetting the guest's TCP
+ * connections, so a failure here is a warning.
+ *
+ * Return: 0, always
+ */
+int repair_listen(struct ctx *c)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct epoll_event ev = { .events = EPOLLIN,
+				  .data.u64 = epref(EPREF_REPAIR_LISTEN, 0) };
+	const char *path = c->conf.repair_path;
+	struct stat st;
+	int fd;
+
+	c->repair.listen_fd = c->repair.fd = -1;
+	if (!*path)
+		return 0;
+	memcpy(a.sun_path, path, strlen(path));
+	/* A socket left by a netshim that is gone: nobody answers on it */
+	if (!stat(path, &st) && S_ISSOCK(st.st_mode)) {
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) &&
+		    errno == ECONNREFUSED)
+			unlink(path);
+		if (fd >= 0)
+			close(fd);
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(fd, 1) || epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		warn("TCP repair helper socket %s: %m: migrated TCP "
+		     "connections will be reset", path);
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	c->repair.listen_fd = fd;
+	info("TCP repair helper socket: %s", path);
+	return 0;
+}
+
+/**
+ * repair_accept() - a helper connects: keep the first, turn others away
+ * @c:		execution context
+ */
+void repair_accept(struct ctx *c)
+{
+	struct epoll_event ev = { .events = EPOLLRDHUP,
+				  .data.u64 = epref(EPREF_REPAIR, 0) };
+	struct timeval tv = { .tv_sec = REPAIR_REPLY_S };
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	int fd;
+
+	fd = accept4(c->repair.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (c->repair.fd >= 0) {
+		info("TCP repair helper: one is connected already, "
+		     "turning another away");
+		close(fd);
+		return;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
+	    epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		warn("TCP repair helper: %m");
+		close(fd);
+		return;
+	}
+	c->repair.fd = fd;
+	c->repair.n = 0;
+	if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+		info("TCP repair helper connected, pid %d", (int)cred.pid);
+	else
+		info("TCP repair helper connected");
+}
+
+/**
+ * repair_close() - forget the helper
+ * @c:		execution context
+ */
+static void repair_close(struct ctx *c)
+{
+	if (c->repair.fd < 0)
+		return;
+	epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->repair.fd, NULL);
+	close(c->repair.fd);
+	c->repair.fd = -1;
+	c->repair.n = 0;
+}
+
+/**
+ * repair_event() - the helper hung up
+ * @c:		execution context
+ */
+void repair_event(struct ctx *c)
+{
+	info("TCP repair helper gone");
+	repair_close(c);
+}
+
+/**
+ * repair_wait() - is a helper there, waiting a moment for one to connect
+ * @c:		execution context
+ *
+ * KubeVirt starts the helper when the migration starts, long before the
+ * state is asked for, with the guest stopped: a helper that is not there
+ * yet gets a moment, not more, since each millisecond is downtime.
+ *
+ * Return: true if a helper is connected
+ */
+bool repair_wait(struct ctx *c)
+{
+	struct pollfd p = { .fd = c->repair.listen_fd, .events = POLLIN };
+
+	if (c->repair.fd >= 0 || c->repair.listen_fd < 0)
+		return c->repair.fd >= 0;
+	if (poll(&p, 1, REPAIR_WAIT_MS) == 1)
+		repair_accept(c);
+	return c->repair.fd >= 0;
+}
+
+/**
+ * repair_flush() - have the helper carry out the command for the sockets
+ *		    waiting
+ * @c:		execution context
+ *
+ * Return: 0 on success, -1 if the helper failed or went (it is dropped)
+ */
+int repair_flush(struct ctx *c)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * REPAIR_FDS_MAX)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { &c->repair.cmd, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = u.buf };
+	struct cmsghdr *cm;
+	int8_t reply;
+
+	if (!c->repair.n)
+		return 0;
+	if (c->repair.fd < 0)
+		return -1;
+	memset(u.buf, 0, sizeof(u.buf));
+	msg.msg_controllen = CMSG_SPACE(sizeof(int) * c->repair.n);
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int) * c->repair.n);
+	memcpy(CMSG_DATA(cm), c->repair.fds, sizeof(int) * c->repair.n);
+	c->repair.n = 0;
+	errno = 0;
+	if (sendmsg(c->repair.fd, &msg, MSG_NOSIGNAL) != 1 ||
+	    recv(c->repair.fd, &reply, 1, 0) != 1 || reply != c->repair.cmd) {
+		warn("TCP repair helper did not set TCP_REPAIR %d: %s",
+		     c->repair.cmd, errno ? strerror(errno) : "bad reply");
+		repair_close(c);
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * repair_set() - queue a socket for a command, sending when the batch is
+ *		  full or the command changes
+ * @c:		execution context
+ * @fd:		TCP socket
+ * @cmd:	REPAIR_ON, REPAIR_OFF or REPAIR_OFF_NO_WP
+ *
+ * Return: 0 on success, -1 if the helper failed
+ */
+int repair_set(struct ctx *c, int fd, int8_t cmd)
+{
+	if (c->repair.n && c->repair.cmd != cmd && repair_flush(c))
+		return -1;
+	c->repair.cmd = cmd;
+	c->repair.fds[c->repair.n++] = fd;
+	if (c->repair.n == REPAIR_FDS_MAX)
+		return repair_flush(c);
+	return 0;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later
+ * netshim - the TCP repair helper: passt-repair's protocol, either end
+ */
+#ifndef NETSHIM_REPAIR_H
+#define NETSHIM_REPAIR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define REPAIR_FDS_MAX		253	/* SCM_MAX_FD: descriptors a message carries */
+#define REPAIR_WAIT_MS		10	/* for a helper to connect, the guest
+					 * stopped: each ms is downtime */
+
+/* passt-repair's commands: the values of TCP_REPAIR, one byte */
+#define REPAIR_ON		1
+#define REPAIR_OFF		0
+#define REPAIR_OFF_NO_WP	(-1)
+
+struct ctx;
+
+/**
+ * struct repair - the helper's connection, and sockets waiting for it
+ * @listen_fd:	socket the helper connects to, or -1
+ * @fd:		the helper, or -1
+ * @cmd:	command for the sockets in @fds
+ * @fds:	sockets waiting for the command (repair_flush())
+ * @n:		how many
+ */
+struct repair {
+	int listen_fd;
+	int fd;
+	int8_t cmd;
+	int fds[REPAIR_FDS_MAX];
+	unsigned int n;
+};
+
+int repair_listen(struct ctx *c);
+void repair_accept(struct ctx *c);
+void repair_event(struct ctx *c);
+bool repair_wait(struct ctx *c);
+int repair_set(struct ctx *c, int fd, int8_t cmd);
+int repair_flush(struct ctx *c);
+
+#endif /* NETSHIM_REPAIR_H */
