@@ -395,6 +395,42 @@ def vu_slots_messages():
     return {"qemu_slots": m}
 
 
+def mig_tcp(state=4, sock=b""):
+    """One TCP record of a device state (tcp/migrate.c), v4."""
+    g = ipaddress.IPv6Address("::ffff:203.0.113.2").packed
+    r = ipaddress.IPv6Address("::ffff:198.51.100.10").packed
+    return (g + r + struct.pack(">HHBBBBHH", 49152, 80, state, 7, 8, 0, 0,
+                                1460) +
+            struct.pack(">IIIIII", 1000, 5000, 4000, 999, 65535, len(sock)) +
+            sock)
+
+
+def mig_sock(sndq=b"abc", notsent=1, rcvq=b"defgh"):
+    """The socket part of a TCP record: state, then its queues."""
+    laddr = ipaddress.IPv6Address("::ffff:203.0.113.2").packed
+    paddr = ipaddress.IPv6Address("::ffff:198.51.100.10").packed
+    return (struct.pack(">BBBBB3x", 4, 1, 7, 7, 7) + laddr +
+            struct.pack(">H", 49152) + paddr + struct.pack(">H", 80) +
+            struct.pack(">12I", 1460, 12345, 77777, 88888, len(sndq),
+                        notsent, len(rcvq), 1, 65535, 65535, 65535, 2) +
+            sndq + rcvq)
+
+
+def migrate_states():
+    """Device states a migration's destination reads (netshim/migrate.c)."""
+    head = struct.pack(">QI", 0x4e53484d49475254, 1)
+    guest = struct.pack(">H", 1) + GUEST_MAC + b"\x03\x00" + GUEST6
+    end = struct.pack(">H", 0xffff)
+    return {
+        "empty": head + end,
+        "guest": head + guest + end,
+        "tcp": head + guest + struct.pack(">HI", 2, 2) + mig_tcp() +
+               mig_tcp(1) + end,
+        "tcp-sock": head + struct.pack(">HI", 2, 1) + mig_tcp(sock=mig_sock())
+                    + end,
+    }
+
+
 def write(outdir, target, name, data):
     d = os.path.join(outdir, target)
     os.makedirs(d, exist_ok=True)
@@ -431,6 +467,8 @@ def main():
         write(outdir, "fuzz_conf", name, data)
     for name, data in vu_slots_messages().items():
         write(outdir, "fuzz_vu_msg", name, data)
+    for name, data in migrate_states().items():
+        write(outdir, "fuzz_migrate", name, data)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - unit tests of the device state a migration's destination reads
+ *
+ * The destination reads the state from the front-end's pipe as untrusted
+ * input (netshim/migrate.c, tcp/migrate.c): a state that is not netshim's,
+ * of another version, cut short anywhere, with an unknown section, a
+ * malformed connection, more connections than --max-tcp or bytes after
+ * its end is refused with its reason, and nothing breaks; a good one gives
+ * the guest its addresses back and resets its connections towards it (no
+ * repair helper here).  States are written byte by byte as the format in
+ * migrate.c says, not by netshim's own writer.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include "unit.h"
+#include "netshim/ctx.h"
+#include "netshim/flow.h"
+#include "netshim/migrate.h"
+#include "link/link.h"
+#include "tcp/tcp.h"
+
+#define TX_SIZE		(1 << 20)
+
+static struct ctx ctx;
+static uint8_t st[4096];
+static size_t len;
+
+/* put() - append bytes to the state being written */
+static void put(const void *p, size_t n)
+{
+	assert_true(len + n <= sizeof(st));
+	memcpy(st + len, p, n);
+	len += n;
+}
+
+static void put16(uint16_t v)
+{
+	v = htons(v);
+	put(&v, 2);
+}
+
+static void put32(uint32_t v)
+{
+	v = htonl(v);
+	put(&v, 4);
+}
+
+/* header() - magic and a version */
+static void header(uint32_t version)
+{
+	uint64_t m = htobe64(MIGRATE_MAGIC);
+
+	len = 0;
+	put(&m, 8);
+	put32(version);
+}
+
+/* guest() - the guest section: MAC 52:54:00:12:34:56 and an IPv6 address */
+static void guest(void)
+{
+	static const uint8_t g[24] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56,
+				       0x03, 0, 0x20, 0x01, 0x0d, 0xb8, 0, 1,
+				       0, 0, 0, 0, 0, 0, 0, 0, 0, 2 };
+
+	put16(1);
+	put(g, sizeof(g));
+}
+
+/* conn() - one TCP record, v4, established, without a socket part
+ * @state:	its state byte
+ */
+static void conn(uint8_t state)
+{
+	uint8_t r[44] = { 0 };
+	struct in6_addr g = unit_a6("::ffff:203.0.113.2");
+	struct in6_addr p = unit_a6("::ffff:198.51.100.7");
+
+	memcpy(r, &g, 16);
+	memcpy(r + 16, &p, 16);
+	r[32] = 0xc0;		/* guest port 49152 */
+	r[34] = 0;
+	r[35] = 80;		/* remote port 80 */
+	r[36] = state;
+	r[37] = 7;
+	r[38] = 8;
+	r[43] = 0xb4;		/* MSS 1460: 0x05b4 */
+	r[42] = 0x05;
+	put(r, sizeof(r));
+	put32(1000);		/* next from the guest */
+	put32(5000);		/* next to it */
+	put32(4000);		/* not acknowledged yet */
+	put32(999);
+	put32(65535);
+	put32(0);		/* no socket part */
+}
+
+/* tcp() - the TCP section with n good records */
+static void tcp(uint32_t n)
+{
+	put16(2);
+	put32(n);
+	while (n--)
+		conn(4);
+}
+
+static void end(void)
+{
+	put16(0xffff);
+}
+
+/**
+ * load() - hand the state to migrate_load() through a pipe, as QEMU does
+ * @n:		bytes of it
+ *
+ * Return: what migrate_load() returns
+ */
+static int load(size_t n)
+{
+	int p[2], rc;
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	assert_int_equal(write(p[1], st, n), (ssize_t)n);
+	close(p[1]);
+	rc = migrate_load(&ctx, p[0]);
+	close(p[0]);
+	/* What a VMM that goes away does: for the next state */
+	tcp_guest_gone(&ctx);
+	ctx.link.tx.head = ctx.link.tx.tail = 0;
+	ctx.guest_mac_known = ctx.gaddr6_known = false;
+	return rc;
+}
+
+static int setup(void **state)
+{
+	struct ctx *c = &ctx;
+	int sv[2];
+
+	(void)state;
+	unit_conf(&c->conf);
+	c->conf.max_tcp = 4;
+	c->conf.max_flows = 4;
+	c->signal_fd = c->timer_fd = c->pcap_fd = -1;
+	c->repair.listen_fd = c->repair.fd = -1;
+	c->epfd = epoll_create1(EPOLL_CLOEXEC);
+	assert_true(c->epfd >= 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
+				    SOCK_CLOEXEC, 0, sv), 0);
+	c->link.ops = &link_stream_ops;
+	c->link.listen_fd = c->link.fd = c->link.state_fd = -1;
+	c->link.rx.size = 65536;
+	c->link.rx.buf = malloc(c->link.rx.size);
+	c->link.tx.size = TX_SIZE;
+	c->link.tx.buf = malloc(c->link.tx.size);
+	c->link.in = calloc(LINK_IN_MAX, sizeof(*c->link.in));
+	assert_non_null(c->link.rx.buf);
+	assert_non_null(c->link.tx.buf);
+	assert_non_null(c->link.in);
+	assert_int_equal(c->link.ops->adopt(c, sv[0]), 0);
+	close(sv[1]);
+	assert_int_equal(flow_init(c), 0);
+	assert_int_equal(tcp_init(c), 0);
+	return 0;
+}
+
+/* A good state: the guest's addresses back, its connections reset */
+static void test_good(void **state)
+{
+	(void)state;
+	header(MIGRATE_VERSION);
+	guest();
+	tcp(2);
+	end();
+	ctx.cnt.tcp_migrated_reset = 0;
+	assert_int_equal(migrate_load(&ctx, -1), EBADF);
+	{
+		int p[2];
+
+		assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+		assert_int_equal(write(p[1], st, len), (ssize_t)len);
+		close(p[1]);
+		assert_int_equal(migrate_load(&ctx, p[0]), 0);
+		close(p[0]);
+	}
+	assert_true(ctx.guest_mac_known);
+	assert_int_equal(ctx.guest_mac[5], 0x56);
+	assert_true(ctx.gaddr6_known);
+	assert_int_equal(ctx.cnt.tcp_migrated_reset, 2);
+	/* Two resets queued for the guest */
+	assert_true(ctx.link.tx.tail > ctx.link.tx.head);
+	assert_int_equal(tcp_count(&ctx), 0);
+	load(0);	/* clears */
+}
+
+/* Cut short anywhere: refused, as a stream that ends early */
+static void test_truncated(void **state)
+{
+	size_t n, full;
+
+	(void)state;
+	header(MIGRATE_VERSION);
+	guest();
+	tcp(1);
+	end();
+	full = len;
+	for (n = 0; n < full; n++)
+		assert_int_equal(load(n), EPROTO);
+	assert_int_equal(load(full), 0);
+}
+
+/* Not netshim's, another version, flipped bits in the header */
+static void test_header(void **state)
+{
+	(void)state;
+	header(MIGRATE_VERSION + 1);
+	end();
+	assert_int_equal(load(len), ENOTSUP);
+	header(0);
+	end();
+	assert_int_equal(load(len), ENOTSUP);
+	header(MIGRATE_VERSION);
+	end();
+	st[0] ^= 0x40;
+	assert_int_equal(load(len), EINVAL);
+}
+
+/* Sections and records that cannot be */
+static void test_malformed(void **state)
+{
+	(void)state;
+	header(MIGRATE_VERSION);
+	put16(7);		/* no such section */
+	end();
+	assert_int_equal(load(len), EINVAL);
+
+	header(MIGRATE_VERSION);
+	tcp(0);
+	end();
+	put16(0);		/* after the end */
+	assert_int_equal(load(len), EINVAL);
+
+	header(MIGRATE_VERSION);
+	put16(2);
+	put32(1);
+	conn(9);		/* no such TCP state */
+	end();
+	assert_int_equal(load(len), EINVAL);
+
+	header(MIGRATE_VERSION);
+	put16(2);
+	put32(1);
+	conn(4);
+	len -= 4;
+	put32(20);		/* a socket part shorter than its header */
+	put(st, 20);
+	end();
+	assert_int_equal(load(len), EINVAL);
+
+	header(MIGRATE_VERSION);
+	put16(1);		/* a multicast MAC address for the guest */
+	{
+		uint8_t g[24] = { 0x01, 0, 0x5e, 0, 0, 1, 0x01 };
+
+		put(g, sizeof(g));
+	}
+	end();
+	assert_int_equal(load(len), EINVAL);
+}
+
+/* More connections than --max-tcp: refused before any is read */
+static void test_too_many(void **state)
+{
+	(void)state;
+	header(MIGRATE_VERSION);
+	tcp(4);
+	end();
+	assert_int_equal(load(len), 0);
+	header(MIGRATE_VERSION);
+	put16(2);
+	put32(5);
+	end();
+	assert_int_equal(load(len), EFBIG);
+	header(MIGRATE_VERSION);
+	put16(2);
+	put32(0xffffffff);
+	assert_int_equal(load(len), EFBIG);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_header),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_too_many),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
