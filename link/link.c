@@ -562,6 +562,39 @@ void link_state_offer(struct ctx *c, int fd, bool load)
 	c->link.state_fd = fd;
 	c->link.state_load = load;
 	c->link.state_ok = false;
+	if (!load)
+		c->link.state_saved = true;
+}
+
+/**
+ * link_started() - the back-end's queues start (again): the guest runs
+ * @c:		execution context
+ *
+ * After our state was saved for a migration, this means the migration
+ * did not take the guest away: it failed or was cancelled, and the guest
+ * goes on here (link_take_state_back()).
+ */
+void link_started(struct ctx *c)
+{
+	if (!c->link.state_saved)
+		return;
+	c->link.state_saved = false;
+	c->link.state_back = true;
+}
+
+/**
+ * link_take_state_back() - does the guest run here again after its state
+ *			    was saved, since the last call
+ * @c:		execution context
+ *
+ * Return: true once after each such restart
+ */
+bool link_take_state_back(struct ctx *c)
+{
+	bool back = c->link.state_back;
+
+	c->link.state_back = false;
+	return back;
 }
 
 /**
@@ -660,6 +693,7 @@ void link_gone(struct ctx *c, const char *why)
 	if (c->link.state_fd >= 0)
 		close(c->link.state_fd);
 	c->link.state_fd = -1;
+	c->link.state_saved = c->link.state_back = false;
 	if (!c->link.up)
 		return;
 	info("VMM connection closed: %s", why);

@@ -141,6 +141,8 @@ int link_take_state(struct ctx *c, bool *load);
 void link_state_done(struct ctx *c, bool ok);
 void link_state_offer(struct ctx *c, int fd, bool load);
 bool link_take_state_out(struct ctx *c);
+void link_started(struct ctx *c);
+bool link_take_state_back(struct ctx *c);
 
 /**
  * link_up() - is a VMM or front-end connected, so that frames can flow

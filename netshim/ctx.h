@@ -197,6 +197,10 @@ struct link_caps {
  * @state_out:	the front-end checked that a saved state reached the
  *		migration's destination, and the layers above were not
  *		told yet
+ * @state_saved: our state was saved since the guest last ran here
+ * @state_back:	the guest runs here again after its state was saved (the
+ *		migration failed or was cancelled), and the layers above
+ *		were not told yet
  */
 struct link {
 	const struct link_ops *ops;
@@ -217,6 +221,8 @@ struct link {
 	bool state_load;
 	bool state_ok;
 	bool state_out;
+	bool state_saved;
+	bool state_back;
 };
 
 /**

@@ -177,6 +177,8 @@ void migrate_news(struct ctx *c)
 		else if (load)
 			c->cnt.migrations_in++;
 	}
+	if (link_take_state_back(c))
+		tcp_migrate_back(c);
 	if (link_take_state_out(c)) {
 		c->cnt.migrations_out++;
 		if (c->conf.migrate_exit) {

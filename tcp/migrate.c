@@ -364,6 +364,55 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 }
 
 /**
+ * tcp_migrate_back() - the guest runs here again after a migration that
+ *			failed: its connections whose sockets were handed
+ *			over go on
+ * @c:		execution context
+ *
+ * Their sockets are still here, in repair mode, out of the loop (without
+ * --migrate-no-linger): the helper takes them out of repair mode and they
+ * rejoin the loop as they were.  One the helper cannot restore is reset
+ * towards the guest.
+ */
+void tcp_migrate_back(struct ctx *c)
+{
+	struct tcp_table *t = c->tcp;
+	uint32_t i, back = 0, lost = 0;
+	bool rep = true;
+
+	for (i = 0; i < t->idx.hiwater; i++)
+		if (t->c[i].state != CONN_FREE &&
+		    (t->c[i].flags & F_MIGRATED) &&
+		    repair_set(c, t->c[i].fd, REPAIR_OFF_NO_WP))
+			rep = false;
+	if (rep && repair_flush(c))
+		rep = false;
+	for (i = 0; i < t->idx.hiwater; i++) {
+		struct tcp_conn *conn = &t->c[i];
+
+		if (conn->state == CONN_FREE || !(conn->flags & F_MIGRATED))
+			continue;
+		conn->flags &= ~F_MIGRATED;
+		if (!rep) {
+			tcp_reset(c, conn);
+			lost++;
+			continue;
+		}
+		if (c->tcp->peek_off)
+			tcp_set_peek_off(conn);
+		conn->events = 0;
+		conn_epoll(c, conn, EPOLLIN);
+		tcp_send_ctl(c, conn, TH_ACK, conn->seq_to_guest);
+		if (conn->seq_to_guest != conn->seq_acked)
+			tcp_timer_arm(c, conn);
+		back++;
+	}
+	if (back || lost)
+		info("migration failed or cancelled: %u TCP connections go on "
+		     "here, %u reset", back, lost);
+}
+
+/**
  * tcp_migrate_reset() - reset a migrated connection towards the guest
  * @c:		execution context
  * @conn:	the connection as the source saw it, in no table

@@ -198,6 +198,8 @@ static int vu_request(struct ctx *c)
 	if (m->request == VU_CHECK_DEVICE_STATE && c->link.state_ok &&
 	    !c->link.state_load)
 		c->link.state_out = true;
+	if (m->request == VU_SET_VRING_KICK && v->dev.vq[VU_RX_Q].started)
+		link_started(c);
 	if (vu_kick_register(c)) {
 		vu_drop(c, "kick eventfd refused by epoll");
 		return -1;

@@ -625,6 +625,15 @@ rc=$?
 # connections, beside passt (memory.sh, its own topology; minutes)
 [ -n "${BENCH_QUICK:-}" ] || [ -n "$BENCH_ONLY" ] ||
 	NETSHIM=$NETSHIM "$BENCH_DIR/memory.sh" "$OUT" || rc=1
+# Live migration with 1, 100 and 1000 TCP connections, total time and
+# downtime beside passt's (migrate.sh: QEMU guests, minutes).  passt's
+# rows need a passt with --vhost-user and its passt-repair
+if [ -z "${BENCH_QUICK:-}" ] && [ -z "$BENCH_ONLY" ]; then
+	want vu || passt_vu
+	mig_passt=
+	[ -n "${PASST_VU_SKIP:-}" ] || mig_passt=$PASST_VU
+	PASST=$mig_passt "$BENCH_DIR/migrate.sh" "$OUT" || rc=1
+fi
 plot
 log "results: $OUT/results.json, chart: $OUT/throughput.png"
 log "total $(($(date +%s) - START)) s"

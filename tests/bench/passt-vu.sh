@@ -6,14 +6,15 @@
 # source package (Debian 12's passt predates vhost-user).
 #
 # Usage: passt-vu.sh OUTDIR
-# Leaves OUTDIR/passt; does nothing if it is already there.  Needs a
+# Leaves OUTDIR/passt and its TCP repair helper OUTDIR/passt-repair; does
+# nothing if both are there.  Needs a
 # trixie deb-src entry for apt (apt-get source); prints why it failed and
 # exits 1 otherwise.
 
 set -eu
 OUT=$1
 
-[ -x "$OUT/passt" ] && exit 0
+[ -x "$OUT/passt" ] && [ -x "$OUT/passt-repair" ] && exit 0
 mkdir -p "$OUT/src"
 cd "$OUT/src"
 if ! ls passt_*.orig.tar.xz >/dev/null 2>&1; then
@@ -39,3 +40,9 @@ build/passt --help 2>&1 | grep -q -- --vhost-user || {
 	exit 1
 }
 cp build/passt "$OUT/passt"
+# Its TCP repair helper, for the migration rows (migrate.sh)
+if make -C build -j2 passt-repair >>make.log 2>&1; then
+	cp build/passt-repair "$OUT/passt-repair"
+else
+	echo "passt-vu: no passt-repair: $(tail -n 1 make.log)" >&2
+fi

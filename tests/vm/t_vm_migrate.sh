@@ -25,6 +25,11 @@
 #   - the guest's virtio driver did not complain;
 #   - from the destination the guest renews its lease, pings the peer and
 #     opens new TCP connections both ways.
+# With MIG_FAIL=1 the destination refuses the state (more connections
+# than its --max-tcp): its QEMU gives up, the source's resumes (QMP cont,
+# as libvirt does after a failed migration), and the source netshim, run
+# without --migrate-exit and --migrate-no-linger, takes its sockets out of
+# repair mode: both transfers go on there, to their ends.
 # BACKEND=passt runs passt through the same test (MIG_HELPER names
 # passt-repair then); MIG_DEBUG=1 runs both back-ends with -d.
 
@@ -131,7 +136,11 @@ vm_peer_wait tcp "$UPLOAD_PORT"
 
 # Source back-end: exits once its state reached the destination, and
 # lets go of the sockets it hands over at once (same namespace)
-if [ "$BACKEND" = netshim ]; then
+if [ -n "${MIG_FAIL:-}" ]; then
+	[ "$BACKEND" = netshim ] ||
+		skip "MIG_FAIL makes netshim's destination refuse (--max-tcp)"
+	topo_backend --vhost-user ${MIG_DEBUG:+-d}
+elif [ "$BACKEND" = netshim ]; then
 	topo_backend --vhost-user --migrate-exit --migrate-no-linger \
 		${MIG_DEBUG:+-d}
 else
@@ -143,8 +152,9 @@ mv "$WORK/backend.sock" "$WORK/src.sock"
 [ -S "$WORK/backend.sock.repair" ] &&
 	mv "$WORK/backend.sock.repair" "$WORK/src.sock.repair"
 mv "$WORK/backend.log" "$WORK/backend-src.log"
-# Destination back-end, in the same pod
-topo_backend --vhost-user ${MIG_DEBUG:+-d}
+# Destination back-end, in the same pod; with MIG_FAIL one that refuses
+# the state: more TCP connections than its --max-tcp
+topo_backend --vhost-user ${MIG_FAIL:+--max-tcp 1} ${MIG_DEBUG:+-d}
 mv "$WORK/backend.sock" "$WORK/dst.sock"
 [ -S "$WORK/backend.sock.repair" ] &&
 	mv "$WORK/backend.sock.repair" "$WORK/dst.sock.repair"
@@ -198,20 +208,42 @@ for _ in $(seq 600); do
 	sleep 0.2
 done
 echo "$out" >"$WORK/query-migrate.out"
-[ "$status" = completed ] ||
+# A destination that refuses the state closes the migration's socket: the
+# source may see the migration fail, or complete before it notices
+[ "$status" = completed ] || { [ -n "${MIG_FAIL:-}" ] && [ "$status" = failed ]; } ||
 	fail "migration $status: $out; $(tail -n 3 "$WORK/backend-src.log")"
 total=$(echo "$out" | sed -n 's/.*"total-time": \([0-9]*\).*/\1/p')
 down=$(echo "$out" | sed -n 's/.*"downtime": \([0-9]*\).*/\1/p')
 log "migrated in ${total:-?} ms, downtime ${down:-?} ms" \
 	"(wall $(echo "$(date +%s.%N) $start" | awk '{ printf "%.1f", $1 - $2 }') s)"
-qmp "$WORK/src.qmp" quit >/dev/null 2>&1
-
-wait "$DST_RUN"
-rc=$?
-vmlog=$WORK/vm-dst.log
+if [ -n "${MIG_FAIL:-}" ]; then
+	# The destination refused the state: its QEMU gives up, and the
+	# source's goes on, as libvirt resumes it after a failed migration
+	wait "$DST_RUN"
+	grep -q 'more than --max-tcp' "$WORK/backend.log" ||
+		fail "the destination did not refuse the state:" \
+			"$(tail -n 3 "$WORK/backend.log")"
+	# QEMU resumes the source by itself when it sees the migration
+	# fail; if it completed on its side, libvirt would resume it so
+	qmp "$WORK/src.qmp" cont >/dev/null 2>&1
+	qmp "$WORK/src.qmp" query-status | grep -q '"running": true' ||
+		fail "the source QEMU did not resume"
+	log "the destination refused the state; the source QEMU resumed" \
+		"(migration $status on its side)"
+	wait "$SRC_RUN"
+	rc=$?
+	vmlog=$WORK/vm-src.log
+	where=source
+else
+	qmp "$WORK/src.qmp" quit >/dev/null 2>&1
+	wait "$DST_RUN"
+	rc=$?
+	vmlog=$WORK/vm-dst.log
+	where=destination
+fi
 grep -q '^NETSHIM-RESULT migrate_done' "$vmlog" ||
-	fail "the guest did not finish on the destination (run-vm.sh $rc):" \
-		"$(tail -n 5 "$WORK/run-dst.out")"
+	fail "the guest did not finish on the $where (run-vm.sh $rc):" \
+		"$(tail -n 5 "$WORK/run-$([ $where = source ] && echo src || echo dst).out")"
 grep 'NETSHIM-RESULT' "$vmlog" | sed 's/^/    /' >&2
 if grep -E 'is not a head|[Bb]ad (used|avail)|id [0-9]+ out of range|virtio.*(error|broken)' \
 	"$vmlog" "$WORK/vm-src.log"; then
@@ -226,7 +258,7 @@ for _ in $(seq 50); do
 done
 got=$(grep '^upload:' "$WORK/peer-upload.log")
 if [ "$MIG_HELPER" != none ]; then
-	# Both connections went on from the destination, to their ends
+	# Both connections went on, to their ends
 	[ "$ended" = "${ended#*still running}" ] ||
 		fail "the transfers hung after the migration: $ended"
 	case "$ended" in
@@ -257,7 +289,12 @@ for key in dhcp4 ping4_after tcp_up_after tcp_down_after; do
 		fail "$key failed after the migration: $(result_of "$vmlog" "$key")"
 done
 
-if [ "$BACKEND" = netshim ]; then
+if [ -n "${MIG_FAIL:-}" ]; then
+	grep -q 'migration failed or cancelled: 2 TCP connections go on' \
+		"$WORK/backend-src.log" ||
+		fail "the source did not take its connections back:" \
+			"$(grep migration "$WORK/backend-src.log" | tail -n 3)"
+elif [ "$BACKEND" = netshim ]; then
 	# The source handed its state over and left by itself
 	for _ in $(seq 50); do
 		kill -0 "$SRC_PID" 2>/dev/null || break
@@ -281,6 +318,12 @@ if [ "$BACKEND" = netshim ]; then
 			fail "destination: $n TCP connections rebuilt, not 2"
 	fi
 fi
-log "ok: migrated in ${total:-?} ms (downtime ${down:-?} ms) under two" \
-	"transfers; $kept; lease, ping and new TCP both ways from the" \
-	"destination"
+if [ -n "${MIG_FAIL:-}" ]; then
+	log "ok: the destination refused the state (migration $status on the" \
+		"source's side), the source resumed; $kept; lease, ping and" \
+		"new TCP both ways from the source"
+else
+	log "ok: migrated in ${total:-?} ms (downtime ${down:-?} ms) under" \
+		"two transfers; $kept; lease, ping and new TCP both ways from" \
+		"the destination"
+fi

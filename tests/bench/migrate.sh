@@ -1,0 +1,166 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck source-path=SCRIPTDIR
+#
+# migrate.sh - live migration of a QEMU 10 guest under TCG, netshim beside
+# passt, one run each: the guest holds 1, 100 and 1000 TCP connections to
+# the peer (MIG_CONNS; iperf3 streams at 1 kbit/s, tests/vm/scenarios/
+# migbench.sh) and QMP migrates it to a second QEMU on a second back-end
+# in the same pod, with a TCP repair helper beside each (netshim-repair,
+# passt's passt-repair) and --migrate-no-linger on the source.  Each row:
+# query-migrate's total time and downtime, the established connections
+# the peer counts just before and after, and whether the guest's iperf3
+# clients ended well (their connections survived).
+#
+#   tests/bench/migrate.sh [OUTDIR]     (default results/migrate-TIMESTAMP)
+#
+# PASST names passt with --vhost-user (its passt-repair beside it); its
+# rows are left out without one.  Writes OUTDIR/migrate.json and a table.
+
+set -u
+MIG_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
+# shellcheck source=../lib/topo.sh
+. "$MIG_DIR/../lib/topo.sh"
+# shellcheck source=../vm/peer.sh
+. "$MIG_DIR/../vm/peer.sh"
+
+MIG_OUT=${1:-$REPO/results/migrate-$(date +%Y%m%d-%H%M%S)}
+MIG_CONNS=${MIG_CONNS:-1 100 1000}
+HOLD=60
+
+# peer_conns() - TCP connections established to the peer's iperf3 ports
+peer_conns() {
+	in_peer ss -Htn state established '( sport >= :5201 and sport <= :5211 )' |
+		wc -l
+}
+
+# qmp() - one QMP command on a monitor
+qmp() {
+	local mon=$1
+
+	shift
+	python3 "$MIG_DIR/../vm/qmp.py" "$mon" "$@"
+}
+
+# one_run() - one migration
+# $1: back-end, $2: connections
+one_run() {
+	local b=$1 n=$2 helper run="$WORK/$1-$2" status out total down
+	local before after clients _ side p
+
+	mkdir -p "$run"
+	BACKEND=$b
+	if [ "$b" = passt ]; then
+		helper=$(dirname "$PASST")/passt-repair
+		topo_backend --vhost-user --migrate-no-linger
+	else
+		helper=$REPO/build/netshim-repair
+		topo_backend --vhost-user --migrate-no-linger --migrate-exit
+	fi
+	local src_pid=$BACKEND_PID
+	mv "$WORK/backend.sock" "$run/src.sock"
+	mv "$WORK/backend.sock.repair" "$run/src.sock.repair"
+	mv "$WORK/backend.log" "$run/backend-src.log"
+	topo_backend --vhost-user
+	local dst_pid=$BACKEND_PID
+	mv "$WORK/backend.sock" "$run/dst.sock"
+	mv "$WORK/backend.sock.repair" "$run/dst.sock.repair"
+	mv "$WORK/backend.log" "$run/backend-dst.log"
+
+	NETDEV=vhost-user VM_QMP="$run/src.qmp" VM_LOG="$run/vm-src.log" \
+		VM_QUIET=1 VM_TIMEOUT=300 "$REPO/tests/vm/run-vm.sh" migbench \
+		"$run/src.sock" "netshim.conns=$n" "netshim.hold=$HOLD" \
+		>"$run/run-src.out" 2>&1 &
+	local src_run=$!
+	topo_pid_add "$src_run"
+	NETDEV=vhost-user VM_QMP="$run/dst.qmp" VM_LOG="$run/vm-dst.log" \
+		VM_INCOMING=defer VM_QUIET=1 VM_TIMEOUT=300 \
+		"$REPO/tests/vm/run-vm.sh" migbench "$run/dst.sock" \
+		"netshim.conns=$n" "netshim.hold=$HOLD" \
+		>"$run/run-dst.out" 2>&1 &
+	local dst_run=$!
+	topo_pid_add "$dst_run"
+
+	for _ in $(seq 1200); do
+		grep -q 'NETSHIM-RESULT migbench_ready' "$run/vm-src.log.raw" \
+			2>/dev/null && break
+		sleep 0.1
+	done
+	# Every stream established (and each client's control connection):
+	# a connection still in its handshake cannot move, and is reset
+	for _ in $(seq 600); do
+		[ "$(peer_conns)" -ge $((n + (n + 99) / 100)) ] && break
+		sleep 0.2
+	done
+	before=$(peer_conns)
+	for side in src dst; do
+		ip netns exec "$NS_POD" "$helper" "$run/$side.sock.repair" \
+			>"$run/helper-$side.log" 2>&1 &
+		topo_pid_add $!
+	done
+	sleep 1
+	qmp "$run/dst.qmp" "migrate-incoming {\"uri\": \"unix:$run/mig.sock\"}" \
+		>/dev/null 2>&1
+	qmp "$run/src.qmp" "migrate {\"uri\": \"unix:$run/mig.sock\"}" \
+		>/dev/null 2>&1
+	status=
+	for _ in $(seq 600); do
+		out=$(qmp "$run/src.qmp" query-migrate 2>&1)
+		status=$(echo "$out" |
+			sed -n 's/.*"status": "\([a-z-]*\)".*/\1/p' | head -n 1)
+		case "$status" in
+		completed | failed | cancelled) break ;;
+		esac
+		sleep 0.2
+	done
+	total=$(echo "$out" | sed -n 's/.*"total-time": \([0-9]*\).*/\1/p')
+	down=$(echo "$out" | sed -n 's/.*"downtime": \([0-9]*\).*/\1/p')
+	qmp "$run/src.qmp" quit >/dev/null 2>&1
+	sleep 3
+	after=$(peer_conns)
+	wait "$dst_run"
+	clients=$(tr -d '\r' <"$run/vm-dst.log" |
+		sed -n 's/^NETSHIM-RESULT migbench_clients //p')
+	log "$b, $n connections: $status in ${total:-?} ms, downtime" \
+		"${down:-?} ms; peer connections $before before, $after after;" \
+		"iperf3 clients: ${clients:-?}"
+	printf '{"backend": "%s", "conns": %s, "status": "%s", "total_ms": %s, "downtime_ms": %s, "peer_before": %s, "peer_after": %s, "clients": "%s"}\n' \
+		"$b" "$n" "$status" "${total:-null}" "${down:-null}" \
+		"$before" "$after" "${clients:-}" >>"$WORK/rows"
+	for p in "$src_pid" "$dst_pid"; do
+		kill "$p" 2>/dev/null
+	done
+	wait "$src_pid" "$dst_pid" 2>/dev/null
+	pkill -f "$run/.*sock.repair" 2>/dev/null
+}
+
+topo_init
+topo_peer_pod
+for p in $(seq 5201 5211); do
+	vm_peer_start "iperf3-$p" iperf3 -s -p "$p"
+done
+vm_peer_wait tcp 5211
+: >"$WORK/rows"
+
+PASST=${PASST:-}
+for n in $MIG_CONNS; do
+	one_run netshim "$n"
+	if [ -n "$PASST" ] && [ -x "$(dirname "$PASST")/passt-repair" ]; then
+		one_run passt "$n"
+	fi
+done
+[ -n "$PASST" ] || log "no PASST: its rows left out"
+
+mkdir -p "$MIG_OUT"
+python3 - "$WORK/rows" "$MIG_OUT/migrate.json" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+json.dump(rows, open(sys.argv[2], "w"), indent=1)
+print("%-8s %6s %10s %12s %14s %14s  %s" % ("backend", "conns", "status",
+      "total ms", "downtime ms", "peer bef/aft", "guest clients"))
+for r in rows:
+    print("%-8s %6d %10s %12s %14s %14s  %s" % (r["backend"], r["conns"],
+          r["status"], r["total_ms"], r["downtime_ms"],
+          "%s/%s" % (r["peer_before"], r["peer_after"]), r["clients"]))
+PY
+log "results: $MIG_OUT/migrate.json"
