@@ -495,6 +495,116 @@ static int tcp_send_all(int fd, const uint8_t *p, uint32_t len)
 	return 0;
 }
 
+/* Sockets put in repair mode ahead, a batch per family: one exchange with
+ * the helper for many connections, each millisecond of it being downtime
+ */
+#define TCP_POOL	64
+
+static struct {
+	int fd[2][TCP_POOL];		/* [0] IPv4, [1] IPv6 */
+	unsigned int n[2], next[2];
+} tcp_pool;
+
+/* Restored connections whose sockets leave repair mode in one batch */
+static int32_t tcp_off_conn[REPAIR_FDS_MAX];
+static unsigned int tcp_off_n;
+
+/**
+ * tcp_off_flush() - take the batch of restored sockets out of repair mode
+ * @c:		execution context
+ *
+ * Connections whose sockets the helper failed to release are reset.
+ */
+static void tcp_off_flush(struct ctx *c)
+{
+	unsigned int i;
+
+	if (!tcp_off_n)
+		return;
+	if (repair_flush(c)) {
+		for (i = 0; i < tcp_off_n; i++) {
+			tcp_reset(c, &c->tcp->c[tcp_off_conn[i]]);
+			c->cnt.tcp_migrated--;
+			c->cnt.tcp_migrated_reset++;
+		}
+	}
+	tcp_off_n = 0;
+}
+
+/**
+ * tcp_off_add() - a restored connection's socket to leave repair mode
+ * @c:		execution context
+ * @conn:	the connection, in the table
+ */
+static void tcp_off_add(struct ctx *c, struct tcp_conn *conn)
+{
+	if (tcp_off_n == REPAIR_FDS_MAX)
+		tcp_off_flush(c);
+	if (repair_set(c, conn->fd, REPAIR_OFF)) {
+		tcp_reset(c, conn);
+		c->cnt.tcp_migrated--;
+		c->cnt.tcp_migrated_reset++;
+		return;
+	}
+	tcp_off_conn[tcp_off_n++] = conn_index(c->tcp, conn);
+}
+
+/**
+ * tcp_pool_get() - a new socket of a family, in repair mode
+ * @c:		execution context
+ * @six:	IPv6, else IPv4
+ * @left:	connections still to come, to size a new batch
+ *
+ * Return: the socket, or -1 (logged) if none can be had
+ */
+static int tcp_pool_get(struct ctx *c, bool six, uint32_t left)
+{
+	unsigned int f = six, i, k;
+	int one = 1;
+
+	if (tcp_pool.next[f] < tcp_pool.n[f])
+		return tcp_pool.fd[f][tcp_pool.next[f]++];
+	/* The helper takes one command at a time: release first */
+	tcp_off_flush(c);
+	k = left < TCP_POOL ? left : TCP_POOL;
+	tcp_pool.n[f] = tcp_pool.next[f] = 0;
+	for (i = 0; i < k; i++) {
+		int fd = socket(six ? AF_INET6 : AF_INET,
+				SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+		if (fd < 0)
+			break;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		tcp_sock_opts(fd);
+		tcp_pool.fd[f][tcp_pool.n[f]++] = fd;
+		if (repair_set(c, fd, REPAIR_ON))
+			break;
+	}
+	if (!tcp_pool.n[f] || repair_flush(c)) {
+		warn("migration: TCP sockets in repair mode: %s",
+		     tcp_pool.n[f] ? "the helper failed" : strerror(errno));
+		for (i = 0; i < tcp_pool.n[f]; i++)
+			close(tcp_pool.fd[f][i]);
+		tcp_pool.n[f] = 0;
+		return -1;
+	}
+	return tcp_pool.fd[f][tcp_pool.next[f]++];
+}
+
+/**
+ * tcp_pool_drain() - close the sockets put in repair mode and not used
+ */
+static void tcp_pool_drain(void)
+{
+	unsigned int f;
+
+	for (f = 0; f < 2; f++) {
+		while (tcp_pool.next[f] < tcp_pool.n[f])
+			close(tcp_pool.fd[f][tcp_pool.next[f]++]);
+		tcp_pool.n[f] = tcp_pool.next[f] = 0;
+	}
+}
+
 /**
  * tcp_sock_restore() - build a socket again from its state, on its 4-tuple
  * @c:		execution context
@@ -506,27 +616,20 @@ static int tcp_send_all(int fd, const uint8_t *p, uint32_t len)
  *
  * Return: the socket, or -1 (logged) if it cannot be rebuilt here
  */
-static int tcp_sock_restore(struct ctx *c, const struct tcp_sock_state *st)
+static int tcp_sock_restore(struct ctx *c, const struct tcp_sock_state *st,
+			    uint32_t left)
 {
 	bool four = st->family == 4;
 	struct tcp_repair_opt o[4];
 	struct sockaddr_storage ss;
 	unsigned int no = 0;
 	const char *what;
-	int fd, one = 1;
 	socklen_t sl;
+	int fd;
 
-	fd = socket(four ? AF_INET : AF_INET6,
-		    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		warn("migration: TCP socket: %m");
+	fd = tcp_pool_get(c, !four, left);
+	if (fd < 0)
 		return -1;
-	}
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	tcp_sock_opts(fd);
-	what = "repair mode";
-	if (repair_set(c, fd, REPAIR_ON) || repair_flush(c))
-		goto fail;
 	what = "bind";
 	sl = sa_make(four, &st->laddr, st->lport, &ss);
 	if (bind(fd, (struct sockaddr *)&ss, sl))
@@ -560,18 +663,42 @@ static int tcp_sock_restore(struct ctx *c, const struct tcp_sock_state *st)
 	if (setsockopt(fd, SOL_TCP, TCP_REPAIR_OPTIONS, o, no * sizeof(*o)) ||
 	    setsockopt(fd, SOL_TCP, TCP_REPAIR_WINDOW, &st->w, sizeof(st->w)))
 		goto fail;
-	what = "leaving repair mode";
-	if (repair_set(c, fd, REPAIR_OFF) || repair_flush(c))
-		goto fail;
-	what = "bytes not sent yet";
-	if (tcp_send_all(fd, tcp_mig_q + st->sndq - st->notsent, st->notsent))
-		goto fail;
 	return fd;
 fail:
 	warn("migration: TCP socket to port %u: %s: %s", st->pport, what,
-	     errno ? strerror(errno) : "the helper failed");
+	     strerror(errno));
 	close(fd);
 	return -1;
+}
+
+/**
+ * tcp_sock_unsent() - send what the source had not sent yet, once the
+ *		       socket is out of repair mode
+ * @c:		execution context
+ * @conn:	the restored connection, in the table
+ * @st:		its socket's state, the queues in tcp_mig_q
+ *
+ * Return: 0 on success, -1 if the connection was reset
+ */
+static int tcp_sock_unsent(struct ctx *c, struct tcp_conn *conn,
+			   const struct tcp_sock_state *st)
+{
+	if (!st->notsent)
+		return 0;
+	tcp_off_add(c, conn);
+	tcp_off_flush(c);
+	if (conn->state == CONN_FREE)
+		return -1;
+	if (tcp_send_all(conn->fd, tcp_mig_q + st->sndq - st->notsent,
+			 st->notsent)) {
+		warn("migration: TCP socket to port %u: bytes not sent yet: %s",
+		     st->pport, strerror(errno));
+		tcp_reset(c, conn);
+		c->cnt.tcp_migrated--;
+		c->cnt.tcp_migrated_reset++;
+		return -1;
+	}
+	return 0;
 }
 
 /**
@@ -581,17 +708,18 @@ fail:
  * @from:	the connection as the source saw it
  * @fd:		its socket, connected
  *
- * Return: 0 on success, -1 if the table has no room (the socket is closed)
+ * Return: the connection, or NULL if the table has no room (the socket is
+ * closed)
  */
-static int tcp_migrate_adopt(struct ctx *c, const struct tcp_conn *from,
-			     int fd)
+static struct tcp_conn *tcp_migrate_adopt(struct ctx *c,
+					  const struct tcp_conn *from, int fd)
 {
 	struct tcp_conn *conn = conn_new(c, &from->gaddr, from->gport,
 					 &from->raddr, from->rport);
 
 	if (!conn) {
 		close(fd);
-		return -1;
+		return NULL;
 	}
 	conn->state = CONN_ESTABLISHED;
 	conn->flags = 0;
@@ -614,7 +742,7 @@ static int tcp_migrate_adopt(struct ctx *c, const struct tcp_conn *from,
 	if (conn->seq_to_guest != conn->seq_acked)
 		tcp_timer_arm(c, conn);
 	c->cnt.tcp_migrated++;
-	return 0;
+	return conn;
 }
 
 /**
@@ -630,8 +758,10 @@ static int tcp_migrate_adopt(struct ctx *c, const struct tcp_conn *from,
  */
 int tcp_migrate_load(struct ctx *c, struct migio *io)
 {
-	uint32_t i, n, kept = 0;
+	uint32_t i, n;
 	int rep = -1;		/* not asked yet */
+
+	uint64_t before = c->cnt.tcp_migrated;
 
 	if (migio_get_u32(io, &n))
 		return -1;
@@ -644,7 +774,7 @@ int tcp_migrate_load(struct ctx *c, struct migio *io)
 	for (i = 0; i < n; i++) {
 		uint8_t r[MIGRATE_TCP_REC - 20];
 		struct tcp_conn conn = { 0 };
-		struct tcp_sock_state st;
+		struct tcp_sock_state st = { 0 };
 		uint32_t ext;
 		int fd = -1;
 
@@ -692,15 +822,27 @@ int tcp_migrate_load(struct ctx *c, struct migio *io)
 					     "will be reset");
 			}
 			if (rep)
-				fd = tcp_sock_restore(c, &st);
+				fd = tcp_sock_restore(c, &st, n - i);
 		}
-		if (fd >= 0 && !tcp_migrate_adopt(c, &conn, fd)) {
-			kept++;
-			continue;
+		if (fd >= 0) {
+			struct tcp_conn *in = tcp_migrate_adopt(c, &conn, fd);
+
+			/* Out of repair mode now, or with the next batch */
+			if (in && st.notsent && !tcp_sock_unsent(c, in, &st))
+				continue;
+			if (in && !st.notsent) {
+				tcp_off_add(c, in);
+				continue;
+			}
+			if (in)
+				continue;	/* reset by tcp_sock_unsent() */
 		}
 		tcp_migrate_reset(c, &conn);
 	}
+	tcp_off_flush(c);
+	tcp_pool_drain();
 	if (n)
-		info("migration: %u of %u TCP connections kept", kept, n);
+		info("migration: %llu of %u TCP connections kept",
+		     (unsigned long long)(c->cnt.tcp_migrated - before), n);
 	return 0;
 }

@@ -389,8 +389,9 @@ void tcp_send_data(struct ctx *c, struct tcp_conn *conn)
 	ssize_t n;
 	int nseg, i;
 
+	/* A socket handed to a migration is in repair mode: not read */
 	if (conn->state != CONN_ESTABLISHED ||
-	    conn->flags & (F_FIN_SENT | F_DRAINED))
+	    conn->flags & (F_FIN_SENT | F_DRAINED | F_MIGRATED))
 		return;
 
 	budget = send_budget(conn->seq_acked, conn->seq_to_guest,
