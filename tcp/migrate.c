@@ -321,7 +321,8 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 			continue;
 		sock = rep && tcp_migratable(conn) &&
 		       !tcp_sock_dump(conn->fd, &st);
-		memcpy(r, &conn->gaddr, 16);		memcpy(r + 16, &conn->raddr, 16);
+		memcpy(r, &conn->gaddr, 16);
+		memcpy(r + 16, &conn->raddr, 16);
 		r[32] = conn->gport >> 8;
 		r[33] = conn->gport & 0xff;
 		r[34] = conn->rport >> 8;
@@ -344,8 +345,12 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 						st.rcvq : 0) ||
 		    (sock && tcp_sock_put(io, &st)))
 			return -1;
-		if (!sock)
+		if (!sock) {
+			/* In repair mode for nothing: out again, below */
+			if (rep && tcp_migratable(conn))
+				repair_set(c, conn->fd, REPAIR_OFF_NO_WP);
 			continue;
+		}
 		moved++;
 		if (c->conf.migrate_no_linger) {
 			/* In repair mode: closed without a FIN or a RST */
@@ -357,6 +362,8 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 			conn->rto_at = 0;
 		}
 	}
+	if (rep)
+		repair_flush(c);
 	if (n)
 		info("migration: %u of %u TCP connections go with their "
 		     "sockets", moved, n);
