@@ -229,10 +229,13 @@ static void vu_control(struct ctx *c)
 			return;
 		}
 		/* Frames taken by a request are handed up before the
-		 * next request may change the memory they are in
+		 * next request may change the memory they are in; a state
+		 * transfer asked for is carried out before the next request,
+		 * CHECK_DEVICE_STATE, is read (the socket is level-triggered)
 		 */
 		if (v->in_len == (size_t)need) {
-			if (vu_request(c) || c->link.in_n)
+			if (vu_request(c) || c->link.in_n ||
+			    c->link.state_fd >= 0)
 				return;
 			continue;
 		}
