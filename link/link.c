@@ -6,6 +6,7 @@
  * functions at the end of this file, which only keep it for the loop to
  * take: nothing here calls a layer above.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +15,9 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 
 #include "link.h"
+#include "netshim/unixsock.h"
 #include "queue.h"
 #include "netshim/log.h"
 #include "netshim/pcap.h"
@@ -103,37 +104,21 @@ int link_init(struct ctx *c, const struct link_ops *ops)
  */
 int link_listen(struct ctx *c)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct epoll_event ev = { .events = EPOLLIN };
+	const char *path = c->conf.sock_path;
 	int fd;
 
-	if (strlen(c->conf.sock_path) >= sizeof(sa.sun_path)) {
-		err("socket path too long: %s", c->conf.sock_path);
-		return -1;
-	}
-	strcpy(sa.sun_path, c->conf.sock_path);
-
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = unix_listen(path);
 	if (fd < 0) {
-		err("UNIX socket: %m");
+		if (errno == EADDRINUSE)
+			err("%s is in use by another process", path);
+		else if (errno == ENAMETOOLONG)
+			err("socket path too long: %s", path);
+		else
+			err("cannot listen on %s: %m", path);
 		return -1;
 	}
-	/* A stale socket left by a crashed instance: replace it, but never
-	 * a path some other process is still listening on.
-	 */
-	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		err("%s is in use by another process", sa.sun_path);
-		close(fd);
-		return -1;
-	}
-	unlink(sa.sun_path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    listen(fd, 1)) {
-		err("cannot listen on %s: %m", sa.sun_path);
-		close(fd);
-		return -1;
-	}
-	chmod(sa.sun_path, 0600);
+	chmod(path, 0600);
 
 	ev.data.u64 = epref(EPREF_LINK_LISTEN, 0);
 	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {

@@ -18,13 +18,12 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/time.h>
-#include <sys/un.h>
 
 #include "ctx.h"
 #include "log.h"
 #include "repair.h"
+#include "unixsock.h"
 
 #define REPAIR_REPLY_S	5	/* the longest the helper may take to answer */
 
@@ -39,29 +38,16 @@
  */
 int repair_listen(struct ctx *c)
 {
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	struct epoll_event ev = { .events = EPOLLIN,
 				  .data.u64 = epref(EPREF_REPAIR_LISTEN, 0) };
 	const char *path = c->conf.repair_path;
-	struct stat st;
 	int fd;
 
 	c->repair.listen_fd = c->repair.fd = -1;
 	if (!*path)
 		return 0;
-	memcpy(a.sun_path, path, strlen(path));
-	/* A socket left by a netshim that is gone: nobody answers on it */
-	if (!stat(path, &st) && S_ISSOCK(st.st_mode)) {
-		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) &&
-		    errno == ECONNREFUSED)
-			unlink(path);
-		if (fd >= 0)
-			close(fd);
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
-	    listen(fd, 1) || epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+	fd = unix_listen(path);
+	if (fd < 0 || epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 		warn("TCP repair helper socket %s: %m: migrated TCP "
 		     "connections will be reset", path);
 		if (fd >= 0)

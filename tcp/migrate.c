@@ -83,58 +83,6 @@ static bool tcp_migratable(const struct tcp_conn *conn)
 }
 
 /**
- * sa_take() - address and port of a socket address, v4-mapped for IPv4
- * @ss:		socket address
- * @a:		address
- * @port:	port
- */
-static void sa_take(const struct sockaddr_storage *ss, struct in6_addr *a,
-		    uint16_t *port)
-{
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
-
-		*a = inany_from4(s4->sin_addr);
-		*port = ntohs(s4->sin_port);
-	} else {
-		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
-
-		*a = s6->sin6_addr;
-		*port = ntohs(s6->sin6_port);
-	}
-}
-
-/**
- * sa_make() - a socket address from an address and a port
- * @four:	IPv4 (the address is v4-mapped)
- * @a:		address
- * @port:	port
- * @ss:		filled
- *
- * Return: its length
- */
-static socklen_t sa_make(bool four, const struct in6_addr *a, uint16_t port,
-			 struct sockaddr_storage *ss)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (four) {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-		s4->sin_family = AF_INET;
-		s4->sin_addr = inany_to4(a);
-		s4->sin_port = htons(port);
-		return sizeof(*s4);
-	} else {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-
-		s6->sin6_family = AF_INET6;
-		s6->sin6_addr = *a;
-		s6->sin6_port = htons(port);
-		return sizeof(*s6);
-	}
-}
-
-/**
  * tcp_opt() - set an integer TCP socket option
  * @fd:		socket
  * @opt:	option
@@ -198,12 +146,12 @@ static int tcp_sock_dump(int fd, struct tcp_sock_state *st)
 	sl = sizeof(ss);
 	if (getsockname(fd, (struct sockaddr *)&ss, &sl))
 		return -1;
-	sa_take(&ss, &st->laddr, &st->lport);
+	inany_from_sockaddr(&ss, &st->laddr, &st->lport);
 	st->family = ss.ss_family == AF_INET ? 4 : 6;
 	sl = sizeof(ss);
 	if (getpeername(fd, (struct sockaddr *)&ss, &sl))
 		return -1;
-	sa_take(&ss, &st->paddr, &st->pport);
+	inany_from_sockaddr(&ss, &st->paddr, &st->pport);
 	sl = sizeof(ti);
 	if (getsockopt(fd, SOL_TCP, TCP_INFO, &ti, &sl) ||
 	    ti.tcpi_state != TCP_ESTABLISHED)
@@ -371,6 +319,24 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 }
 
 /**
+ * tcp_migrate_rejoin() - a connection whose socket left repair mode goes
+ *			  on: back in the loop, the guest told our window,
+ *			  anything in flight to it sent again if it was lost
+ * @c:		execution context
+ * @conn:	the connection
+ */
+static void tcp_migrate_rejoin(struct ctx *c, struct tcp_conn *conn)
+{
+	if (c->tcp->peek_off)
+		tcp_set_peek_off(conn);
+	conn->events = 0;
+	conn_epoll(c, conn, EPOLLIN);
+	tcp_send_ctl(c, conn, TH_ACK, conn->seq_to_guest);
+	if (conn->seq_to_guest != conn->seq_acked)
+		tcp_timer_arm(c, conn);
+}
+
+/**
  * tcp_migrate_back() - the guest runs here again after a migration that
  *			failed: its connections whose sockets were handed
  *			over go on
@@ -405,13 +371,7 @@ void tcp_migrate_back(struct ctx *c)
 			lost++;
 			continue;
 		}
-		if (c->tcp->peek_off)
-			tcp_set_peek_off(conn);
-		conn->events = 0;
-		conn_epoll(c, conn, EPOLLIN);
-		tcp_send_ctl(c, conn, TH_ACK, conn->seq_to_guest);
-		if (conn->seq_to_guest != conn->seq_acked)
-			tcp_timer_arm(c, conn);
+		tcp_migrate_rejoin(c, conn);
 		back++;
 	}
 	if (back || lost)
@@ -626,7 +586,6 @@ static void tcp_pool_drain(void)
 static int tcp_sock_restore(struct ctx *c, const struct tcp_sock_state *st,
 			    uint32_t left)
 {
-	bool four = st->family == 4;
 	struct tcp_repair_opt o[4];
 	struct sockaddr_storage ss;
 	unsigned int no = 0;
@@ -634,11 +593,11 @@ static int tcp_sock_restore(struct ctx *c, const struct tcp_sock_state *st,
 	socklen_t sl;
 	int fd;
 
-	fd = tcp_pool_get(c, !four, left);
+	fd = tcp_pool_get(c, st->family == 6, left);
 	if (fd < 0)
 		return -1;
 	what = "bind";
-	sl = sa_make(four, &st->laddr, st->lport, &ss);
+	sl = inany_sockaddr(&ss, &st->laddr, st->lport);
 	if (bind(fd, (struct sockaddr *)&ss, sl))
 		goto fail;
 	what = "sequence numbers";
@@ -650,7 +609,7 @@ static int tcp_sock_restore(struct ctx *c, const struct tcp_sock_state *st,
 	     tcp_opt(fd, TCP_TIMESTAMP, (int)st->ts)))
 		goto fail;
 	what = "connect";
-	sl = sa_make(four, &st->paddr, st->pport, &ss);
+	sl = inany_sockaddr(&ss, &st->paddr, st->pport);
 	if (connect(fd, (struct sockaddr *)&ss, sl))
 		goto fail;
 	what = "queues";
@@ -739,15 +698,7 @@ static struct tcp_conn *tcp_migrate_adopt(struct ctx *c,
 	conn->seq_init_guest = from->seq_init_guest;
 	conn->wnd_guest = from->wnd_guest;
 	conn->fd = fd;
-	if (c->tcp->peek_off)
-		tcp_set_peek_off(conn);
-	conn_epoll(c, conn, EPOLLIN);
-	/* The guest learns our window again, and anything in flight to it
-	 * goes again if it was lost on the way
-	 */
-	tcp_send_ctl(c, conn, TH_ACK, conn->seq_to_guest);
-	if (conn->seq_to_guest != conn->seq_acked)
-		tcp_timer_arm(c, conn);
+	tcp_migrate_rejoin(c, conn);
 	c->cnt.tcp_migrated++;
 	return conn;
 }

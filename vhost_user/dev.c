@@ -656,7 +656,6 @@ static enum vu_result set_device_state_fd(struct vu_dev *d, struct vu_msg *m)
 		close(d->state_fd);
 	d->state_fd = take_fd(m, 0);
 	d->state_load = dir == VU_TRANSFER_LOAD;
-	d->state_result = 1;
 	return reply_u64(m, VU_TRANSFER_NOFD);
 }
 

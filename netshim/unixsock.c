@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - listening UNIX sockets at a path: the VMM's (link/link.c) and
+ * the TCP repair helper's (repair.c)
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "unixsock.h"
+
+/**
+ * unix_listen() - listen on a UNIX socket path, non-blocking
+ * @path:	where
+ *
+ * A socket left there by a crashed instance is replaced, never one some
+ * other process still listens on.
+ *
+ * Return: the socket, or -1 with errno set (EADDRINUSE if another process
+ * listens there, ENAMETOOLONG for a path too long)
+ */
+int unix_listen(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, e;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		errno = EADDRINUSE;
+		return -1;
+	}
+	unlink(sa.sun_path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 1)) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
