@@ -37,6 +37,7 @@ static int vu_setup(struct ctx *c)
 
 	c->link.vu = v;
 	vu_dev_init(&v->dev);
+	v->txq = VU_TX_Q;
 	for (i = 0; i < VU_QUEUES; i++)
 		v->kick_reg[i] = -1;
 	if (vu_mem_guard_init()) {
@@ -207,8 +208,8 @@ static int vu_request(struct ctx *c)
 	if (lq_pending(&c->link.tx))
 		vu_rx_kick(c);
 	/* A queue may have just started with buffers already waiting */
-	if (c->link.fd >= 0 && vq_ready(&v->dev.vq[VU_TX_Q]))
-		vu_tx(c);
+	if (c->link.fd >= 0)
+		vu_tx_waiting(c);
 	return c->link.fd >= 0 ? 0 : -1;
 }
 
@@ -278,9 +279,9 @@ static void vu_event(struct ctx *c, uint32_t idx, uint32_t events)
 	/* The kick's count is not read: see vu_kick_register() */
 	if (idx > VU_QUEUES || v->kick_reg[idx - 1] < 0)
 		return;
-	if (idx - 1 == VU_TX_Q)
-		vu_tx(c);
-	else
+	if (VU_IS_TX(idx - 1))
+		vu_tx(c, idx - 1);
+	else if (idx - 1 == VU_RX_Q)
 		vu_rx_kick(c);
 	vu_fault_check(c);
 }

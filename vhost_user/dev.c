@@ -23,6 +23,10 @@
  */
 uint64_t vu_features_offered(void)
 {
+	/* MQ and GUEST_ANNOUNCE need a control queue: QEMU and Cloud
+	 * Hypervisor handle it themselves, so the guest may have both
+	 * once a back-end says it can (QEMU masks them otherwise)
+	 */
 	return 1ULL << VIRTIO_F_VERSION_1 |
 	       1ULL << VIRTIO_NET_F_CSUM |
 	       1ULL << VIRTIO_NET_F_GUEST_CSUM |
@@ -32,6 +36,8 @@ uint64_t vu_features_offered(void)
 	       1ULL << VIRTIO_NET_F_HOST_TSO6 |
 	       1ULL << VIRTIO_NET_F_HOST_ECN |
 	       1ULL << VIRTIO_NET_F_MRG_RXBUF |
+	       1ULL << VIRTIO_NET_F_GUEST_ANNOUNCE |
+	       1ULL << VIRTIO_NET_F_MQ |
 	       1ULL << VIRTIO_RING_F_INDIRECT_DESC |
 	       1ULL << VIRTIO_RING_F_EVENT_IDX |
 	       1ULL << VU_F_LOG_ALL |
@@ -690,7 +696,10 @@ enum vu_result vu_handle(struct vu_dev *d, struct vu_msg *m)
 		r = ack(m, true);
 		break;
 	case VU_GET_QUEUE_NUM:
-		r = reply_u64(m, VU_QUEUES);
+		/* QEMU reads queue pairs here (netdev queues=), Cloud
+		 * Hypervisor queues (num_queues=): pairs fit both readings
+		 */
+		r = reply_u64(m, VU_PAIRS);
 		break;
 	case VU_SET_OWNER:
 		r = ack(m, true);

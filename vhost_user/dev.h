@@ -12,9 +12,15 @@
 #include "proto.h"
 #include "virtq.h"
 
-#define VU_QUEUES		2	/* one receive and one transmit queue */
+/* Queue pairs: a receive queue (even index) and a transmit queue (odd)
+ * each.  Every transmit queue is served; frames to the guest go to the
+ * first pair's receive queue.
+ */
+#define VU_PAIRS		8
+#define VU_QUEUES		(2 * VU_PAIRS)
 #define VU_RX_Q			0	/* to the guest */
-#define VU_TX_Q			1	/* from the guest */
+#define VU_TX_Q			1	/* from the guest, the first pair's */
+#define VU_IS_TX(idx)		((idx) & 1)
 
 /**
  * struct vu_msg - one message, received or to send

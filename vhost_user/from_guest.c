@@ -211,7 +211,7 @@ size_t vu_resolve(struct ctx *c, const struct iovec *in,
 static int vu_tx_take(struct ctx *c)
 {
 	struct vu_link *v = c->link.vu;
-	struct vq *vq = &v->dev.vq[VU_TX_Q];
+	struct vq *vq = &v->dev.vq[v->txq];
 	size_t hdr = vu_vnet_hdr_len(&v->dev), off = 0;
 	int n, i;
 
@@ -255,7 +255,7 @@ static int vu_tx_take(struct ctx *c)
 static void vu_tx_give_back(struct ctx *c)
 {
 	struct vu_link *v = c->link.vu;
-	struct vq *vq = &v->dev.vq[VU_TX_Q];
+	struct vq *vq = &v->dev.vq[v->txq];
 	int i;
 
 	for (i = 0; i < v->nframes; i++)
@@ -272,7 +272,7 @@ static void vu_tx_give_back(struct ctx *c)
 static void vu_tx_end(struct ctx *c)
 {
 	struct vu_link *v = c->link.vu;
-	struct vq *vq = &v->dev.vq[VU_TX_Q];
+	struct vq *vq = &v->dev.vq[v->txq];
 
 	/* One interrupt for every batch taken since the kick, not one per
 	 * batch: the driver only frees the buffers, it has no hurry, and a
@@ -302,7 +302,7 @@ static void vu_tx_end(struct ctx *c)
 static void vu_tx_next(struct ctx *c)
 {
 	struct vu_link *v = c->link.vu;
-	struct vq *vq = &v->dev.vq[VU_TX_Q];
+	struct vq *vq = &v->dev.vq[v->txq];
 
 	while (vq_ready(vq) && v->tx_done < VU_TX_BUDGET) {
 		int n = vu_tx_take(c);
@@ -330,11 +330,42 @@ void vu_in_done(struct ctx *c)
 }
 
 /**
- * vu_tx() - the guest kicked its transmit queue: take what it sent
+ * vu_tx() - the guest kicked a transmit queue: take what it sent
  * @c:		execution context
+ * @q:		the queue, VU_IS_TX()
  */
-void vu_tx(struct ctx *c)
+void vu_tx(struct ctx *c, unsigned int q)
 {
+	c->link.vu->txq = q;
 	c->link.vu->tx_done = 0;
 	vu_tx_next(c);
+}
+
+/**
+ * vu_tx_waiting() - take what waits in transmit queues that just started
+ * @c:		execution context
+ *
+ * One queue is served now; the others are kicked by us, so that each gets
+ * its turn from the loop after the frames of this one went up.
+ */
+void vu_tx_waiting(struct ctx *c)
+{
+	struct vu_link *v = c->link.vu;
+	bool served = false;
+	unsigned int q;
+
+	for (q = VU_TX_Q; q < VU_QUEUES && c->link.fd >= 0; q += 2) {
+		struct vq *vq = &v->dev.vq[q];
+		uint64_t one = 1;
+
+		if (!vq_ready(vq))
+			continue;
+		if (!served) {
+			served = true;
+			vu_tx(c, q);
+		} else if (vq->kick_fd >= 0 &&
+			   write(vq->kick_fd, &one, sizeof(one)) < 0) {
+			debug("vhost-user: kick eventfd: %m");
+		}
+	}
 }

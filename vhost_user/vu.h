@@ -50,7 +50,8 @@
  * @fpos:	where each frame of the batch starts in the input buffer
  * @fcopy:	bytes of it copied there: the rest is only in guest memory
  * @nframes:	frames of the batch being handled, 0 between batches
- * @tx_done:	guest frames taken since the transmit queue's kick
+ * @txq:	the transmit queue being served
+ * @tx_done:	guest frames taken since that queue's kick
  * @rx_elem:	receive buffers of the frame being copied to the guest
  * @ip_elem:	receive chains taken for frames built in place
  * @ip_popped:	how many of them the current reservation took
@@ -73,6 +74,7 @@ struct vu_link {
 	struct link_offload off[VU_TX_BATCH];
 	size_t fpos[VU_TX_BATCH], fcopy[VU_TX_BATCH];
 	int nframes;
+	unsigned int txq;
 	unsigned int tx_done;
 	struct vq_elem rx_elem[VU_RX_ELEMS];
 	struct vq_elem ip_elem[VU_IP_CHAINS];
@@ -93,7 +95,8 @@ void vu_close(struct ctx *c, const char *why);
 size_t vu_resolve(struct ctx *c, const struct iovec *in,
 		  struct iovec *out, size_t max);
 void vu_in_done(struct ctx *c);
-void vu_tx(struct ctx *c);
+void vu_tx(struct ctx *c, unsigned int q);
+void vu_tx_waiting(struct ctx *c);
 
 /* to_guest.c */
 void vu_ip_release(struct ctx *c);

@@ -218,7 +218,7 @@ static void test_protocol_features(void **state)
 	assert_int_equal(dev.protocol, f);
 	msg(&m, VU_GET_QUEUE_NUM, 0, 0);
 	assert_int_equal(vu_handle(&dev, &m), VU_REPLY);
-	assert_int_equal(m.payload.u64, 2);
+	assert_int_equal(m.payload.u64, VU_PAIRS);
 }
 
 /* REPLY_ACK: an answer exactly when NEED_REPLY asks */
@@ -311,7 +311,7 @@ static void test_vring_fds(void **state)
 	/* Missing descriptor, bad index */
 	msg_u64(&m, VU_SET_VRING_CALL, 0, 0);
 	assert_int_equal(vu_handle(&dev, &m), VU_DROP);
-	msg_u64(&m, VU_SET_VRING_KICK, 0, 2 | VU_VRING_NOFD);
+	msg_u64(&m, VU_SET_VRING_KICK, 0, VU_QUEUES | VU_VRING_NOFD);
 	assert_int_equal(vu_handle(&dev, &m), VU_DROP);
 
 	/* GET_VRING_BASE stops the ring and closes its kick descriptor */
@@ -338,7 +338,7 @@ static void test_vring_num(void **state)
 	assert_int_equal(vu_handle(&dev, &m), VU_DROP);
 	msg_state(&m, VU_SET_VRING_NUM, 0, 0, 65536);
 	assert_int_equal(vu_handle(&dev, &m), VU_DROP);
-	msg_state(&m, VU_SET_VRING_NUM, 0, 2, 256);
+	msg_state(&m, VU_SET_VRING_NUM, 0, VU_QUEUES, 256);
 	assert_int_equal(vu_handle(&dev, &m), VU_DROP);
 	msg(&m, VU_SET_VRING_NUM, 0, 4);
 	assert_int_equal(vu_handle(&dev, &m), VU_DROP);

@@ -45,6 +45,10 @@
 #   VM_INCOMING=URI  wait for a live migration's state (-incoming URI,
 #                   "defer" to be given one with QMP migrate-incoming):
 #                   the guest then runs where the source's left off
+#   VM_QUEUES=N     with NETDEV=vhost-user, N queue pairs (queues=N, and
+#                   mq=on on the device, as libvirt writes <driver
+#                   queues='N'/>)
+#   VM_SMP=N        guest CPUs (default 1)
 #   VM_NIC_OPTS=P=V,...  more properties of the virtio-net-pci device, e.g.
 #                   csum=off,guest_csum=off,guest_tso4=off,... to run
 #                   without the offloads a vhost-user back-end offers
@@ -146,7 +150,9 @@ vhost-user)
 		exit 1
 	}
 	# The back-end reads and writes guest memory: it must be shared
-	NET="vhost-user,id=n,chardev=vu"
+	NET="vhost-user,id=n,chardev=vu${VM_QUEUES:+,queues=$VM_QUEUES}"
+	[ -z "${VM_QUEUES:-}" ] ||
+		VM_NIC_OPTS="mq=on,vectors=$((2 * VM_QUEUES + 2))${VM_NIC_OPTS:+,$VM_NIC_OPTS}"
 	VU="-chardev socket,id=vu,path=$SOCK${VM_RECONNECT_MS:+,reconnect-ms=$VM_RECONNECT_MS}
 	    -object memory-backend-memfd,id=mem,size=${VM_MEM:-512}M,share=on
 	    -numa node,memdev=mem"
@@ -186,7 +192,7 @@ start=$(date +%s.%N)
 rc=0
 # shellcheck disable=SC2086 # $PCAP, $DISK, $VU and $MON are lists of words
 timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" \
-	-m "$MEM" $VU -smp 1 \
+	-m "$MEM" $VU -smp "${VM_SMP:-1}" \
 	-nographic -nodefaults $NOREBOOT $PIDFILE $MON \
 	-chardev "stdio,id=con,signal=off,logfile=$LOG.raw" -serial chardev:con \
 	-kernel "$KERNEL" -initrd "$INITRD" \

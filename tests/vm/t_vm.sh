@@ -16,7 +16,10 @@
 # the guest's buffers and the sockets, or none of it when VM_NIC_OPTS turns
 # the device's offloads off (t_vhost_user_nooffload.sh); VM_HOTPLUG=1 plugs
 # a DIMM into the running guest and unplugs it (vm_hotplug below);
-# VM_BACKEND_ARGS are more options of the backend.
+# VM_QUEUES=N gives the NIC N queue pairs and the guest N CPUs, the checks
+# run on the last CPU, so on the last transmit queue, and the guest must
+# have all N pairs in use and that queue's interrupts seen
+# (t_vhost_user_mq.sh); VM_BACKEND_ARGS are more options of the backend.
 
 set -u
 VM=$(cd "$(dirname "$(readlink -f "$0")")/../vm" && pwd)
@@ -102,9 +105,11 @@ LOG=$WORK/vm.log
 if [ -n "${VM_HOTPLUG:-}" ]; then
 	export VM_QMP=$WORK/qmp.sock VM_MAXMEM=1024
 fi
+[ -z "${VM_QUEUES:-}" ] || export VM_SMP=$VM_QUEUES
 VM_LOG=$LOG VM_TIMEOUT=${VM_TIMEOUT:-270} \
 	"$VM/run-vm.sh" check "$WORK/backend.sock" \
-	"netshim.dhcp6=${VM_DHCP6:-yes}" &
+	"netshim.dhcp6=${VM_DHCP6:-yes}" \
+	${VM_QUEUES:+"netshim.cpu=$((VM_QUEUES - 1))"} &
 VMPID=$!
 topo_pid_add "$VMPID"
 [ -z "${VM_HOTPLUG:-}" ] || vm_hotplug
@@ -157,5 +162,19 @@ if [ "$BACKEND" = netshim ] && [ "${NETDEV:-stream}" = vhost-user ]; then
 	[ "${v:-0}" -gt 0 ] ||
 		fail "vu_mem_added is ${v:-missing}: QEMU used no memory slots"
 	log "ok: QEMU added $v memory regions by ADD_MEM_REG"
+fi
+if [ -n "${VM_QUEUES:-}" ]; then
+	# The last pair's transmit queue carried the checks' frames: its
+	# used buffers came back with interrupts
+	q=$((VM_QUEUES - 1))
+	v=$(vm_result "$LOG" queues)
+	log "guest queues: $v"
+	case "$v" in
+	"pairs $VM_QUEUES,"*) ;;
+	*) fail "the guest has not $VM_QUEUES queue pairs in use: '$v'" ;;
+	esac
+	n=$(echo "$v" | sed -n "s/.* out$q \([0-9]*\).*/\1/p")
+	[ "${n:-0}" -gt 0 ] ||
+		fail "transmit queue $q took no interrupt: '$v'"
 fi
 log "guest check passed behind $BACKEND"

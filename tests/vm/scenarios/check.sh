@@ -7,7 +7,11 @@
 # UDP: datagrams of several sizes must come back unchanged from the peer's
 # echo on port 5007. Over IPv4 and IPv6.
 # Parameters: netshim.peer4, netshim.peer6, netshim.dns, netshim.tcp_mib
-# (size of the TCP payload), netshim.udp_sizes (comma separated).
+# (size of the TCP payload), netshim.udp_sizes (comma separated),
+# netshim.cpu: run everything on this CPU, whose transmit queue is then
+# the one of the same number on a multiqueue NIC (Linux's XPS); the
+# result "queues" then says how many queue pairs the NIC has in use and
+# how many interrupts each of its queues took.
 
 # nc_hold - run busybox nc with a stdin that gives a file and then stays
 # open, so the guest never half-closes: the peer decides when the
@@ -111,6 +115,13 @@ udp_echo() {
 	fi
 }
 
+# queue_irqs - interrupts a virtio queue took, all CPUs
+# @1: its name in /proc/interrupts (virtio0-output.1, say)
+queue_irqs() {
+	awk -v q="$1" '$NF == q { for (i = 2; i < NF; i++) if ($i ~ /^[0-9]+$/) n += $i } END { print n + 0 }' /proc/interrupts
+}
+
+[ -z "${netshim_cpu:-}" ] || taskset -p -c "$netshim_cpu" $$ >/dev/null
 addressing
 ping_test ping4 "$PEER4"
 ping_test ping6 "$PEER6"
@@ -128,3 +139,14 @@ rm -f /tmp/payload /tmp/payload6
 
 udp_echo udp4_echo "UDP4:$PEER4:5007"
 udp_echo udp6_echo "UDP6:[$PEER6]:5007"
+if [ -n "${netshim_cpu:-}" ]; then
+	pairs=$(ls -d /sys/class/net/eth0/queues/tx-* | wc -l)
+	dev=$(basename "$(readlink /sys/class/net/eth0/device)")
+	irqs=""
+	q=0
+	while [ "$q" -lt "$pairs" ]; do
+		irqs="$irqs in$q $(queue_irqs "$dev-input.$q") out$q $(queue_irqs "$dev-output.$q")"
+		q=$((q + 1))
+	done
+	result queues "pairs $pairs,$irqs"
+fi
