@@ -73,6 +73,7 @@ static const long isolate_syscalls[] = {
 static const long isolate_syscalls_vu[] = {
 	__NR_mmap, __NR_munmap,
 	__NR_getpeername,	/* a migrated TCP socket's peer */
+	__NR_madvise,		/* its queues' buffer given back */
 #ifdef __NR_poll
 	__NR_poll,
 #endif

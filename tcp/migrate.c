@@ -38,6 +38,7 @@
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 
 #include "tcp.h"
@@ -49,7 +50,12 @@
 
 #define MIGRATE_TCP_REC		64
 #define MIGRATE_TCP_SOCK	92
-#define MIGRATE_TCP_QBUF	(16U << 20)	/* most queued bytes moved */
+/* Most queued bytes a connection moves with, both queues: a slow guest's
+ * receive queue grows to the pod's tcp_rmem maximum (32 MiB on kernels
+ * that raised it), and passt moves up to 64 MiB of each.  Untouched until
+ * a migration, and given back after it.
+ */
+#define MIGRATE_TCP_QBUF	(128U << 20)
 #define MIGRATE_TCP_EXT_MAX	(MIGRATE_TCP_SOCK + MIGRATE_TCP_QBUF)
 
 /* One connection's queues on their way, in zero pages until a migration
@@ -57,6 +63,15 @@
  * whole (the kernel's repair peek ignores SO_PEEK_OFF)
  */
 static uint8_t tcp_mig_q[MIGRATE_TCP_QBUF];
+
+/**
+ * tcp_mig_q_release() - give the pages of the queue buffer back, after
+ *			 a migration used them
+ */
+static void tcp_mig_q_release(void)
+{
+	madvise(tcp_mig_q, sizeof(tcp_mig_q), MADV_DONTNEED);
+}
 
 /**
  * struct tcp_sock_state - what a repaired socket is made of
@@ -178,9 +193,14 @@ static int tcp_sock_dump(int fd, struct tcp_sock_state *st)
 	if (ioctl(fd, SIOCINQ, &v))
 		return -1;
 	st->rcvq = (uint32_t)v;
-	if (st->notsent > st->sndq ||
-	    (uint64_t)st->sndq + st->rcvq > MIGRATE_TCP_QBUF)
+	if (st->notsent > st->sndq)
 		return -1;
+	if ((uint64_t)st->sndq + st->rcvq > MIGRATE_TCP_QBUF) {
+		info("migration: TCP connection to port %u: %u bytes queued, "
+		     "more than %u MiB: it is reset", st->pport,
+		     st->sndq + st->rcvq, MIGRATE_TCP_QBUF >> 20);
+		return -1;
+	}
 	if (tcp_opt(fd, TCP_REPAIR_QUEUE, TCP_SEND_QUEUE) ||
 	    tcp_opt_get(fd, TCP_QUEUE_SEQ, &st->snd_seq) ||
 	    tcp_peek_queue(fd, tcp_mig_q, st->sndq) ||
@@ -312,6 +332,7 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 	}
 	if (rep)
 		repair_flush(c);
+	tcp_mig_q_release();
 	if (n)
 		info("migration: %u of %u TCP connections go with their "
 		     "sockets", moved, n);
@@ -799,6 +820,7 @@ int tcp_migrate_load(struct ctx *c, struct migio *io)
 	}
 	tcp_off_flush(c);
 	tcp_pool_drain();
+	tcp_mig_q_release();
 	if (n)
 		info("migration: %llu of %u TCP connections kept",
 		     (unsigned long long)(c->cnt.tcp_migrated - before), n);
