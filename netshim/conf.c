@@ -297,6 +297,9 @@ enum {
  * one, move it out of this table and give it a case of its own.
  */
 #define CONF_REFUSED(X)							\
+	X("conf-path", required_argument, 'c',				\
+	  "not supported: forwarding cannot be changed at run time; "	\
+	  "start netshim again with the new -t/-u options")		\
 	X("stats", required_argument, 0,				\
 	  "not supported: netshim logs its counters on SIGUSR1 and at exit") \
 	X("splice-only", no_argument, 0, NOT_YET_NS)			\

@@ -828,6 +828,7 @@ static void test_parse_passt_refused(void **state)
 {
 	static const char *const refused[][3] = {
 		{ "--stats", "5", "SIGUSR1" },
+		{ "--conf-path", "/run/passt.conf", "at run time" },
 		{ "--splice-only", NULL, "namespace mode" },
 		{ "--dns-forward", "203.0.113.5", "does not redirect DNS" },
 		{ "--dns-host", "203.0.113.1", "does not redirect DNS" },
