@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Run the integration tests: every tests/integration/t_*.sh, each in its own
-# process with its own namespaces, bounded by a timeout.
+# process with its own namespaces, bounded by a timeout (TIMEOUT, default
+# 300 s; a test that needs longer has a line "# run.sh timeout: SECONDS").
 #
 #   tests/integration/run.sh [FILTER...]    e.g. run.sh t_udp
 #
@@ -83,7 +84,9 @@ for t in "$DIR"/t_*.sh; do
 	selected "$name" || continue
 	log=$LOGDIR/$name.log
 	start=$(date +%s%N)
-	timeout -k 10 "$TIMEOUT" bash "$t" >"$log" 2>&1
+	# A test that needs longer says so: "# run.sh timeout: SECONDS"
+	t_max=$(sed -n 's/^# run.sh timeout: \([0-9]*\)$/\1/p' "$t")
+	timeout -k 10 "${t_max:-$TIMEOUT}" bash "$t" >"$log" 2>&1
 	rc=$?
 	secs=$(( ($(date +%s%N) - start) / 1000000 ))
 	secs=$(printf '%d.%03d' $((secs / 1000)) $((secs % 1000)))
@@ -95,7 +98,8 @@ for t in "$DIR"/t_*.sh; do
 			tail -n 1)"
 		skipped=$((skipped + 1))
 	else
-		[ "$rc" = 124 ] && echo "  timed out after ${TIMEOUT}s" >>"$log"
+		[ "$rc" = 124 ] &&
+			echo "  timed out after ${t_max:-$TIMEOUT}s" >>"$log"
 		echo "FAIL $name (${secs}s, exit $rc, log $log)"
 		tail -n 25 "$log" | sed 's/^/    /'
 		failed=$((failed + 1))

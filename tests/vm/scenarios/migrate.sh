@@ -36,6 +36,8 @@ running() {
 	return 1
 }
 
+# The virtio features the driver took, a string of bits from bit 0
+result nic_features "$(cat /sys/class/net/eth0/device/features)"
 if dhcp4; then
 	resets=$(estab_resets)
 	# Lines checked as they come, as the peer wrote them: $1 drops the
