@@ -66,6 +66,7 @@ topo_init() {
 	NS_POD=nsh-$ID-pod
 	NS_GUEST=nsh-$ID-guest
 	NS_FAR=nsh-$ID-far
+	NS_POD2=nsh-$ID-pod2
 	WORK=/tmp/netshim-test-$ID
 	PIDS=$WORK/pids
 	mkdir "$WORK" || fail "cannot create $WORK"
@@ -73,7 +74,8 @@ topo_init() {
 	trap topo_cleanup EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
-	export ID NS_PEER NS_POD NS_GUEST NS_FAR WORK PIDS REPO BACKEND NETSHIM
+	export ID NS_PEER NS_POD NS_GUEST NS_FAR NS_POD2 WORK PIDS REPO BACKEND \
+		NETSHIM
 }
 
 # topo_run_pids() - pids of this run: recorded ones, and every process
@@ -82,7 +84,8 @@ topo_run_pids() {
 	local ns
 
 	[ -f "$WORK/pids" ] && cat "$WORK/pids"
-	for ns in "nsh-$ID-guest" "nsh-$ID-pod" "nsh-$ID-peer" "nsh-$ID-far"; do
+	for ns in "nsh-$ID-guest" "nsh-$ID-pod" "nsh-$ID-peer" "nsh-$ID-far" \
+		"nsh-$ID-pod2"; do
 		ip netns pids "$ns" 2>/dev/null
 	done
 }
@@ -123,7 +126,8 @@ topo_cleanup() {
 	for pid in $pids; do
 		kill -KILL "$pid" 2>/dev/null
 	done
-	for ns in "nsh-$ID-guest" "nsh-$ID-pod" "nsh-$ID-peer" "nsh-$ID-far"; do
+	for ns in "nsh-$ID-guest" "nsh-$ID-pod" "nsh-$ID-peer" "nsh-$ID-far" \
+		"nsh-$ID-pod2"; do
 		ip netns del "$ns" 2>/dev/null
 	done
 	[ -n "${TOPO_KEEP:-}" ] && return 0
@@ -181,6 +185,33 @@ topo_peer_pod() {
 
 	topo_wait_dad "$NS_PEER"
 	topo_wait_dad "$NS_POD"
+}
+
+# topo_pod2() - a second pod with another address, on its own veth to the
+# peer: 198.51.100.66/26 and 2001:db8:4::2/64 on its pod0, routed by the
+# peer (198.51.100.65, 2001:db8:4::1, fe80::1), as a VM's next node gives
+# it when the pod's address does not move with it
+topo_pod2() {
+	topo_ns_add "$NS_POD2"
+	ip -n "$NS_PEER" link add peer2 type veth peer name pod0 \
+		netns "$NS_POD2" || fail "cannot create the second pod's veth"
+	in_peer sysctl -qw net.ipv6.conf.peer2.accept_dad=0
+	ip netns exec "$NS_POD2" sysctl -qw net.ipv6.conf.pod0.accept_dad=0
+	ip -n "$NS_PEER" addr add 198.51.100.65/26 dev peer2
+	ip -n "$NS_PEER" addr add 2001:db8:4::1/64 dev peer2 nodad
+	ip -n "$NS_PEER" addr add fe80::1/64 dev peer2 nodad
+	ip -n "$NS_PEER" link set peer2 up || fail "peer2 up"
+	ip -n "$NS_POD2" addr add 198.51.100.66/26 dev pod0
+	ip -n "$NS_POD2" addr add 2001:db8:4::2/64 dev pod0 nodad
+	ip -n "$NS_POD2" link set pod0 up || fail "second pod0 up"
+	ip -n "$NS_POD2" route add default via 198.51.100.65 ||
+		fail "second pod IPv4 default route"
+	ip -n "$NS_POD2" -6 route add default via fe80::1 dev pod0 ||
+		fail "second pod IPv6 default route"
+	ip netns exec "$NS_POD2" sysctl -qw \
+		net.ipv4.ping_group_range="0 2147483647" ||
+		fail "ping_group_range in the second pod"
+	topo_wait_dad "$NS_POD2"
 }
 
 # topo_far() - a host one router past the pod's: far (198.51.100.130,

@@ -37,6 +37,12 @@
 # N times, each time to a new QEMU on a new back-end, as a VM goes back
 # and forth between nodes, under the same two transfers, which must
 # outlast the last migration.
+# MIG_NEWPOD=1 migrates to a back-end in another pod, with another
+# address (198.51.100.66), as a node gives a VM whose address does not
+# move with it: the destination cannot rebuild the sockets on the old
+# address, resets the guest's connections (a reset, never a hang), and
+# the guest's new lease carries the new address, with which ping and new
+# TCP connections work at once.
 # BACKEND=passt runs passt through the same test (MIG_HELPER names
 # passt-repair then); MIG_DEBUG=1 runs both back-ends with -d.
 
@@ -88,6 +94,13 @@ result_of() {
 
 topo_init
 topo_peer_pod
+NEWPOD=${MIG_NEWPOD:-}
+if [ -n "$NEWPOD" ]; then
+	if [ "$ROUNDS" -ne 1 ] || [ -n "$CANCEL" ] || [ -n "${MIG_FAIL:-}" ]; then
+		fail "MIG_NEWPOD is one migration, without MIG_CANCEL or MIG_FAIL"
+	fi
+	topo_pod2
+fi
 vm_peer_iperf
 # The counter stream: 16-byte lines ("%15d\n") numbered from 0, as fast
 # as the guest takes them, until the test says the guest arrived where it
@@ -233,6 +246,8 @@ hop() {
 		# One that refuses the state: more TCP connections than
 		# its --max-tcp
 		backend "$dst" --max-tcp 1
+	elif [ -n "$NEWPOD" ]; then
+		NS_POD=$NS_POD2 backend "$dst"
 	elif [ "$BACKEND" = netshim ]; then
 		# Exits once its state reached the next destination, and
 		# lets go at once of the sockets it hands over (same pod)
@@ -241,7 +256,11 @@ hop() {
 		backend "$dst" --migrate-no-linger
 	fi
 	guest "$dst" incoming
-	helper "$dst"
+	if [ -n "$NEWPOD" ]; then
+		NS_POD=$NS_POD2 helper "$dst"
+	else
+		helper "$dst"
+	fi
 	for _ in $(seq 50); do
 		[ -S "$WORK/$dst.qmp" ] && break
 		sleep 0.1
@@ -429,7 +448,7 @@ for _ in $(seq 50); do
 	sleep 0.1
 done
 got=$(grep '^upload:' "$WORK/peer-upload.log")
-if [ "$MIG_HELPER" != none ]; then
+if [ "$MIG_HELPER" != none ] && [ -z "$NEWPOD" ]; then
 	# Both connections went on, to their ends
 	if [ "$ended" != "${ended#*still running}" ]; then
 		for f in "$WORK/ss-pod-$at.txt" "$WORK/ss-peer-$at.txt"; do
@@ -468,6 +487,11 @@ if [ "$BACKEND" = netshim ]; then
 	[ "${f:21:1}" = 1 ] ||
 		fail "the guest's NIC has no GUEST_ANNOUNCE: features '$f'"
 fi
+# The lease from where the guest arrived: the other pod's address there
+if [ -n "$NEWPOD" ]; then
+	[ "$(result_of "$vmlog" dhcp4)" = "ok 198.51.100.66/26" ] ||
+		fail "the guest's lease in the new pod: $(result_of "$vmlog" dhcp4)"
+fi
 for key in dhcp4 ping4_after tcp_up_after tcp_down_after; do
 	result_of "$vmlog" "$key" | grep -q '^ok' ||
 		fail "$key failed after the migration: $(result_of "$vmlog" "$key")"
@@ -484,7 +508,7 @@ if [ -n "${MIG_FAIL:-}" ]; then
 elif [ "$BACKEND" = netshim ]; then
 	n=$(topo_counter migrations_in)
 	[ "${n:-0}" -eq 1 ] || fail "destination: migrations_in is '$n', not 1"
-	if [ "$MIG_HELPER" = none ]; then
+	if [ "$MIG_HELPER" = none ] || [ -n "$NEWPOD" ]; then
 		n=$(topo_counter tcp_migrated_reset)
 		[ "${n:-0}" -ge 1 ] ||
 			fail "destination: no TCP connection reset towards" \
