@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# t_vhost_user_migrate when the destination refuses the state: the source
+# A migration when the destination refuses the state: the source
 # QEMU resumes and the source netshim takes its TCP connections back from
 # repair mode; the guest's transfers go on there to their ends
 # (tests/vm/t_vm_migrate.sh).

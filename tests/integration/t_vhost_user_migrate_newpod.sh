@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# t_vhost_user_migrate to a netshim in another pod, with another address,
+# A migration to a netshim in another pod, with another address,
 # as a VM whose address does not move with it: its TCP connections end
 # with a reset at the destination, never a hang, its new lease carries the
 # new address, and ping and new connections work from there

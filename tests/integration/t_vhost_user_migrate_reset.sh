@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# t_vhost_user_migrate without a TCP repair helper: the guest migrates,
+# A migration without a TCP repair helper: the guest migrates,
 # its TCP connections are reset at the destination (a reset, never a
 # hang), and new ones work at once (tests/vm/t_vm_migrate.sh).
 

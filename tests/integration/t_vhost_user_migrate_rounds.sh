@@ -1,11 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# t_vhost_user_migrate cancelled half-way, then five round trips: a
-# migration cancelled in its memory copy leaves the guest served by its
-# source, and ten migrations after it, each to a new QEMU on a new
-# netshim, keep the same download and upload going to their ends
-# (tests/vm/t_vm_migrate.sh).
+# A QEMU 10 guest on netshim --vhost-user live-migrated between netshims
+# in one pod, with netshim-repair beside each, under a download and an
+# upload checked line by line: a migration cancelled in its memory copy
+# first (the source goes on serving), then ten migrations, five round
+# trips, each to a new QEMU on a new netshim, after which both transfers
+# end whole on the same connections (tests/vm/t_vm_migrate.sh, whose
+# single migration this covers: every hop is one).  Needs QEMU 10
+# (bookworm-backports, contrib/install-deps.sh).
 # run.sh timeout: 600
 
 MIG_CANCEL=1 MIG_ROUNDS=10 exec bash "$(dirname "$(readlink -f "$0")")/../vm/t_vm_migrate.sh"
