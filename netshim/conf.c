@@ -172,7 +172,7 @@ static const uint8_t conf_default_mac[ETH_ALEN_] = {
 	  "the guest's MAC address",					\
 	  conf_opt_mac(c, arg))						\
 	X(MTU, "mtu", 'm', required_argument, "MTU",			\
-	  "guest MTU, 68-65520 (default: 65520)",			\
+	  "guest MTU, 68-65520 (65520; namespace: the pod's)",		\
 	  conf_uint_opt(opt, arg, MTU_MIN, MTU_MAX, &c->mtu))		\
 	X(TCP_PORTS, "tcp-ports", 't', required_argument, "SPEC",	\
 	  "forward inbound TCP ports to the guest",			\
@@ -1617,14 +1617,18 @@ static int conf_addresses(struct conf *c, const struct conf_state *st)
  * conf_mtu() - settle the MTU
  * @c:		configuration: c->mtu from -m, or 0
  *
- * Without -m, the largest MTU, whatever the pod's interface has, as passt
- * and pasta do: the guest's link ends at netshim, whose TCP goes through
- * the pod's sockets (segmented by the pod's kernel for the pod's link),
- * and each frame to or from the guest costs about the same whatever its
- * size, so fewer, larger frames move more (measured in the man page).
+ * Without -m, a VM gets the largest MTU, whatever the pod's interface has,
+ * as passt does: its link ends at netshim, whose TCP goes through the
+ * pod's sockets (segmented by the pod's kernel for the pod's link), and
+ * each frame to or from the guest costs about the same whatever its size,
+ * so fewer, larger frames move more.  A namespace (namespace mode) gets
+ * the pod interface's MTU instead: at 65520 its uploads measured a third
+ * slower and its downloads no faster (both measured in the man page).
  */
 static void conf_mtu(struct conf *c)
 {
+	if (!c->mtu && (c->ns_cmd || *c->netns) && c->tmpl_mtu)
+		c->mtu = c->tmpl_mtu;
 	if (!c->mtu || c->mtu > MTU_MAX)
 		c->mtu = MTU_MAX;
 	if (c->mtu < MTU_MIN)

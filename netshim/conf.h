@@ -93,6 +93,7 @@ struct conf {
 	unsigned int ifindex;
 	bool local_mode;		/* none: conf_local() */
 	unsigned int mtu;
+	unsigned int tmpl_mtu;		/* the template's, 0 if not read */
 
 	/* IPv4: guest address, prefix length, gateway */
 	bool v4;

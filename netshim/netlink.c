@@ -630,7 +630,8 @@ int nl_template(struct conf *c)
 
 	c->ifindex = l.ifindex;
 	memcpy(c->ifname, l.name, sizeof(c->ifname));
-	/* Not its MTU: the guest's link is not the pod's (conf_mtu()) */
+	/* The guest's MTU only in namespace mode (conf_mtu()) */
+	c->tmpl_mtu = l.mtu;
 
 	if ((c->v4 && nl_fill_v4(&nl, c)) || (c->v6 && nl_fill_v6(&nl, c))) {
 		fprintf(stderr, "netshim: reading %s: %s\n", c->ifname,

@@ -5,9 +5,10 @@
 # sees, as pasta users expect it:
 # - netshim exits with the command's status;
 # - the namespace has a tap named like the pod's interface, up, with the
-#   pod's addresses of both families, its default routes, MTU 65520 (as
-#   pasta's, not the pod interface's), and
-#   loopback up;
+#   pod's addresses of both families, its default routes, the pod
+#   interface's MTU (pasta: 65520, its default; netshim's namespace
+#   uploads measured a third faster at the pod's 1500, see the man page),
+#   and loopback up;
 # - it pings the peer, resolves through the peer's DNS server, moves TCP
 #   data both ways (checksummed; 1 GiB each way is t_netns_gib_tap.sh) and
 #   UDP datagrams both ways (byte for byte), on both families;
@@ -60,8 +61,10 @@ echo "$out" | grep -q 'inet 203\.0\.113\.2/24 ' ||
 	fail "no 203.0.113.2/24 on $NS_IF: $out"
 echo "$out" | grep -q 'inet6 2001:db8:1::2/64 ' ||
 	fail "no 2001:db8:1::2/64 on $NS_IF: $out"
-in_guest ip -o link show dev "$NS_IF" | grep -q '[<,]UP[,>].* mtu 65520 ' ||
-	fail "$NS_IF not up with MTU 65520: $(in_guest ip -o link show)"
+mtu=$(ip -n "$NS_POD" -o link show dev pod0 | sed -n 's/.* mtu \([0-9]*\) .*/\1/p')
+[ "$BACKEND" = passt ] && mtu=65520
+in_guest ip -o link show dev "$NS_IF" | grep -q "[<,]UP[,>].* mtu $mtu " ||
+	fail "$NS_IF not up with MTU $mtu: $(in_guest ip -o link show)"
 in_guest ip -o link show dev lo | grep -q '[<,]UP[,>]' || fail "lo is down"
 in_guest ip route show default | grep -q "via 203.0.113.1 dev $NS_IF" ||
 	fail "no IPv4 default route: $(in_guest ip route)"
@@ -69,7 +72,7 @@ in_guest ip -6 route show default | grep -q "via fe80::1 dev $NS_IF" ||
 	fail "no IPv6 default route: $(in_guest ip -6 route)"
 in_guest ip -d link show dev "$NS_IF" | grep -q 'tun type tap ' ||
 	fail "$NS_IF is not a tap: $(in_guest ip -d link show dev "$NS_IF")"
-log "ok: tap $NS_IF up, MTU 65520, 203.0.113.2/24, 2001:db8:1::2/64, default routes"
+log "ok: tap $NS_IF up, MTU $mtu, 203.0.113.2/24, 2001:db8:1::2/64, default routes"
 
 for dst in 203.0.113.1 2001:db8:1::1; do
 	out=$(in_guest timeout 20 busybox ping -c 3 -W 2 "$dst" 2>&1) ||

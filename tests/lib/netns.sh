@@ -11,7 +11,7 @@
 # netshim, or with BACKEND=passt the peer, pasta (passt's namespace mode,
 # in Debian's passt package), told what netshim does by default: the
 # namespace's addresses and routes set up, the router being the peer (not
-# mapped to the pod); both default to MTU 65520
+# mapped to the pod); pasta defaults to MTU 65520, netshim to the pod's
 # $@: extra arguments, then -- and the command
 # Sets NS_CMD
 ns_backend_cmd() {
