@@ -10,6 +10,9 @@
 # BACKEND=netshim (default) or BACKEND=passt picks the daemon under test
 # (passt's namespace mode, pasta, in the namespace-mode tests), NETSHIM
 # the netshim binary (default build/netshim).
+# JOBS (default 1) runs that many tests at a time, those that say
+# "# run.sh: long" first.  No test here measures speed (make bench does),
+# so sharing the cores changes how long they take, not what they check.
 # Logs go to $LOGDIR (default: a new build/integration/run.XXXXXX); the
 # tail of a failing test's log is printed.  Ends with "N passed, N skipped,
 # N failed".
@@ -72,16 +75,24 @@ selected() {
 }
 
 FILTERS=("$@")
+JOBS=${JOBS:-1}
+case "$JOBS" in
+''|*[!0-9]*|0) echo "run.sh: JOBS=$JOBS is not a positive number" >&2
+	exit 1 ;;
+esac
 pass=0
 skipped=0
 failed=0
 ALLOW_SKIP=${ALLOW_SKIP:-0}
 [ "$BACKEND" = netshim ] || ALLOW_SKIP=1
-echo "backend: $BACKEND, logs in $LOGDIR"
-for t in "$DIR"/t_*.sh; do
-	[ -e "$t" ] || continue
+
+# run_one() - run one test under its time limit, print its result line and
+# the tail of its log if it failed; exit status 0 pass, 77 skip, 1 fail
+# $1: test file
+run_one() {
+	local t=$1 name log start t_max rc secs
+
 	name=$(basename "$t" .sh)
-	selected "$name" || continue
 	log=$LOGDIR/$name.log
 	start=$(date +%s%N)
 	# A test that needs longer says so: "# run.sh timeout: SECONDS"
@@ -92,18 +103,70 @@ for t in "$DIR"/t_*.sh; do
 	secs=$(printf '%d.%03d' $((secs / 1000)) $((secs % 1000)))
 	if [ "$rc" = 0 ]; then
 		echo "PASS $name (${secs}s)"
-		pass=$((pass + 1))
+		return 0
 	elif [ "$rc" = 77 ]; then
 		echo "SKIP $name (${secs}s): $(sed -n 's/^SKIP: //p' "$log" |
 			tail -n 1)"
-		skipped=$((skipped + 1))
-	else
-		[ "$rc" = 124 ] &&
-			echo "  timed out after ${t_max:-$TIMEOUT}s" >>"$log"
-		echo "FAIL $name (${secs}s, exit $rc, log $log)"
-		tail -n 25 "$log" | sed 's/^/    /'
-		failed=$((failed + 1))
+		return 77
 	fi
+	[ "$rc" = 124 ] &&
+		echo "  timed out after ${t_max:-$TIMEOUT}s" >>"$log"
+	# one block, so that parallel tests' lines do not interleave with it
+	{ echo "FAIL $name (${secs}s, exit $rc, log $log)"
+	  tail -n 25 "$log" | sed 's/^/    /'; } | cat
+	return 1
+}
+
+# count() - add one finished test's status to the totals
+# $1: run_one's exit status
+count() {
+	case "$1" in
+	0) pass=$((pass + 1)) ;;
+	77) skipped=$((skipped + 1)) ;;
+	*) failed=$((failed + 1)) ;;
+	esac
+}
+
+# The selected tests, the long ones first (a time limit of their own, then
+# "# run.sh: long"), so that with JOBS > 1 the run does not end on one
+# long test
+tests=()
+for kind_pass in timeout long rest; do
+	for t in "$DIR"/t_*.sh; do
+		[ -e "$t" ] || continue
+		selected "$(basename "$t" .sh)" || continue
+		kind=rest
+		if grep -q '^# run.sh timeout: ' "$t"; then
+			kind=timeout
+		elif grep -q '^# run.sh: long' "$t"; then
+			kind=long
+		fi
+		[ "$kind" = "$kind_pass" ] && tests+=("$t")
+	done
+done
+
+echo "backend: $BACKEND, logs in $LOGDIR, $JOBS at a time"
+# JOBS tests at a time: each has its own namespaces, ids and work
+# directory, so they do not see each other
+running=0
+for t in "${tests[@]}"; do
+	if [ "$JOBS" = 1 ]; then
+		run_one "$t"
+		count $?
+		continue
+	fi
+	if [ "$running" -ge "$JOBS" ]; then
+		wait -n
+		count $?
+		running=$((running - 1))
+	fi
+	run_one "$t" &
+	running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do
+	wait -n
+	count $?
+	running=$((running - 1))
 done
 echo "$pass passed, $skipped skipped, $failed failed"
 if [ "$skipped" -gt 0 ] && [ "$ALLOW_SKIP" != 1 ]; then

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# run.sh: long (a guest boots, or much to move): started among the first
 #
 # Hostile guest: crafted frames written straight into the backend's socket
 # by tests/hostile/sender (cases from tests/hostile/cases.py), and after

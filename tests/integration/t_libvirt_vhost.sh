@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# run.sh: long (a guest boots, or much to move): started among the first
 #
 # The libvirt test of t_libvirt.sh with <interface type='vhostuser'> and
 # the passt backend: libvirt starts netshim with --vhost-user and QEMU is

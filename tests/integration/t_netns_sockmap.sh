@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# run.sh: long (a guest boots, or much to move): started among the first
 #
 # Namespace mode, local flows on the eBPF sockmap fast path, and the same
 # cases on splice: every case runs with --bpf require (flows that last move

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# run.sh: long (a guest boots, or much to move): started among the first
 #
 # TCP bulk transfers through the backend, sha256 compared on both ends:
 # - guest MTU 65520 (backend -m 65520): 512 MiB guest -> peer and 512 MiB

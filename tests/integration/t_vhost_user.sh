@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# run.sh: long (a guest boots, or much to move): started among the first
 #
 # The checks of t_vm.sh (DHCPv4, SLAAC, DHCPv6, ping, DNS, TCP both ways
 # with checksums, UDP, IPv4 and IPv6) with QEMU as the vhost-user front-end

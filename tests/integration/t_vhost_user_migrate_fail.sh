@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# run.sh: long (a guest boots, or much to move): started among the first
 #
 # A migration when the destination refuses the state: the source
 # QEMU resumes and the source netshim takes its TCP connections back from

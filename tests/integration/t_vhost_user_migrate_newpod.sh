@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# run.sh: long (a guest boots, or much to move): started among the first
 #
 # A migration to a netshim in another pod, with another address,
 # as a VM whose address does not move with it: its TCP connections end

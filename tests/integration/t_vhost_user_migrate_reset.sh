@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# run.sh: long (a guest boots, or much to move): started among the first
 #
 # A migration without a TCP repair helper: the guest migrates,
 # its TCP connections are reset at the destination (a reset, never a

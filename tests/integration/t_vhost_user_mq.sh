@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# run.sh: long (a guest boots, or much to move): started among the first
 #
 # The guest check through netshim --vhost-user with two queue pairs, as
 # libvirt gives a VM with <driver queues='2'/> (KubeVirt's

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# run.sh: long (a guest boots, or much to move): started among the first
 #
 # t_vhost_user.sh with the virtio-net device's offloads switched off the
 # way a user does it, with QEMU's own device properties: the guest then

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# run.sh: long (a guest boots, or much to move): started among the first
 #
 # A Debian 12 guest configured as a stock cloud image is (systemd-networkd
 # with DHCP=yes, router advertisements accepted, systemd-resolved), built

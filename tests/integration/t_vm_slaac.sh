@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# run.sh: long (a guest boots, or much to move): started among the first
 #
 # The real Linux guest of t_vm.sh without a DHCPv6 client: its IPv6
 # address and route come from netshim's router advertisement alone (SLAAC,
