@@ -1327,7 +1327,7 @@ static int conf_ns_fwd_check(const struct conf *c, const struct fwd_spec *spec,
 			opt);
 		return -1;
 	}
-	if ((spec->n || spec->follow) && !c->ns_cmd && !*c->netns) {
+	if ((spec->n || spec->follow) && !conf_ns_mode(c)) {
 		fprintf(stderr, "netshim: %s needs --netns or a command after --\n",
 			opt);
 		return -1;
@@ -1336,7 +1336,7 @@ static int conf_ns_fwd_check(const struct conf *c, const struct fwd_spec *spec,
 }
 
 /**
- * conf_ns_mode() - namespace mode: the command after "--", and what
+ * conf_ns_cmd() - namespace mode: the command after "--", and what
  *		    makes no sense without a VMM
  * @c:		configuration, c->ns_cmd set if there is a command
  * @argc:	argument count
@@ -1344,7 +1344,7 @@ static int conf_ns_fwd_check(const struct conf *c, const struct fwd_spec *spec,
  *
  * Return: 0 on success, -1 on error (reported)
  */
-static int conf_ns_mode(struct conf *c, int argc, char **argv)
+static int conf_ns_cmd(struct conf *c, int argc, char **argv)
 {
 	if (optind > 0 && optind <= argc && !strcmp(argv[optind - 1], "--")) {
 		if (optind == argc) {
@@ -1361,7 +1361,7 @@ static int conf_ns_mode(struct conf *c, int argc, char **argv)
 	if (conf_ns_fwd_check(c, &c->tcp_ns_fwd, "-T") ||
 	    conf_ns_fwd_check(c, &c->udp_ns_fwd, "-U"))
 		return -1;
-	if (!c->ns_cmd && !*c->netns) {
+	if (!conf_ns_mode(c)) {
 		/* -t auto for a VM is the sk_lookup program's (fwd.c) */
 		if (*c->ns_ifname || c->udp_fwd.follow) {
 			fprintf(stderr, "netshim: %s needs --netns or a command after --%s\n",
@@ -1416,7 +1416,7 @@ static int conf_getopt(struct conf *c, struct conf_state *st, int argc,
 		if (conf_opt(c, st, opt, optarg))
 			return -1;
 	}
-	if (conf_ns_mode(c, argc, argv))
+	if (conf_ns_cmd(c, argc, argv))
 		return -1;
 	if (optind < argc) {
 		fprintf(stderr, "netshim: unexpected argument '%s'\n",
@@ -1627,7 +1627,7 @@ static int conf_addresses(struct conf *c, const struct conf_state *st)
  */
 static void conf_mtu(struct conf *c)
 {
-	if (!c->mtu && (c->ns_cmd || *c->netns) && c->tmpl_mtu)
+	if (!c->mtu && conf_ns_mode(c) && c->tmpl_mtu)
 		c->mtu = c->tmpl_mtu;
 	if (!c->mtu || c->mtu > MTU_MAX)
 		c->mtu = MTU_MAX;
@@ -1785,7 +1785,7 @@ int conf_parse(struct conf *c, int argc, char **argv)
 		c->n_dns4 = c->n_dns6 = 0;
 	if (st.no_dhcp_search)
 		c->n_search = 0;
-	if (c->vmm_fd < 0 && !*c->sock_path && !c->ns_cmd && !*c->netns &&
+	if (c->vmm_fd < 0 && !*c->sock_path && !conf_ns_mode(c) &&
 	    conf_sock_path(c))
 		return -1;
 	/* The repair helper's socket, where passt has it: PATH.repair */

@@ -156,6 +156,17 @@ struct conf {
 	enum conf_bpf bpf;		/* --bpf: eBPF programs of bpf/ */
 };
 
+/**
+ * conf_ns_mode() - tell if netshim serves a namespace rather than a VM
+ * @c:		configuration
+ *
+ * Return: true in namespace mode (a command after "--", or --netns)
+ */
+static inline bool conf_ns_mode(const struct conf *c)
+{
+	return c->ns_cmd || *c->netns;
+}
+
 int conf_parse(struct conf *c, int argc, char **argv);
 void conf_log_summary(const struct conf *c);
 int conf_netmask_parse(const char *arg, int *prefix);

@@ -91,7 +91,7 @@ int fwd_open_one(struct ctx *c, int type, enum epref_type ref,
 	if (type == SOCK_STREAM)
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	/* Namespace mode: local flows start here (nssock_bufs()) */
-	if (c->conf.ns_cmd || *c->conf.netns)
+	if (conf_ns_mode(&c->conf))
 		nssock_bufs(fd);
 	/* --freebind: an address the pod may only get later */
 	if (c->conf.freebind)
@@ -150,18 +150,6 @@ static const struct fwd_rule *fwd_rule_of(const struct fwd_spec *spec,
 }
 
 /**
- * fwd_ns_mode() - tell if netshim serves a namespace rather than a VM
- * @c:		execution context
- *
- * Return: true in namespace mode, where "auto" follows the namespace's
- *	   listeners (fwd_auto.c) instead
- */
-static bool fwd_ns_mode(const struct ctx *c)
-{
-	return c->conf.ns_cmd || *c->conf.netns;
-}
-
-/**
  * fwd_excluded() - tell if a spec excludes a port with "~"
  * @spec:	forwarding spec
  * @port:	pod port
@@ -199,7 +187,8 @@ bool fwd_port_lookup(const struct ctx *c, const struct fwd_spec *spec,
 {
 	if (fwdspec_lookup(spec, port, to))
 		return true;
-	if (!spec->follow || fwd_ns_mode(c) || !port ||
+	/* in namespace mode "auto" follows the namespace (fwd_auto.c) */
+	if (!spec->follow || conf_ns_mode(&c->conf) || !port ||
 	    fwd_excluded(spec, port))
 		return false;
 	if (to)
@@ -251,7 +240,7 @@ int fwd_guest_port(const struct ctx *c, const struct fwd_listener *l, int fd,
  */
 static int fwd_lookup_fits(const struct ctx *c, const struct fwd_spec *spec)
 {
-	bool follow = spec->follow && !fwd_ns_mode(c), many = false;
+	bool follow = spec->follow && !conf_ns_mode(&c->conf), many = false;
 	bool excl_only = spec->n > 0;
 	const struct fwd_rule *r;
 	int i;
@@ -296,7 +285,7 @@ static int fwd_listen_lookup(struct ctx *c, const struct fwd_spec *spec,
 			     enum epref_type ref, struct fwd_listener **lst,
 			     uint32_t *n)
 {
-	bool follow = spec->follow && !fwd_ns_mode(c);
+	bool follow = spec->follow && !conf_ns_mode(&c->conf);
 	int fds[2] = { -1, -1 }, ret, v6;
 	struct portset fwd = { { 0 } };
 	uint32_t port, count = 0;

@@ -283,12 +283,8 @@ static void vu_tx_end(struct ctx *c)
 	/* Budget spent with more to come: kick ourselves, so other events
 	 * get their turn first and the rest is not forgotten.
 	 */
-	if (v->tx_done >= VU_TX_BUDGET && vq->kick_fd >= 0) {
-		uint64_t one = 1;
-
-		if (write(vq->kick_fd, &one, sizeof(one)) < 0)
-			debug("vhost-user: kick eventfd: %m");
-	}
+	if (v->tx_done >= VU_TX_BUDGET)
+		vu_kick_self(vq);
 	v->tx_done = 0;
 }
 
@@ -355,17 +351,13 @@ void vu_tx_waiting(struct ctx *c)
 	unsigned int q;
 
 	for (q = VU_TX_Q; q < VU_QUEUES && c->link.fd >= 0; q += 2) {
-		struct vq *vq = &v->dev.vq[q];
-		uint64_t one = 1;
-
-		if (!vq_ready(vq))
+		if (!vq_ready(&v->dev.vq[q]))
 			continue;
 		if (!served) {
 			served = true;
 			vu_tx(c, q);
-		} else if (vq->kick_fd >= 0 &&
-			   write(vq->kick_fd, &one, sizeof(one)) < 0) {
-			debug("vhost-user: kick eventfd: %m");
+		} else {
+			vu_kick_self(&v->dev.vq[q]);
 		}
 	}
 }

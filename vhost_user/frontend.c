@@ -56,6 +56,20 @@ void vu_notify(struct vq *vq)
 }
 
 /**
+ * vu_kick_self() - kick a queue ourselves, so that the loop comes back to
+ *		    it after the other events waiting
+ * @vq:		queue
+ */
+void vu_kick_self(struct vq *vq)
+{
+	uint64_t one = 1;
+
+	if (vq->kick_fd >= 0 &&
+	    write(vq->kick_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		debug("vhost-user: kick eventfd: %m");
+}
+
+/**
  * vu_kick_unregister() - stop watching the kick eventfds
  * @c:		execution context
  *

@@ -87,6 +87,7 @@ struct vu_link {
 void vu_drop(struct ctx *c, const char *why);
 bool vu_fault_check(struct ctx *c);
 void vu_notify(struct vq *vq);
+void vu_kick_self(struct vq *vq);
 void vu_kick_unregister(struct ctx *c);
 int vu_kick_register(struct ctx *c);
 void vu_close(struct ctx *c, const char *why);

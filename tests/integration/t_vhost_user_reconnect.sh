@@ -145,10 +145,7 @@ fd_pass() {
 	    f.write(f"{rc}\n")
 	EOF
 	topo_pid_add $!
-	for _ in $(seq 50); do
-		[ -s "$WORK/fd-pids" ] && break
-		sleep 0.1
-	done
+	topo_wait_file "$WORK/fd-pids"
 	read -r BACKEND_PID RELAY_PID <"$WORK/fd-pids" ||
 		fail "the launcher did not start both ends"
 	topo_pid_add "$BACKEND_PID"
@@ -160,11 +157,7 @@ fd_pass() {
 	log "ok: -F with --vhost-user serves a socketpair's front-end"
 
 	kill "$RELAY_PID"
-	for _ in $(seq 50); do
-		[ -s "$WORK/fd-backend-rc" ] && break
-		sleep 0.1
-	done
-	[ -s "$WORK/fd-backend-rc" ] ||
+	topo_wait_file "$WORK/fd-backend-rc" ||
 		fail "netshim -F still runs 5 s after its front-end went away"
 	rc=$(cat "$WORK/fd-backend-rc")
 	[ "$rc" = 0 ] || fail "netshim -F exited with status $rc"

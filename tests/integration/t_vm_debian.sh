@@ -21,6 +21,7 @@
 set -u
 VM=$(cd "$(dirname "$(readlink -f "$0")")/../vm" && pwd)
 . "$VM/../lib/topo.sh"
+. "$VM/peer.sh"
 
 # show_diag - print the guest's own view of its network, if it gave one.
 show_diag() {
@@ -100,12 +101,7 @@ BLOB_SHA=$(sha256sum <"$WORK/www/blob.bin" | cut -d' ' -f1)
 ip netns exec "$NS_PEER" busybox httpd -f -p 80 -h "$WORK/www" \
 	>"$WORK/httpd.log" 2>&1 &
 topo_pid_add "$!"
-for _ in $(seq 50); do
-	[ -n "$(in_peer ss -Hltn 'sport = :80')" ] && break
-	sleep 0.1
-done
-[ -n "$(in_peer ss -Hltn 'sport = :80')" ] ||
-	fail "peer web server not listening after 5 s"
+vm_peer_wait tcp 80
 if [ "${NETDEV:-stream}" = vhost-user ]; then
 	topo_backend --vhost-user -t 8080
 else

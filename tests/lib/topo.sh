@@ -156,35 +156,45 @@ topo_wait_dad() {
 	fail "IPv6 addresses in $1 still tentative after 5 s"
 }
 
+# topo_pod_link() - a pod namespace on a veth of its own to the peer, which
+# is its router: pod0 in the pod, $2 in the peer
+# $1: pod namespace (created), $2: the peer's end,
+# $3, $4: the peer's and the pod's IPv4 address/prefix,
+# $5, $6: the same for IPv6 (the peer also has fe80::1, the pod's gateway)
+topo_pod_link() {
+	local ns=$1 pif=$2
+
+	topo_ns_add "$ns"
+	ip -n "$NS_PEER" link add "$pif" type veth peer name pod0 \
+		netns "$ns" || fail "cannot create veth $pif to $ns"
+	# No DAD on the veth link-locals either: nothing to wait for later
+	in_peer sysctl -qw "net.ipv6.conf.$pif.accept_dad=0"
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf.pod0.accept_dad=0
+	ip -n "$NS_PEER" addr add "$3" dev "$pif"
+	ip -n "$NS_PEER" addr add "$5" dev "$pif" nodad
+	ip -n "$NS_PEER" addr add fe80::1/64 dev "$pif" nodad
+	ip -n "$NS_PEER" link set "$pif" up || fail "$pif up"
+	ip -n "$ns" addr add "$4" dev pod0
+	ip -n "$ns" addr add "$6" dev pod0 nodad
+	ip -n "$ns" link set pod0 up || fail "pod0 up in $ns"
+	ip -n "$ns" route add default via "${3%/*}" ||
+		fail "IPv4 default route in $ns"
+	ip -n "$ns" -6 route add default via fe80::1 dev pod0 ||
+		fail "IPv6 default route in $ns"
+	ip netns exec "$ns" sysctl -qw \
+		net.ipv4.ping_group_range="0 2147483647" ||
+		fail "ping_group_range in $ns"
+	topo_wait_dad "$ns"
+}
+
 # topo_peer_pod() - the peer (remote hosts and router) and the pod, on a veth
 topo_peer_pod() {
 	topo_ns_add "$NS_PEER"
-	topo_ns_add "$NS_POD"
-	ip -n "$NS_PEER" link add peer0 type veth peer name pod0 \
-		netns "$NS_POD" || fail "cannot create veth pair"
-	# No DAD on the veth link-locals either: nothing to wait for later
-	in_peer sysctl -qw net.ipv6.conf.peer0.accept_dad=0
-	in_pod sysctl -qw net.ipv6.conf.pod0.accept_dad=0
-
-	ip -n "$NS_PEER" addr add 203.0.113.1/24 dev peer0
-	ip -n "$NS_PEER" addr add 2001:db8:1::1/64 dev peer0 nodad
-	ip -n "$NS_PEER" addr add fe80::1/64 dev peer0 nodad
 	ip -n "$NS_PEER" addr add 198.51.100.1/24 dev lo
 	ip -n "$NS_PEER" addr add 2001:db8:2::1/64 dev lo
-	ip -n "$NS_PEER" link set peer0 up || fail "peer0 up"
-
-	ip -n "$NS_POD" addr add 203.0.113.2/24 dev pod0
-	ip -n "$NS_POD" addr add 2001:db8:1::2/64 dev pod0 nodad
-	ip -n "$NS_POD" link set pod0 up || fail "pod0 up"
-	ip -n "$NS_POD" route add default via 203.0.113.1 ||
-		fail "pod IPv4 default route"
-	ip -n "$NS_POD" -6 route add default via fe80::1 dev pod0 ||
-		fail "pod IPv6 default route"
-	in_pod sysctl -qw net.ipv4.ping_group_range="0 2147483647" ||
-		fail "ping_group_range in pod"
-
+	topo_pod_link "$NS_POD" peer0 203.0.113.1/24 203.0.113.2/24 \
+		2001:db8:1::1/64 2001:db8:1::2/64
 	topo_wait_dad "$NS_PEER"
-	topo_wait_dad "$NS_POD"
 }
 
 # topo_pod2() - a second pod with another address, on its own veth to the
@@ -192,26 +202,8 @@ topo_peer_pod() {
 # peer (198.51.100.65, 2001:db8:4::1, fe80::1), as a VM's next node gives
 # it when the pod's address does not move with it
 topo_pod2() {
-	topo_ns_add "$NS_POD2"
-	ip -n "$NS_PEER" link add peer2 type veth peer name pod0 \
-		netns "$NS_POD2" || fail "cannot create the second pod's veth"
-	in_peer sysctl -qw net.ipv6.conf.peer2.accept_dad=0
-	ip netns exec "$NS_POD2" sysctl -qw net.ipv6.conf.pod0.accept_dad=0
-	ip -n "$NS_PEER" addr add 198.51.100.65/26 dev peer2
-	ip -n "$NS_PEER" addr add 2001:db8:4::1/64 dev peer2 nodad
-	ip -n "$NS_PEER" addr add fe80::1/64 dev peer2 nodad
-	ip -n "$NS_PEER" link set peer2 up || fail "peer2 up"
-	ip -n "$NS_POD2" addr add 198.51.100.66/26 dev pod0
-	ip -n "$NS_POD2" addr add 2001:db8:4::2/64 dev pod0 nodad
-	ip -n "$NS_POD2" link set pod0 up || fail "second pod0 up"
-	ip -n "$NS_POD2" route add default via 198.51.100.65 ||
-		fail "second pod IPv4 default route"
-	ip -n "$NS_POD2" -6 route add default via fe80::1 dev pod0 ||
-		fail "second pod IPv6 default route"
-	ip netns exec "$NS_POD2" sysctl -qw \
-		net.ipv4.ping_group_range="0 2147483647" ||
-		fail "ping_group_range in the second pod"
-	topo_wait_dad "$NS_POD2"
+	topo_pod_link "$NS_POD2" peer2 198.51.100.65/26 198.51.100.66/26 \
+		2001:db8:4::1/64 2001:db8:4::2/64
 }
 
 # topo_far() - a host one router past the pod's: far (198.51.100.130,
@@ -387,6 +379,33 @@ topo_wait_log() {
 		sleep 0.1
 	done
 	grep -q -- "$2" "$1" 2>/dev/null
+}
+
+# topo_wait_file() - wait for a socket, or a file with something in it
+# (a pid file written while we look)
+# $1: path, $2: tenths of a second to wait (default 50)
+# Return: 0 once it is there, 1 if it was not in time
+topo_wait_file() {
+	local _
+
+	for _ in $(seq "${2:-50}"); do
+		[ -S "$1" ] || [ -s "$1" ] && return 0
+		sleep 0.1
+	done
+	[ -S "$1" ] || [ -s "$1" ]
+}
+
+# topo_wait_exit() - wait for a process to end
+# $1: pid, $2: tenths of a second to wait (default 50)
+# Return: 0 once it is gone, 1 if it still runs
+topo_wait_exit() {
+	local _
+
+	for _ in $(seq "${2:-50}"); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	! kill -0 "$1" 2>/dev/null
 }
 
 # topo_counters() - make netshim log its counters (SIGUSR1) and print
