@@ -106,7 +106,8 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(migrations_in,	"device states taken from a migration's source") \
 	X(migrations_refused,	"device states refused or not handed over") \
 	X(tcp_migrated_reset,	"TCP connections of a migrated guest reset towards it") \
-	X(tcp_migrated,		"TCP connections of a migrated guest kept, socket and all")
+	X(tcp_migrated,		"TCP connections of a migrated guest kept, socket and all") \
+	X(udp_migrated,		"UDP flows of a migrated guest opened again on their ports")
 
 #define COUNTER_FIELD(name, desc) uint64_t name;
 struct counters {

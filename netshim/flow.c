@@ -290,6 +290,29 @@ void flow_guest_gone(struct ctx *c)
 }
 
 /**
+ * flow_room() - flows the table holds
+ * @c:		execution context
+ *
+ * Return: its size (--max-flows)
+ */
+uint32_t flow_room(struct ctx *c)
+{
+	return c->flows->idx.n;
+}
+
+/**
+ * flow_end() - one past the highest slot ever used, for walks with
+ *		flow_at()
+ * @c:		execution context
+ *
+ * Return: slot count to walk
+ */
+uint32_t flow_end(struct ctx *c)
+{
+	return c->flows->idx.hiwater;
+}
+
+/**
  * flow_count() - flows in use
  * @c:		execution context
  *

@@ -52,6 +52,8 @@ int flow_sock_errors_on(struct flow *f);
 void flow_hop(struct flow *f, uint8_t hop);
 void flow_timer(struct ctx *c);
 void flow_guest_gone(struct ctx *c);
+uint32_t flow_room(struct ctx *c);
+uint32_t flow_end(struct ctx *c);
 unsigned int flow_count(struct ctx *c);
 
 #endif /* NETSHIM_FLOW_H */

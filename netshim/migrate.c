@@ -25,10 +25,12 @@
 #include "log.h"
 #include "link/link.h"
 #include "tcp/tcp.h"
+#include "udp/udp.h"
 
 enum migrate_section {
 	MIGRATE_GUEST	= 1,	/* the guest's MAC and IPv6 addresses */
 	MIGRATE_TCP	= 2,	/* TCP connections (tcp/migrate.c) */
+	MIGRATE_UDP	= 3,	/* UDP flows (udp/migrate.c) */
 	MIGRATE_END	= 0xffff,
 };
 
@@ -60,6 +62,7 @@ int migrate_save(struct ctx *c, int fd)
 	    migio_put_u32(io, MIGRATE_VERSION) ||
 	    migio_put_u16(io, MIGRATE_GUEST) || migio_put(io, g, sizeof(g)) ||
 	    migio_put_u16(io, MIGRATE_TCP) || tcp_migrate_save(c, io) ||
+	    migio_put_u16(io, MIGRATE_UDP) || udp_migrate_save(c, io) ||
 	    migio_put_u16(io, MIGRATE_END) || migio_flush(io)) {
 		err("migration: writing our state failed after %llu bytes: %s",
 		    (unsigned long long)io->total, strerror(io->err));
@@ -137,6 +140,9 @@ int migrate_load(struct ctx *c, int fd)
 		} else if (type == MIGRATE_TCP) {
 			if (tcp_migrate_load(c, io))
 				goto fail;
+		} else if (type == MIGRATE_UDP) {
+			if (udp_migrate_load(c, io))
+				goto fail;
 		} else {
 			err("migration: unknown section %u in the device state",
 			    type);
@@ -171,6 +177,7 @@ void migrate_news(struct ctx *c)
 	if (fd >= 0) {
 		rc = load ? migrate_load(c, fd) : migrate_save(c, fd);
 		close(fd);
+		tcp_migrate_release();
 		link_state_done(c, !rc);
 		if (rc)
 			c->cnt.migrations_refused++;

@@ -65,10 +65,11 @@
 static uint8_t tcp_mig_q[MIGRATE_TCP_QBUF];
 
 /**
- * tcp_mig_q_release() - give the pages of the queue buffer back, after
- *			 a migration used them
+ * tcp_migrate_release() - give the pages of the queue buffer back, after
+ *			   a state transfer used them, whether it went
+ *			   through or failed half-way
  */
-static void tcp_mig_q_release(void)
+void tcp_migrate_release(void)
 {
 	madvise(tcp_mig_q, sizeof(tcp_mig_q), MADV_DONTNEED);
 }
@@ -332,7 +333,6 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 	}
 	if (rep)
 		repair_flush(c);
-	tcp_mig_q_release();
 	if (n)
 		info("migration: %u of %u TCP connections go with their "
 		     "sockets", moved, n);
@@ -820,7 +820,6 @@ int tcp_migrate_load(struct ctx *c, struct migio *io)
 	}
 	tcp_off_flush(c);
 	tcp_pool_drain();
-	tcp_mig_q_release();
 	if (n)
 		info("migration: %llu of %u TCP connections kept",
 		     (unsigned long long)(c->cnt.tcp_migrated - before), n);

@@ -26,6 +26,7 @@ void tcp_guest_gone(struct ctx *c);
 unsigned int tcp_count(struct ctx *c);
 int tcp_migrate_save(struct ctx *c, struct migio *io);
 int tcp_migrate_load(struct ctx *c, struct migio *io);
+void tcp_migrate_release(void);
 void tcp_migrate_back(struct ctx *c);
 
 #endif /* NETSHIM_TCP_H */

@@ -53,13 +53,16 @@ int udp_init(struct ctx *c)
 }
 
 /**
- * udp_flow_open() - open the host socket of a new outbound flow
+ * udp_flow_open() - open the host socket of an outbound flow
  * @c:		execution context
  * @f:		flow, key set
+ * @port:	pod port to bind if the pod has it free (the guest's source
+ *		port for a new flow, the source's one for a migrated flow),
+ *		else any
  *
  * Return: 0 on success, -1 on failure (flow freed)
  */
-static int udp_flow_open(struct ctx *c, struct flow *f)
+int udp_flow_open(struct ctx *c, struct flow *f, uint16_t port)
 {
 	bool v6 = !inany_is4(&f->raddr);
 	struct sockaddr_storage sa, dst;
@@ -75,7 +78,7 @@ static int udp_flow_open(struct ctx *c, struct flow *f)
 	if (outbound_prepare(c, f->fd, &dst, &src))
 		goto fail;
 	/* Keep the guest's source port if the pod has it free */
-	sl = inany_sockaddr(&sa, &src, f->gport);
+	sl = inany_sockaddr(&sa, &src, port);
 	if (bind(f->fd, (struct sockaddr *)&sa, sl)) {
 		sl = inany_sockaddr(&sa, &src, 0);
 		if (bind(f->fd, (struct sockaddr *)&sa, sl))
@@ -198,7 +201,7 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 	f = flow_lookup(c, IPPROTO_UDP, &m->src, sport, &m->dst, dport);
 	if (!f) {
 		f = flow_new(c, IPPROTO_UDP, &m->src, sport, &m->dst, dport);
-		if (!f || udp_flow_open(c, f))
+		if (!f || udp_flow_open(c, f, sport))
 			return;
 		if (m->v6)
 			gaddr_seen6(c, &m->src);
@@ -486,6 +489,28 @@ void udp_flow_ready(struct ctx *c, struct flow *f, uint32_t events)
 			n = 1;
 		}
 	}
+}
+
+/**
+ * udp_listener_fd() - the -u listener an inbound flow to a guest port
+ *		       replies through
+ * @v6:		IPv6 (else IPv4)
+ * @guest_port:	the flow's guest port
+ *
+ * Return: the listener's socket, -1 if no -u listener forwards to it
+ */
+int udp_listener_fd(bool v6, uint16_t guest_port)
+{
+	uint32_t i;
+
+	for (i = 0; i < udp_nlisteners; i++) {
+		const struct fwd_listener *l = &udp_listeners[i];
+
+		if (l->fd >= 0 && l->v6 == v6 && !l->any_port &&
+		    l->guest_port == guest_port)
+			return l->fd;
+	}
+	return -1;
 }
 
 /**

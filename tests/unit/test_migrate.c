@@ -2,12 +2,13 @@
 /* netshim - unit tests of the device state a migration's destination reads
  *
  * The destination reads the state from the front-end's pipe as untrusted
- * input (netshim/migrate.c, tcp/migrate.c): a state that is not netshim's,
- * of another version, cut short anywhere, with an unknown section, a
- * malformed connection, more connections than --max-tcp or bytes after
- * its end is refused with its reason, and nothing breaks; a good one gives
- * the guest its addresses back and resets its connections towards it (no
- * repair helper here).  States are written byte by byte as the format in
+ * input (netshim/migrate.c, tcp/migrate.c, udp/migrate.c): a state that is
+ * not netshim's, of another version, cut short anywhere, with an unknown
+ * section, a malformed connection or UDP flow, more connections than
+ * --max-tcp, more flows than --max-flows or bytes after its end is
+ * refused with its reason, and nothing breaks; a good one gives the guest
+ * its addresses back, resets its connections towards it (no repair helper
+ * here) and opens its UDP flows again.  States are written byte by byte as the format in
  * migrate.c says, not by netshim's own writer.
  */
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include "netshim/migrate.h"
 #include "link/link.h"
 #include "tcp/tcp.h"
+#include "udp/udp.h"
 
 #define TX_SIZE		(1 << 20)
 
@@ -108,6 +110,41 @@ static void tcp(uint32_t n)
 		conn(4);
 }
 
+/* flow() - one UDP record: the guest's port 5312 to 127.0.0.1 (a connect()
+ * that needs no route), remote port @rport
+ * @rport:	remote port
+ * @port:	the source's pod port
+ * @flags:	flags byte
+ * @six:	the remote address IPv6 (::1), the guest's staying IPv4
+ */
+static void flow(uint16_t rport, uint16_t port, uint8_t flags, bool six)
+{
+	uint8_t r[40] = { 0 };
+	struct in6_addr g = unit_a6("::ffff:203.0.113.2");
+	struct in6_addr p = unit_a6(six ? "::1" : "::ffff:127.0.0.1");
+
+	memcpy(r, &g, 16);
+	memcpy(r + 16, &p, 16);
+	r[32] = 5312 >> 8;
+	r[33] = 5312 & 0xff;
+	r[34] = rport >> 8;
+	r[35] = rport & 0xff;
+	r[36] = port >> 8;
+	r[37] = port & 0xff;
+	r[38] = flags;
+	r[39] = 0;
+	put(r, sizeof(r));
+}
+
+/* udp() - the UDP section with n good outbound records */
+static void udp(uint32_t n)
+{
+	put16(3);
+	put32(n);
+	while (n--)
+		flow(9000 + n, 0, 0, false);
+}
+
 static void end(void)
 {
 	put16(0xffff);
@@ -130,8 +167,22 @@ static int load(size_t n)
 	close(p[0]);
 	/* What a VMM that goes away does: for the next state */
 	tcp_guest_gone(&ctx);
+	flow_guest_gone(&ctx);
 	ctx.link.tx.head = ctx.link.tx.tail = 0;
 	ctx.guest_mac_known = ctx.gaddr6_known = false;
+	return rc;
+}
+
+/* load_keep() - as load(), leaving what the state opened */
+static int load_keep(size_t n)
+{
+	int p[2], rc;
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	assert_int_equal(write(p[1], st, n), (ssize_t)n);
+	close(p[1]);
+	rc = migrate_load(&ctx, p[0]);
+	close(p[0]);
 	return rc;
 }
 
@@ -205,6 +256,7 @@ static void test_truncated(void **state)
 	header(MIGRATE_VERSION);
 	guest();
 	tcp(1);
+	udp(1);
 	end();
 	full = len;
 	for (n = 0; n < full; n++)
@@ -271,6 +323,54 @@ static void test_malformed(void **state)
 	assert_int_equal(load(len), EINVAL);
 }
 
+/* UDP flows open again; one to a -u port with no listener here does not */
+static void test_udp(void **state)
+{
+	(void)state;
+	header(MIGRATE_VERSION);
+	udp(2);
+	end();
+	ctx.cnt.udp_migrated = 0;
+	assert_int_equal(load_keep(len), 0);
+	assert_int_equal(ctx.cnt.udp_migrated, 2);
+	assert_int_equal(flow_count(&ctx), 2);
+	load(0);
+	assert_int_equal(flow_count(&ctx), 0);
+
+	header(MIGRATE_VERSION);
+	put16(3);
+	put32(2);
+	flow(53, 0, 1, false);	/* inbound, no -u listener */
+	flow(53, 0, 0, false);
+	end();
+	ctx.cnt.udp_migrated = 0;
+	assert_int_equal(load(len), 0);
+	assert_int_equal(ctx.cnt.udp_migrated, 1);
+}
+
+/* UDP records that cannot be */
+static void test_udp_malformed(void **state)
+{
+	static const struct { uint16_t rport, port; uint8_t flags; bool six; }
+	bad[] = {
+		{ 0, 0, 0, false },	/* remote port 0 */
+		{ 53, 0, 0x80, false },	/* unknown flag */
+		{ 53, 4000, 1, false },	/* inbound, with a pod port */
+		{ 53, 0, 0, true },	/* IPv4 guest, IPv6 remote */
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		header(MIGRATE_VERSION);
+		put16(3);
+		put32(1);
+		flow(bad[i].rport, bad[i].port, bad[i].flags, bad[i].six);
+		end();
+		assert_int_equal(load(len), EINVAL);
+	}
+}
+
 /* More connections than --max-tcp: refused before any is read */
 static void test_too_many(void **state)
 {
@@ -288,6 +388,16 @@ static void test_too_many(void **state)
 	put16(2);
 	put32(0xffffffff);
 	assert_int_equal(load(len), EFBIG);
+	/* and more UDP flows than --max-flows */
+	header(MIGRATE_VERSION);
+	udp(4);
+	end();
+	assert_int_equal(load(len), 0);
+	header(MIGRATE_VERSION);
+	put16(3);
+	put32(5);
+	end();
+	assert_int_equal(load(len), EFBIG);
 }
 
 int main(void)
@@ -297,6 +407,8 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_header),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_udp),
+		cmocka_unit_test(test_udp_malformed),
 		cmocka_unit_test(test_too_many),
 	};
 

@@ -52,6 +52,7 @@ set -u
 
 COUNTER_PORT=5310
 UPLOAD_PORT=5311
+UDP_PORT=5312
 ROUNDS=${MIG_ROUNDS:-1}
 CANCEL=${MIG_CANCEL:-}
 # The download goes on until after the last migration, DOWN_S seconds at
@@ -157,8 +158,35 @@ except OSError as e:
 print("upload: %d lines, %d wrong, %s%s" % (n, bad, how,
       ", %d bytes left over" % len(rest) if rest else ""), flush=True)
 ' "$UPLOAD_PORT"
+# The UDP session's server: from the guest's first datagram on, one
+# datagram every 0.2 s to where it came from, as a game or voice server
+# pushes to its client; the guest sends nothing more, so only a flow that
+# went with it (its socket open again at the destination on the same pod
+# port) takes the pushes after the migration
+vm_peer_start udp python3 -c '
+import socket, sys, threading, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", int(sys.argv[1])))
+def push(a):
+    n = 0
+    while True:
+        try:
+            s.sendto(b"%d\n" % n, a)
+        except OSError:
+            pass
+        n += 1
+        time.sleep(0.2)
+seen = set()
+while True:
+    b, a = s.recvfrom(2048)
+    if a not in seen:
+        seen.add(a)
+        print("udp: from %s:%d" % a, flush=True)
+        threading.Thread(target=push, args=(a,), daemon=True).start()
+' "$UDP_PORT"
 vm_peer_wait tcp "$COUNTER_PORT"
 vm_peer_wait tcp "$UPLOAD_PORT"
+vm_peer_wait udp "$UDP_PORT"
 
 [ -z "${MIG_FAIL:-}" ] || [ "$BACKEND" = netshim ] ||
 	skip "MIG_FAIL makes netshim's destination refuse (--max-tcp)"
@@ -198,11 +226,8 @@ guest() {
 	QRUN[$name]=$!
 	topo_pid_add $!
 	# QEMU itself, stopped with the test's processes if it fails
-	for _ in $(seq 100); do
-		[ -s "$WORK/$name.qemu.pid" ] && break
-		sleep 0.05
-	done
-	[ -s "$WORK/$name.qemu.pid" ] && topo_pid_add "$(cat "$WORK/$name.qemu.pid")"
+	topo_wait_file "$WORK/$name.qemu.pid" &&
+		topo_pid_add "$(cat "$WORK/$name.qemu.pid")"
 }
 
 # helper() - the repair helper for back-end NAME, as virt-handler starts
@@ -226,6 +251,21 @@ migration_status() {
 		head -n 1
 }
 
+# migration_wait() - wait until the source's migration completed, failed
+# or was cancelled; sets STATUS
+# $1: source NAME, $2: tenths of a second to wait
+migration_wait() {
+	local _
+
+	for _ in $(seq "$2"); do
+		STATUS=$(migration_status "$1")
+		case "$STATUS" in
+		completed | failed | cancelled) return ;;
+		esac
+		sleep 0.1
+	done
+}
+
 # migration_field() - a number from the last query-migrate answer
 # $1: field name
 migration_field() {
@@ -237,7 +277,7 @@ migration_field() {
 # new QEMU waiting with -incoming; sets STATUS and SUMMARY
 # $1: SRC, $2: DST, $3: "cancel" to cancel it half-way
 hop() {
-	local src=$1 dst=$2 cancel=${3:-} _ start bw
+	local src=$1 dst=$2 cancel=${3:-} start bw pod=$NS_POD opts=()
 
 	kill -0 "${QRUN[$src]}" 2>/dev/null ||
 		fail "QEMU $src ended before its migration to $dst:" \
@@ -245,27 +285,20 @@ hop() {
 	if [ -n "${MIG_FAIL:-}" ]; then
 		# One that refuses the state: more TCP connections than
 		# its --max-tcp
-		backend "$dst" --max-tcp 1
+		opts=(--max-tcp 1)
 	elif [ -n "$NEWPOD" ]; then
-		NS_POD=$NS_POD2 backend "$dst"
+		pod=$NS_POD2
 	elif [ "$BACKEND" = netshim ]; then
 		# Exits once its state reached the next destination, and
 		# lets go at once of the sockets it hands over (same pod)
-		backend "$dst" --migrate-exit --migrate-no-linger
+		opts=(--migrate-exit --migrate-no-linger)
 	else
-		backend "$dst" --migrate-no-linger
+		opts=(--migrate-no-linger)
 	fi
+	NS_POD=$pod backend "$dst" "${opts[@]}"
 	guest "$dst" incoming
-	if [ -n "$NEWPOD" ]; then
-		NS_POD=$NS_POD2 helper "$dst"
-	else
-		helper "$dst"
-	fi
-	for _ in $(seq 50); do
-		[ -S "$WORK/$dst.qmp" ] && break
-		sleep 0.1
-	done
-	[ -S "$WORK/$dst.qmp" ] ||
+	NS_POD=$pod helper "$dst"
+	topo_wait_file "$WORK/$dst.qmp" ||
 		fail "QEMU $dst did not start: $(tail -n 3 "$WORK/run-$dst.out")"
 	qmp "$WORK/$dst.qmp" "migrate-incoming {\"uri\": \"unix:$WORK/mig-$dst.sock\"}" \
 		>/dev/null || fail "QEMU $dst: migrate-incoming refused"
@@ -306,11 +339,7 @@ hop() {
 			"$(($(migration_field transferred) / 1024)) KiB"
 		qmp "$WORK/$src.qmp" migrate_cancel >/dev/null ||
 			fail "QEMU $src: migrate_cancel refused"
-		for _ in $(seq 100); do
-			STATUS=$(migration_status "$src")
-			[ "$STATUS" = cancelled ] && break
-			sleep 0.1
-		done
+		migration_wait "$src" 100
 		[ "$STATUS" = cancelled ] ||
 			fail "the migration is $STATUS after migrate_cancel"
 		qmp "$WORK/$src.qmp" \
@@ -319,11 +348,8 @@ hop() {
 		qmp "$WORK/$src.qmp" query-status | grep -q '"running": true' ||
 			fail "QEMU $src stopped running after migrate_cancel"
 		# The destination's QEMU gives up; its back-end is dropped
-		for _ in $(seq 100); do
-			kill -0 "${QRUN[$dst]}" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill "${QRUN[$dst]}" 2>/dev/null
+		topo_wait_exit "${QRUN[$dst]}" 100 ||
+			kill "${QRUN[$dst]}" 2>/dev/null
 		kill -0 "${BPID[$src]}" 2>/dev/null ||
 			fail "back-end $src exited after migrate_cancel:" \
 				"$(tail -n 3 "$WORK/backend-$src.log")"
@@ -332,13 +358,7 @@ hop() {
 		SUMMARY="cancelled"
 		return
 	fi
-	for _ in $(seq 600); do
-		STATUS=$(migration_status "$src")
-		case "$STATUS" in
-		completed | failed | cancelled) break ;;
-		esac
-		sleep 0.2
-	done
+	migration_wait "$src" 1200
 	# A destination that refuses the state closes the migration's socket:
 	# the source may see the migration fail, or complete before it notices
 	[ "$STATUS" = completed ] ||
@@ -366,11 +386,7 @@ hop() {
 	qmp "$WORK/$src.qmp" quit >/dev/null 2>&1
 	wait "${QRUN[$src]}"
 	[ "$BACKEND" = netshim ] || return
-	for _ in $(seq 50); do
-		kill -0 "${BPID[$src]}" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "${BPID[$src]}" 2>/dev/null &&
+	topo_wait_exit "${BPID[$src]}" ||
 		fail "back-end $src did not exit (--migrate-exit)"
 	grep -q 'migration complete: exiting' "$WORK/backend-$src.log" ||
 		fail "back-end $src did not say it handed its state over:" \
@@ -443,10 +459,7 @@ fi
 lines=$(result_of "$vmlog" down_lines)
 ended=$(result_of "$vmlog" transfers)
 sent=$(sed -n 's/^counter: sent \([0-9]*\) lines/\1/p' "$WORK/peer-counter.log")
-for _ in $(seq 50); do
-	grep -q '^upload:' "$WORK/peer-upload.log" && break
-	sleep 0.1
-done
+topo_wait_log "$WORK/peer-upload.log" '^upload:'
 got=$(grep '^upload:' "$WORK/peer-upload.log")
 if [ "$MIG_HELPER" != none ] && [ -z "$NEWPOD" ]; then
 	# Both connections went on, to their ends
@@ -492,6 +505,19 @@ if [ -n "$NEWPOD" ]; then
 	[ "$(result_of "$vmlog" dhcp4)" = "ok 198.51.100.66/26" ] ||
 		fail "the guest's lease in the new pod: $(result_of "$vmlog" dhcp4)"
 fi
+# The UDP session's pushes reached the guest where it arrived, and the
+# guest sent nothing since its first datagram: its flow went with it.  In
+# another pod, with another address, the server pushes to the old one.
+# passt carries no UDP flow: what it does is logged
+udp=$(result_of "$vmlog" udp)
+sources=$(grep -c '^udp: from' "$WORK/peer-udp.log")
+if [ -z "$NEWPOD" ] && [ "$BACKEND" = netshim ]; then
+	case "$udp" in
+	*", "[1-9]*" in the last 3 s") ;;
+	*) fail "the UDP flow did not go with the guest: $udp" ;;
+	esac
+fi
+kept="$kept; UDP $udp, to $sources guest port(s)"
 for key in dhcp4 ping4_after tcp_up_after tcp_down_after; do
 	result_of "$vmlog" "$key" | grep -q '^ok' ||
 		fail "$key failed after the migration: $(result_of "$vmlog" "$key")"

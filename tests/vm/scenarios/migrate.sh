@@ -7,7 +7,10 @@
 #         numbered from 0, for some seconds, then the peer closes), each
 #         line checked as it arrives;
 #   up    seq's lines 0..netshim.up_lines to port 5311, where the peer
-#         checks them.
+#         checks them;
+#   udp   one datagram from port 5312 to the peer's UDP server on 5312,
+#         which from then on pushes one back every 0.2 s: the pushes
+#         counted, the guest sending nothing more.
 # The guest does not know when the migration happens.  It reports how
 # each transfer ended: its status and the kernel's count of connections
 # reset (EstabResets: socat takes a reset for an end of stream), or that
@@ -49,6 +52,13 @@ if dhcp4; then
 		     END { printf "%d lines, %d wrong, %d short\n", n, bad, short }' \
 		>/tmp/down.res) &
 	down=$!
+	# The UDP session: socat sends the first line as a datagram from its
+	# port 5312 and writes out what comes back, where awk counts it;
+	# its input stays open, with nothing more, until the end
+	( ( echo hello
+	    while [ ! -e /tmp/udp.stop ]; do sleep 0.2; done ) |
+		socat - "UDP:$PEER4:5312,sourceport=5312" 2>/tmp/udp.err |
+		awk '{ n++; print n > "/tmp/udp.n"; close("/tmp/udp.n") }' ) &
 	(seq 0 "$up_lines" | socat -u - "TCP:$PEER4:5311" 2>/tmp/up.err
 	 echo "$?" >/tmp/up.rc) &
 	up=$!
@@ -67,6 +77,11 @@ if dhcp4; then
 			"$(cat /tmp/up.rc); resets $(($(estab_resets) - resets))"
 	fi
 	result down_lines "$(cat /tmp/down.res)"
+	e1=$(cat /tmp/udp.n 2>/dev/null)
+	sleep 3
+	e2=$(cat /tmp/udp.n 2>/dev/null)
+	touch /tmp/udp.stop
+	result udp "pushes ${e2:-0}, $((${e2:-0} - ${e1:-0})) in the last 3 s$(head -c 200 /tmp/udp.err)"
 	dhcp4
 	ping_test ping4_after "$PEER4"
 	iperf_test tcp_up_after "$PEER4" 2 ""

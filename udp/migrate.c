@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* netshim - UDP flows in a migrated guest's device state
+ *
+ * A UDP flow is its 4-tuple and the pod port its socket is bound to: the
+ * destination opens a socket on that port again and connects it to the
+ * same remote, so the remote keeps seeing the guest's datagrams come from
+ * the port it knows (a WireGuard or QUIC peer, a DNS client waiting for
+ * its answer), and its datagrams to the guest find a socket there before
+ * the guest sends again, instead of an ICMP port unreachable.  A flow
+ * opened by a datagram to a -u port goes back to the destination's
+ * listener for its guest port.  Where the port is taken (the source still
+ * holds it, in the same pod without --migrate-no-linger), the flow opens
+ * on the guest's port or any, as a new flow does.
+ *
+ * Section body, integers big endian: the number of flows (4), then per
+ * flow (UDP_MIG_REC bytes): guest address (16, v4-mapped), remote address
+ * (16), guest port (2), remote port (2), the pod port the source's socket
+ * was bound to (2, 0 for an inbound flow), flags (1: UDP_MIG_INBOUND), the
+ * TTL or hop limit the guest set (1, 0 for the pod's default).
+ *
+ * The destination reads it as untrusted input: a malformed record, or more
+ * flows than its table holds (--max-flows), refuses the whole state.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "udp.h"
+#include "netshim/inany.h"
+#include "netshim/log.h"
+#include "netshim/migio.h"
+
+#define UDP_MIG_REC		40
+#define UDP_MIG_INBOUND		0x01
+
+/**
+ * udp_mig_port() - the pod port a flow's socket is bound to
+ * @f:		outbound flow
+ *
+ * Return: the port, 0 if the socket cannot tell
+ */
+static uint16_t udp_mig_port(const struct flow *f)
+{
+	struct sockaddr_storage sa;
+	socklen_t sl = sizeof(sa);
+	struct in6_addr a;
+	uint16_t port;
+
+	if (getsockname(f->fd, (struct sockaddr *)&sa, &sl))
+		return 0;
+	inany_from_sockaddr(&sa, &a, &port);
+	return port;
+}
+
+/**
+ * udp_migrate_save() - write the guest's UDP flows
+ * @c:		execution context
+ * @io:		the stream, after the section's type
+ *
+ * With --migrate-no-linger the sockets of the flows written are closed
+ * here, so that a destination in the same pod can bind their ports; if
+ * the migration then fails, the guest's next datagram opens the flow again.
+ *
+ * Return: 0 on success, -1 with @io->err set
+ */
+int udp_migrate_save(struct ctx *c, struct migio *io)
+{
+	uint32_t i, n = 0, hi = flow_end(c);
+
+	for (i = 0; i < hi; i++) {
+		const struct flow *f = flow_at(c, i);
+
+		n += f && f->proto == IPPROTO_UDP;
+	}
+	if (migio_put_u32(io, n))
+		return -1;
+	for (i = 0; i < hi; i++) {
+		struct flow *f = flow_at(c, i);
+		uint8_t r[UDP_MIG_REC];
+		uint16_t port;
+
+		if (!f || f->proto != IPPROTO_UDP)
+			continue;
+		port = f->inbound ? 0 : udp_mig_port(f);
+		memcpy(r, &f->gaddr, 16);
+		memcpy(r + 16, &f->raddr, 16);
+		r[32] = f->gport >> 8;
+		r[33] = f->gport & 0xff;
+		r[34] = f->rport >> 8;
+		r[35] = f->rport & 0xff;
+		r[36] = port >> 8;
+		r[37] = port & 0xff;
+		r[38] = f->inbound ? UDP_MIG_INBOUND : 0;
+		r[39] = f->hop;
+		if (migio_put(io, r, sizeof(r)))
+			return -1;
+		if (c->conf.migrate_no_linger && !f->inbound)
+			flow_free(c, f);
+	}
+	if (n)
+		info("migration: %u UDP flows go with their ports", n);
+	return 0;
+}
+
+/**
+ * udp_migrate_one() - open a migrated flow here
+ * @c:		execution context
+ * @r:		its record, checked
+ *
+ * Return: true if the flow is open here
+ */
+static bool udp_migrate_one(struct ctx *c, const uint8_t *r)
+{
+	struct in6_addr gaddr, raddr;
+	uint16_t gport = (r[32] << 8) | r[33], rport = (r[34] << 8) | r[35];
+	uint16_t port = (r[36] << 8) | r[37];
+	struct flow *f;
+	int fd;
+
+	memcpy(&gaddr, r, 16);
+	memcpy(&raddr, r + 16, 16);
+	if (flow_lookup(c, IPPROTO_UDP, &gaddr, gport, &raddr, rport))
+		return false;
+	if (r[38] & UDP_MIG_INBOUND) {
+		fd = udp_listener_fd(!inany_is4(&gaddr), gport);
+		if (fd < 0)
+			return false;
+		f = flow_new(c, IPPROTO_UDP, &gaddr, gport, &raddr, rport);
+		if (!f)
+			return false;
+		f->inbound = true;
+		f->fd = fd;
+		c->cnt.udp_flows++;
+		return true;
+	}
+	f = flow_new(c, IPPROTO_UDP, &gaddr, gport, &raddr, rport);
+	if (!f || udp_flow_open(c, f, port ? port : gport))
+		return false;
+	if (r[39])
+		flow_hop(f, r[39]);
+	if (port && udp_mig_port(f) != port)
+		debug("migration: UDP flow from guest port %u: pod port %u "
+		      "taken, %u instead", gport, port, udp_mig_port(f));
+	return true;
+}
+
+/**
+ * udp_migrate_load() - open the migrated guest's UDP flows
+ * @c:		execution context
+ * @io:		the stream, at the section's body
+ *
+ * Return: 0 on success, -1 with @io->err set (EINVAL for a malformed
+ * record, EFBIG for more flows than --max-flows allows)
+ */
+int udp_migrate_load(struct ctx *c, struct migio *io)
+{
+	uint32_t i, n, opened = 0;
+
+	if (migio_get_u32(io, &n))
+		return -1;
+	if (n > flow_room(c)) {
+		err("migration: %u UDP flows, more than --max-flows %u", n,
+		    flow_room(c));
+		io->err = EFBIG;
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		uint8_t r[UDP_MIG_REC];
+		struct in6_addr g, rem;
+
+		if (migio_get(io, r, sizeof(r)))
+			return -1;
+		memcpy(&g, r, 16);
+		memcpy(&rem, r + 16, 16);
+		if (inany_is4(&g) != inany_is4(&rem) ||
+		    !(r[32] | r[33]) || !(r[34] | r[35]) ||
+		    (r[38] & ~UDP_MIG_INBOUND) ||
+		    ((r[38] & UDP_MIG_INBOUND) && (r[36] | r[37]))) {
+			err("migration: UDP flow %u of %u is malformed", i + 1,
+			    n);
+			io->err = EINVAL;
+			return -1;
+		}
+		if (udp_migrate_one(c, r)) {
+			c->cnt.udp_migrated++;
+			opened++;
+		}
+	}
+	if (n)
+		info("migration: %u of %u UDP flows open here", opened, n);
+	return 0;
+}
