@@ -23,26 +23,6 @@
 #include "netshim/pcap.h"
 
 /**
- * link_prefault() - take a buffer's memory now, page by page
- * @buf:	buffer
- * @len:	its length
- *
- * Done when the first VMM connects (link_attach()), not at start: a
- * netshim waiting for its VMM costs a few MiB; from the first guest on,
- * a pod's memory limit is met at once, not when the guest gets busy, and
- * RSS stays flat.  A volatile write per page, as a memset() of zeros
- * after malloc() may be turned into calloc(), which touches nothing.
- */
-static void link_prefault(void *buf, size_t len)
-{
-	volatile uint8_t *p = buf;
-	size_t i;
-
-	for (i = 0; i < len; i += 4096)
-		p[i] = 0;
-}
-
-/**
  * link_init_fd() - serve a VMM connection opened by the launcher (-F)
  * @c:		execution context, back-end set up
  * @fd:		connected stream socket, e.g. QEMU's -netdev passt socketpair
@@ -80,6 +60,10 @@ int link_init(struct ctx *c, const struct link_ops *ops)
 	c->link.rx.size = c->link.ops->rx_size;
 	c->link.tx.size = c->link.ops->tx_size;
 	c->link.tx.meta = c->link.ops->offloads ? VNET_HDR_BASE_LEN : 0;
+	/* Sized now, taken as used: malloc() maps these, and a page becomes
+	 * resident when a frame first reaches it, so a quiet guest costs
+	 * what it uses, and a busy one no more than these sizes.
+	 */
 	c->link.rx.buf = malloc(c->link.rx.size);
 	c->link.tx.buf = malloc(c->link.tx.size);
 	c->link.in = calloc(LINK_IN_MAX, sizeof(*c->link.in));
@@ -445,10 +429,6 @@ int link_attach(struct ctx *c, int fd, uint32_t events)
 		return -1;
 	}
 	c->link.fd = fd;
-	if (!c->cnt.vmm_connects) {
-		link_prefault(c->link.rx.buf, c->link.rx.size);
-		link_prefault(c->link.tx.buf, c->link.tx.size);
-	}
 	link_connected(c);
 	return 0;
 }
