@@ -93,6 +93,7 @@ inputs() {
 		echo "/lib/modules/$KVER/$p"
 	done
 	echo "$VMDIR/mkinitramfs.sh"
+	echo "$VMDIR/conns.c"
 	find "$VMDIR/init" "$VMDIR/guest" "$VMDIR/scenarios" -type f
 }
 
@@ -154,6 +155,13 @@ add_binaries() {
 	done
 }
 
+# add_conns - the guest's program for many connections (conns.c), built
+# static here: the guest has no compiler and no libc of its own
+add_conns() {
+	cc -O2 -static -Wall -Wextra -Werror -o "$ROOT/usr/bin/conns" \
+		"$VMDIR/conns.c" || die "cannot build conns.c (cc -static)"
+}
+
 # add_scripts - install /init, the guest helpers and the scenarios.
 add_scripts() {
 	install -m 0755 "$VMDIR/init" "$ROOT/init"
@@ -189,6 +197,7 @@ ROOT=$(mktemp -d "$OUT/root.XXXXXX")
 trap 'rm -rf "$ROOT"' EXIT
 add_busybox
 add_binaries
+add_conns
 add_modules
 add_scripts
 (cd "$ROOT" && find . | sort | cpio -o -H newc --quiet -R 0:0) |

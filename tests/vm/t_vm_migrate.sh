@@ -53,6 +53,10 @@ set -u
 COUNTER_PORT=5310
 UPLOAD_PORT=5311
 UDP_PORT=5312
+ECHO_PORT=5313
+# MIG_CONNS=N: the guest also holds N TCP connections to the peer's echo
+# server, each checked round after round (tests/vm/conns.c)
+CONNS=${MIG_CONNS:-0}
 ROUNDS=${MIG_ROUNDS:-1}
 CANCEL=${MIG_CANCEL:-}
 # The download goes on until after the last migration, DOWN_S seconds at
@@ -184,6 +188,36 @@ while True:
         print("udp: from %s:%d" % a, flush=True)
         threading.Thread(target=push, args=(a,), daemon=True).start()
 ' "$UDP_PORT"
+if [ "$CONNS" -gt 0 ]; then
+	# Every byte back as it came, on as many connections as come
+	vm_peer_start echo python3 -c '
+import resource, selectors, socket, sys
+h = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+resource.setrlimit(resource.RLIMIT_NOFILE, (h, h))
+sel = selectors.DefaultSelector()
+ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind(("0.0.0.0", int(sys.argv[1])))
+ls.listen(4096)
+sel.register(ls, selectors.EVENT_READ)
+while True:
+    for key, _ in sel.select():
+        s = key.fileobj
+        if s is ls:
+            sel.register(ls.accept()[0], selectors.EVENT_READ)
+            continue
+        try:
+            b = s.recv(65536)
+            if b:
+                s.sendall(b)
+                continue
+        except OSError:
+            pass
+        sel.unregister(s)
+        s.close()
+' "$ECHO_PORT"
+	vm_peer_wait tcp "$ECHO_PORT"
+fi
 vm_peer_wait tcp "$COUNTER_PORT"
 vm_peer_wait tcp "$UPLOAD_PORT"
 vm_peer_wait udp "$UDP_PORT"
@@ -222,6 +256,7 @@ guest() {
 		VM_PIDFILE="$WORK/$name.qemu.pid" \
 		VM_TIMEOUT=$((DOWN_S + 400)) "$(dirname "$0")/run-vm.sh" \
 		migrate "$WORK/$name.sock" "netshim.up_lines=$UP_LINES" \
+		"netshim.conns=$CONNS" \
 		"netshim.wait=$((DOWN_S + 110))" >"$WORK/run-$name.out" 2>&1 &
 	QRUN[$name]=$!
 	topo_pid_add $!
@@ -252,16 +287,21 @@ migration_status() {
 }
 
 # migration_wait() - wait until the source's migration completed, failed
-# or was cancelled; sets STATUS
-# $1: source NAME, $2: tenths of a second to wait
+# or was cancelled, or its QEMU ended; sets STATUS
+# $1: source NAME, $2: seconds to wait
 migration_wait() {
-	local _
+	local end=$((SECONDS + $2))
 
-	for _ in $(seq "$2"); do
+	while [ "$SECONDS" -lt "$end" ]; do
 		STATUS=$(migration_status "$1")
 		case "$STATUS" in
 		completed | failed | cancelled) return ;;
 		esac
+		if ! kill -0 "${QRUN[$1]}" 2>/dev/null; then
+			STATUS="not done: QEMU $1 ended ($(tail -n 2 \
+				"$WORK/run-$1.out" | tr '\n' ' '))"
+			return
+		fi
 		sleep 0.1
 	done
 }
@@ -339,7 +379,7 @@ hop() {
 			"$(($(migration_field transferred) / 1024)) KiB"
 		qmp "$WORK/$src.qmp" migrate_cancel >/dev/null ||
 			fail "QEMU $src: migrate_cancel refused"
-		migration_wait "$src" 100
+		migration_wait "$src" 10
 		[ "$STATUS" = cancelled ] ||
 			fail "the migration is $STATUS after migrate_cancel"
 		qmp "$WORK/$src.qmp" \
@@ -358,7 +398,7 @@ hop() {
 		SUMMARY="cancelled"
 		return
 	fi
-	migration_wait "$src" 1200
+	migration_wait "$src" 120
 	# A destination that refuses the state closes the migration's socket:
 	# the source may see the migration fail, or complete before it notices
 	[ "$STATUS" = completed ] ||
@@ -518,6 +558,17 @@ if [ -z "$NEWPOD" ] && [ "$BACKEND" = netshim ]; then
 	esac
 fi
 kept="$kept; UDP $udp, to $sources guest port(s)"
+# The many connections all went on, every line back as written
+if [ "$CONNS" -gt 0 ]; then
+	res=$(result_of "$vmlog" conns)
+	if [ "$MIG_HELPER" != none ] && [ -z "$NEWPOD" ]; then
+		case "$res" in
+		"$CONNS open, "*" rounds, 0 wrong, 0 lost; "[1-9]*) ;;
+		*) fail "the $CONNS connections did not all go on: $res" ;;
+		esac
+	fi
+	kept="$kept; $CONNS connections: $res"
+fi
 for key in dhcp4 ping4_after tcp_up_after tcp_down_after; do
 	result_of "$vmlog" "$key" | grep -q '^ok' ||
 		fail "$key failed after the migration: $(result_of "$vmlog" "$key")"

@@ -8,6 +8,10 @@
 #         line checked as it arrives;
 #   up    seq's lines 0..netshim.up_lines to port 5311, where the peer
 #         checks them;
+#   conns netshim.conns TCP connections (default none) to the peer's echo
+#         server on 5313, opened first, each writing a line and reading it
+#         back, checked, round after round (conns, built from
+#         tests/vm/conns.c);
 #   udp   one datagram from port 5312 to the peer's UDP server on 5312,
 #         which from then on pushes one back every 0.2 s: the pushes
 #         counted, the guest sending nothing more.
@@ -20,10 +24,11 @@
 # driver's complaints).  Then it checks the network from its new home: a
 # new lease, ping, and new TCP connections both ways.
 # Parameters: netshim.peer4, netshim.wait (default 120), netshim.up_lines
-# (default 2000000).
+# (default 2000000), netshim.conns (default 0).
 
 wait_s=${netshim_wait:-120}
 up_lines=${netshim_up_lines:-2000000}
+conns=${netshim_conns:-0}
 
 # estab_resets - the kernel's count of connections reset (RFC 1213's
 # tcpEstabResets)
@@ -42,6 +47,18 @@ running() {
 # The virtio features the driver took, a string of bits from bit 0
 result nic_features "$(cat /sys/class/net/eth0/device/features)"
 if dhcp4; then
+	if [ "$conns" -gt 0 ]; then
+		conns "$PEER4" 5313 "$conns" /tmp/conns.stop /tmp/conns.n \
+			>/tmp/conns.res 2>&1 &
+		cpid=$!
+		# All open and one round done before the rest starts
+		i=0
+		while [ ! -s /tmp/conns.n ] && running "$cpid" &&
+		      [ "$i" -lt 240 ]; do
+			sleep 0.5
+			i=$((i + 1))
+		done
+	fi
 	resets=$(estab_resets)
 	# Lines checked as they come, as the peer wrote them: $1 drops the
 	# padding (no leading zeros, which busybox awk would read as octal)
@@ -63,7 +80,8 @@ if dhcp4; then
 	 echo "$?" >/tmp/up.rc) &
 	up=$!
 	sleep 3
-	result migrate_ready "$(cat /tmp/down.n 2>/dev/null) lines so far"
+	result migrate_ready "$(cat /tmp/down.n 2>/dev/null) lines so far" \
+		"${cpid:+, $(cat /tmp/conns.n 2>/dev/null) rounds of $conns connections}"
 	i=0
 	while running "$down" "$up" && [ "$i" -lt $((wait_s * 2)) ]; do
 		sleep 0.5
@@ -78,10 +96,24 @@ if dhcp4; then
 	fi
 	result down_lines "$(cat /tmp/down.res)"
 	e1=$(cat /tmp/udp.n 2>/dev/null)
+	r1=$(cat /tmp/conns.n 2>/dev/null)
 	sleep 3
 	e2=$(cat /tmp/udp.n 2>/dev/null)
-	touch /tmp/udp.stop
+	# A round of many connections may take longer than that under TCG
+	i=0
+	while [ -n "${cpid:-}" ] && [ "$(cat /tmp/conns.n)" = "$r1" ] &&
+	      running "$cpid" && [ "$i" -lt 60 ]; do
+		sleep 0.5
+		i=$((i + 1))
+	done
+	r2=$(cat /tmp/conns.n 2>/dev/null)
+	touch /tmp/udp.stop /tmp/conns.stop
 	result udp "pushes ${e2:-0}, $((${e2:-0} - ${e1:-0})) in the last 3 s$(head -c 200 /tmp/udp.err)"
+	if [ -n "${cpid:-}" ]; then
+		wait "$cpid"
+		result conns "$(head -c 300 /tmp/conns.res);" \
+			"$((${r2:-0} - ${r1:-0})) rounds since the transfers ended"
+	fi
 	dhcp4
 	ping_test ping4_after "$PEER4"
 	iperf_test tcp_up_after "$PEER4" 2 ""

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* conns - many TCP connections from the test guest, every byte checked
+ *
+ *   conns HOST PORT N STOPFILE COUNTFILE
+ *
+ * Opens N connections to an echo server at HOST:PORT, then, round after
+ * round until STOPFILE exists, writes one 16-byte line to each ("%6u
+ * %8u\n": the connection's number and the round's) and reads each back,
+ * checked.  After each round the number of rounds done is written to
+ * COUNTFILE.  A connection that is reset, ends, or answers something else
+ * is counted and closed; the others go on.  At the end one line:
+ *
+ *   N open, R rounds, W wrong, E lost
+ *
+ * Built static by mkinitramfs.sh for the guest, which has no compiler.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+
+#define LINE		16
+#define WAIT_MS		30000	/* longer than any migration's downtime */
+
+/* read_all() - read exactly @len bytes, waiting at most WAIT_MS for each */
+static int read_all(int fd, char *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&p, 1, WAIT_MS) <= 0)
+			return -1;
+		n = read(fd, buf + got, len - got);
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+/* line() - connection @i's line of round @r, LINE bytes and a NUL */
+static void line(char *out, size_t size, unsigned long i, unsigned long r)
+{
+	snprintf(out, size, "%6lu %8lu\n", i % 1000000, r % 100000000);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long n, i, open_n = 0, rounds = 0, wrong = 0, lost = 0;
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct rlimit rl;
+	int *fd;
+
+	if (argc != 6 || inet_pton(AF_INET, argv[1], &sa.sin_addr) != 1) {
+		fprintf(stderr, "usage: conns HOST PORT N STOPFILE COUNTFILE\n");
+		return 2;
+	}
+	sa.sin_port = htons((uint16_t)atoi(argv[2]));
+	n = strtoul(argv[3], NULL, 10);
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_max > rl.rlim_cur) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	fd = calloc(n ? n : 1, sizeof(*fd));
+	if (!fd)
+		return 2;
+	for (i = 0; i < n; i++) {
+		fd[i] = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd[i] < 0 ||
+		    connect(fd[i], (struct sockaddr *)&sa, sizeof(sa))) {
+			if (!lost)
+				fprintf(stderr, "conns: connection %lu: %s\n",
+					i, strerror(errno));
+			if (fd[i] >= 0)
+				close(fd[i]);
+			fd[i] = -1;
+			lost++;
+			continue;
+		}
+		open_n++;
+	}
+	while (open_n && access(argv[4], F_OK)) {
+		char out[64], in[LINE];
+		FILE *f;
+
+		for (i = 0; i < n; i++) {
+			if (fd[i] < 0)
+				continue;
+			line(out, sizeof(out), i, rounds);
+			if (write(fd[i], out, LINE) != LINE) {
+				close(fd[i]);
+				fd[i] = -1;
+				lost++;
+			}
+		}
+		for (i = 0; i < n; i++) {
+			if (fd[i] < 0)
+				continue;
+			line(out, sizeof(out), i, rounds);
+			if (read_all(fd[i], in, LINE)) {
+				close(fd[i]);
+				fd[i] = -1;
+				lost++;
+			} else if (memcmp(in, out, LINE)) {
+				wrong++;
+			}
+		}
+		rounds++;
+		f = fopen(argv[5], "w");
+		if (f) {
+			fprintf(f, "%lu\n", rounds);
+			fclose(f);
+		}
+		if (lost >= n)
+			break;
+	}
+	printf("%lu open, %lu rounds, %lu wrong, %lu lost\n", open_n, rounds,
+	       wrong, lost);
+	return 0;
+}
