@@ -145,16 +145,18 @@ static int tcp_peek_queue(int fd, uint8_t *buf, uint32_t len)
 }
 
 /**
- * tcp_sock_dump() - what a socket in repair mode is made of
+ * tcp_sock_dump_once() - what a socket in repair mode is made of, read once
  * @fd:		socket
  * @st:		filled; its queues go to tcp_mig_q, send queue first
  *
- * Return: 0 on success, -1 if it cannot move (its state, its queues)
+ * Return: 0 on success, 1 if segments of the peer moved the queues
+ * meanwhile (read again), -1 if it cannot move (its state, its queues)
  */
-static int tcp_sock_dump(int fd, struct tcp_sock_state *st)
+static int tcp_sock_dump_once(int fd, struct tcp_sock_state *st)
 {
 	struct sockaddr_storage ss;
 	struct tcp_info ti;
+	uint32_t seq;
 	socklen_t sl;
 	int v, off = -1;
 
@@ -203,13 +205,51 @@ static int tcp_sock_dump(int fd, struct tcp_sock_state *st)
 		return -1;
 	}
 	if (tcp_opt(fd, TCP_REPAIR_QUEUE, TCP_SEND_QUEUE) ||
-	    tcp_opt_get(fd, TCP_QUEUE_SEQ, &st->snd_seq) ||
-	    tcp_peek_queue(fd, tcp_mig_q, st->sndq) ||
-	    tcp_opt(fd, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE) ||
-	    tcp_opt_get(fd, TCP_QUEUE_SEQ, &st->rcv_seq) ||
-	    tcp_peek_queue(fd, tcp_mig_q + st->sndq, st->rcvq))
+	    tcp_opt_get(fd, TCP_QUEUE_SEQ, &st->snd_seq))
 		return -1;
+	if (tcp_peek_queue(fd, tcp_mig_q, st->sndq))
+		return 1;
+	if (tcp_opt(fd, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE) ||
+	    tcp_opt_get(fd, TCP_QUEUE_SEQ, &st->rcv_seq))
+		return -1;
+	if (tcp_peek_queue(fd, tcp_mig_q + st->sndq, st->rcvq))
+		return 1;
+	/* A socket in repair mode still takes the peer's segments, and
+	 * acknowledges them: one that came while the queues were read
+	 * moved their ends, and the parts read would not fit together (the
+	 * receive queue placed at the wrong sequence, the send queue's
+	 * first bytes gone).  The caller reads again until they hold still.
+	 */
+	if (ioctl(fd, SIOCOUTQ, &v) || (uint32_t)v != st->sndq ||
+	    ioctl(fd, SIOCINQ, &v) || (uint32_t)v != st->rcvq ||
+	    tcp_opt_get(fd, TCP_QUEUE_SEQ, &seq) || seq != st->rcv_seq)
+		return 1;
 	return 0;
+}
+
+/* Reads of a socket that the peer's segments keep moving before giving up
+ * on it (it is reset towards the guest then)
+ */
+#define TCP_DUMP_TRIES		8
+
+/**
+ * tcp_sock_dump() - what a socket in repair mode is made of, its queues
+ *		     and sequence numbers read as one
+ * @fd:		socket
+ * @st:		filled; its queues go to tcp_mig_q, send queue first
+ *
+ * Return: 0 on success, -1 if it cannot move
+ */
+static int tcp_sock_dump(int fd, struct tcp_sock_state *st)
+{
+	int i, rc = 1;
+
+	for (i = 0; i < TCP_DUMP_TRIES && rc == 1; i++)
+		rc = tcp_sock_dump_once(fd, st);
+	if (rc == 1)
+		info("migration: TCP connection to port %u: its queues kept "
+		     "moving while read: it is reset", st->pport);
+	return rc ? -1 : 0;
 }
 
 /**
@@ -290,6 +330,17 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 			continue;
 		sock = rep && tcp_migratable(conn) &&
 		       !tcp_sock_dump(conn->fd, &st);
+		if (sock && c->conf.migrate_no_linger) {
+			/* At once: still open, the socket would take and
+			 * acknowledge what the peer sends while the state
+			 * is written, bytes the destination never sees,
+			 * and the peer would ignore its acknowledgements
+			 * from then on.  In repair mode: closed without a
+			 * FIN or a RST.
+			 */
+			close(conn->fd);
+			conn->fd = -1;
+		}
 		memcpy(r, &conn->gaddr, 16);
 		memcpy(r + 16, &conn->raddr, 16);
 		r[32] = conn->gport >> 8;
@@ -322,8 +373,7 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 		}
 		moved++;
 		if (c->conf.migrate_no_linger) {
-			/* In repair mode: closed without a FIN or a RST */
-			conn_free(c, conn, false);
+			conn_free(c, conn, false);	/* its socket closed */
 		} else {
 			epoll_ctl(c->epfd, EPOLL_CTL_DEL, conn->fd, NULL);
 			conn->events = 0;

@@ -10,7 +10,7 @@
  * opened by a datagram to a -u port goes back to the destination's
  * listener for its guest port.  Where the port is taken (the source still
  * holds it, in the same pod without --migrate-no-linger), the flow opens
- * on the guest's port or any, as a new flow does.
+ * on any free port.
  *
  * Section body, integers big endian: the number of flows (4), then per
  * flow (UDP_MIG_REC bytes): guest address (16, v4-mapped), remote address
