@@ -6,8 +6,8 @@
  * Opens N connections to an echo server at HOST:PORT, then, round after
  * round until STOPFILE exists, writes one 16-byte line to each ("%6u
  * %8u\n": the connection's number and the round's) and reads each back,
- * checked.  After each round the number of rounds done is written to
- * COUNTFILE.  A connection that is reset, ends, or answers something else
+ * checked.  After each round the number of rounds done replaces COUNTFILE
+ * (written aside and renamed, so that a reader never sees it half).  A connection that is reset, ends, or answers something else
  * is counted and closed; the others go on.  At the end one line:
  *
  *   N open, R rounds, W wrong, E lost
@@ -89,7 +89,7 @@ int main(int argc, char **argv)
 		open_n++;
 	}
 	while (open_n && access(argv[4], F_OK)) {
-		char out[64], in[LINE];
+		char out[64], in[LINE], tmp[4096];
 		FILE *f;
 
 		for (i = 0; i < n; i++) {
@@ -115,10 +115,13 @@ int main(int argc, char **argv)
 			}
 		}
 		rounds++;
-		f = fopen(argv[5], "w");
+		/* Whole or not at all for a reader: written aside, renamed */
+		snprintf(tmp, sizeof(tmp), "%s.tmp", argv[5]);
+		f = fopen(tmp, "w");
 		if (f) {
 			fprintf(f, "%lu\n", rounds);
-			fclose(f);
+			if (!fclose(f))
+				rename(tmp, argv[5]);
 		}
 		if (lost >= n)
 			break;

@@ -75,7 +75,8 @@ if dhcp4; then
 	( ( echo hello
 	    while [ ! -e /tmp/udp.stop ]; do sleep 0.2; done ) |
 		socat - "UDP:$PEER4:5312,sourceport=5312" 2>/tmp/udp.err |
-		awk '{ n++; print n > "/tmp/udp.n"; close("/tmp/udp.n") }' ) &
+		awk '{ n++; print n > "/tmp/udp.n.tmp"; close("/tmp/udp.n.tmp")
+		       system("mv /tmp/udp.n.tmp /tmp/udp.n") }' ) &
 	(seq 0 "$up_lines" | socat -u - "TCP:$PEER4:5311" 2>/tmp/up.err
 	 echo "$?" >/tmp/up.rc) &
 	up=$!
