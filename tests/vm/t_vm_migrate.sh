@@ -22,6 +22,11 @@
 #   - with MIG_HELPER=none, the destination resets the guest's connections
 #     at once (the sockets stayed with the source): the transfers end with
 #     a reset, not a hang, and the lines before it are intact;
+#   - the guest's UDP flow went with it: the peer, which pushes a datagram
+#     every 0.2 s to where the guest's only datagram came from, still
+#     reaches it from the destination (netshim; passt carries TCP only);
+#   - with MIG_CONNS=N, N more TCP connections, each echoing a line per
+#     round, all go on, not a byte wrong (tests/vm/conns.c in the guest);
 #   - the guest's virtio driver did not complain;
 #   - from the destination the guest renews its lease, pings the peer and
 #     opens new TCP connections both ways.
