@@ -179,8 +179,10 @@ static const uint8_t conf_default_mac[ETH_ALEN_] = {
 	  fwdspec_parse(&c->tcp_fwd, arg))				\
 	X(UDP_PORTS, "udp-ports", 'u', required_argument, "SPEC",	\
 	  "forward inbound UDP ports to the guest\n"			\
-	  "SPEC: none | all | list of PORT[-PORT][:PORT\n"		\
-	  "[-PORT]], ~PORT[-PORT], [ADDR][%IF]/PORT...;\n"		\
+	  "SPEC: none | [ADDR][%IF]/ then a list of\n"		\
+	  "PORT[-PORT][:[TOADDR/]PORT[-PORT]],\n"			\
+	  "PORT[-PORT]:TOADDR, all[:TOADDR], ~PORT[-PORT];\n"	\
+	  "TOADDR: a guest address not its own;\n"			\
 	  "or auto: in namespace mode, the ports the\n"			\
 	  "namespace listens on; for a VM (-t only,\n"			\
 	  "with eBPF sk_lookup), every port no pod\n"			\
@@ -1322,9 +1324,18 @@ static bool conf_fwd_has_rule(const struct fwd_spec *spec)
 static int conf_ns_fwd_check(const struct conf *c, const struct fwd_spec *spec,
 			     const char *opt)
 {
+	int i;
+
 	if (spec->all || (spec->n && !conf_fwd_has_rule(spec))) {
 		fprintf(stderr, "netshim: %s takes a list of ports or auto: all and exclusions alone are not implemented yet\n",
 			opt);
+		return -1;
+	}
+	for (i = 0; i < spec->n; i++) {
+		if (IN6_IS_ADDR_UNSPECIFIED(&spec->rule[i].to_addr))
+			continue;
+		fprintf(stderr, "netshim: %s: a target address is for -t and -u: %s forwards to the pod's loopback\n",
+			opt, opt);
 		return -1;
 	}
 	if ((spec->n || spec->follow) && !conf_ns_mode(c)) {

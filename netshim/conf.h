@@ -26,12 +26,15 @@
  * @exclude:	rule excludes @first..@last (~ form)
  * @bind:	bind address ("" for any)
  * @dev:	interface the listening socket is bound to ("" for any)
+ * @to_addr:	guest address connections and datagrams go to (v4-mapped
+ *		for IPv4), :: for the guest's own (PORT:ADDR/PORT)
  */
 struct fwd_rule {
 	uint16_t first, last, to;
 	bool exclude;
 	char bind[INET6_ADDRSTRLEN];
 	char dev[IF_NAMESIZE];
+	struct in6_addr to_addr;
 };
 
 /**
@@ -39,6 +42,8 @@ struct fwd_rule {
  * @all:	forward every port not excluded (and not bound in the pod)
  * @follow:	"auto": forward the ports the namespace listens on
  * @n:		number of rules
+ * @all_rule:	with @all: the bind address, interface and target address
+ *		of the ports "all" forwards (first 1, last 65535, to 1)
  * @rule:	rules, in command line order
  * @eph_first:	first port of the pod's ephemeral range, which "all" leaves
  *		out (rules may still name its ports), 0 for none
@@ -49,6 +54,7 @@ struct fwd_spec {
 	bool follow;
 	int n;
 	uint16_t eph_first, eph_last;
+	struct fwd_rule all_rule;
 	struct fwd_rule rule[CONF_MAX_FWD];
 };
 

@@ -128,28 +128,6 @@ static void fwd_close_last(struct ctx *c, struct fwd_listener *l)
 }
 
 /**
- * fwd_rule_of() - the rule that forwards a port
- * @spec:	forwarding spec
- * @port:	pod port
- *
- * Return: the last rule holding @port, NULL for none ("all")
- */
-static const struct fwd_rule *fwd_rule_of(const struct fwd_spec *spec,
-					  uint16_t port)
-{
-	const struct fwd_rule *rule = NULL;
-	int i;
-
-	for (i = 0; i < spec->n; i++) {
-		const struct fwd_rule *r = &spec->rule[i];
-
-		if (!r->exclude && port >= r->first && port <= r->last)
-			rule = r;
-	}
-	return rule;
-}
-
-/**
  * fwd_excluded() - tell if a spec excludes a port with "~"
  * @spec:	forwarding spec
  * @port:	pod port
@@ -197,22 +175,26 @@ bool fwd_port_lookup(const struct ctx *c, const struct fwd_spec *spec,
 }
 
 /**
- * fwd_guest_port() - the guest port of a connection accepted on a listener
+ * fwd_guest_port() - where in the guest a connection accepted on a
+ *		      listener goes
  * @c:		execution context
  * @l:		the listener
  * @fd:		the accepted connection
  * @to:		set to the guest port
+ * @to_addr:	set to the guest address, :: for the guest's own
  *
  * A listener taking every forwarded port (sk_lookup) accepts connections
  * whose local port is the one the client asked for: the rules map that
  * port as they would map a per-port listener's.
  *
  * Return: 0 on success, -1 if the connection's port is not forwarded (a
- *	   client connecting to the listener's own port directly)
+ *	   client connecting to the listener's own port directly) or only
+ *	   to a guest address of the other family
  */
 int fwd_guest_port(const struct ctx *c, const struct fwd_listener *l, int fd,
-		   uint16_t *to)
+		   uint16_t *to, struct in6_addr *to_addr)
 {
+	const struct fwd_rule *r;
 	struct sockaddr_storage sa;
 	socklen_t sl = sizeof(sa);
 	struct in6_addr a;
@@ -220,11 +202,19 @@ int fwd_guest_port(const struct ctx *c, const struct fwd_listener *l, int fd,
 
 	if (!l->any_port) {
 		*to = l->guest_port;
+		*to_addr = l->to_addr;
 		return 0;
 	}
 	if (getsockname(fd, (struct sockaddr *)&sa, &sl))
 		return -1;
 	inany_from_sockaddr(&sa, &a, &port);
+	*to_addr = in6addr_any;
+	r = fwdspec_find(&c->conf.tcp_fwd, port);
+	if (r && !IN6_IS_ADDR_UNSPECIFIED(&r->to_addr)) {
+		if (inany_is4(&r->to_addr) == l->v6)
+			return -1;
+		*to_addr = r->to_addr;
+	}
 	return fwd_port_lookup(c, &c->conf.tcp_fwd, port, to) ? 0 : -1;
 }
 
@@ -261,6 +251,16 @@ static int fwd_lookup_fits(const struct ctx *c, const struct fwd_spec *spec)
 		}
 		if (r->last > r->first)
 			many = true;
+	}
+	/* "ADDR/all": a socket bound to ADDR for each port, as passt's */
+	r = &spec->all_rule;
+	if (*r->bind || *r->dev) {
+		if (!follow)
+			return 0;
+		err("-t auto for a VM forwards through one socket: \"all\" "
+		    "on an address or interface (%s%s%s/all) is not possible "
+		    "with it", r->bind, *r->dev ? "%" : "", r->dev);
+		return -1;
 	}
 	return spec->all || follow || excl_only || many;
 }
@@ -408,20 +408,23 @@ int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
 	}
 
 	for (port = 1; port <= 65535; port++) {
-		const struct fwd_rule *r = fwd_rule_of(spec, (uint16_t)port);
-		const char *bind = r ? r->bind : "", *dev = r ? r->dev : "";
-		bool ok = false;
+		const struct fwd_rule *r = fwdspec_find(spec, (uint16_t)port);
+		bool ok = false, any_to;
 		int v6;
 
-		if (!fwdspec_lookup(spec, (uint16_t)port, &to))
+		if (!r)
 			continue;
+		to = fwdspec_to(r, (uint16_t)port);
+		any_to = IN6_IS_ADDR_UNSPECIFIED(&r->to_addr);
 		for (v6 = 0; v6 <= 1; v6++) {
 			struct in6_addr a;
 
+			/* A guest address takes its own family only */
 			if (!(v6 ? c->conf.v6 : c->conf.v4) ||
-			    !fwd_bind_addr(bind, v6, &a))
+			    !fwd_bind_addr(r->bind, v6, &a) ||
+			    (!any_to && inany_is4(&r->to_addr) == v6))
 				continue;
-			if (fwd_open_one(c, type, ref, &a, dev, (uint16_t)port,
+			if (fwd_open_one(c, type, ref, &a, r->dev, (uint16_t)port,
 					 &(*lst)[*n], *n))
 				continue;
 			if (spec->all && (*lst)[*n].fd >= (int)fd_budget) {
@@ -430,8 +433,17 @@ int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
 				     proto, port, fd_budget * 2);
 				goto out;
 			}
+			(*lst)[*n].to_addr = r->to_addr;
 			(*lst)[(*n)++].guest_port = to;
 			ok = true;
+		}
+		if (!ok && !any_to &&
+		    !(inany_is4(&r->to_addr) ? c->conf.v4 : c->conf.v6)) {
+			err("%s port %u forwards to an IPv%c address, and "
+			    "IPv%c is off", proto, port,
+			    inany_is4(&r->to_addr) ? '4' : '6',
+			    inany_is4(&r->to_addr) ? '4' : '6');
+			return -1;
 		}
 		if (!ok && !spec->all) {
 			err("cannot bind %s port %u for forwarding: %m",

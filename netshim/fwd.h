@@ -13,6 +13,7 @@
  * struct fwd_listener - a socket bound to a forwarded pod port
  * @fd:		the socket
  * @guest_port:	port in the guest it forwards to
+ * @to_addr:	guest address it forwards to, :: for the guest's own
  * @v6:		IPv6 socket
  * @any_port:	takes every forwarded port (sk_lookup): the guest port
  *		follows from each connection's local port, not @guest_port
@@ -20,6 +21,7 @@
 struct fwd_listener {
 	int fd;
 	uint16_t guest_port;
+	struct in6_addr to_addr;
 	bool v6;
 	bool any_port;
 };
@@ -31,7 +33,7 @@ int fwd_open_one(struct ctx *c, int type, enum epref_type ref,
 bool fwd_port_lookup(const struct ctx *c, const struct fwd_spec *spec,
 		     uint16_t port, uint16_t *to);
 int fwd_guest_port(const struct ctx *c, const struct fwd_listener *l, int fd,
-		   uint16_t *to);
+		   uint16_t *to, struct in6_addr *to_addr);
 int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
 	       enum epref_type ref, struct fwd_listener **lst, uint32_t *n);
 

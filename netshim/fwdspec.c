@@ -16,6 +16,7 @@
 
 #include "addrparse.h"
 #include "fwdspec.h"
+#include "inany.h"
 #include "log.h"
 
 #define FWD_SPEC_MAX		1024
@@ -73,107 +74,255 @@ static const char *fwd_range(const char *s, const char **end,
 }
 
 /**
- * fwd_bind() - parse and store the ADDR%IF of an ADDR%IF/PORTS rule
- * @r:		rule, r->bind and r->dev set on success
- * @s:		"ADDR", "ADDR%IF" or "%IF", modified
+ * fwd_addr() - parse an address of either family, IPv6 maybe in brackets
+ * @s:		text, modified (the brackets are taken off)
+ * @a:		filled in, v4-mapped for IPv4
+ *
+ * Return: AF_INET or AF_INET6, 0 if @s is no address
+ */
+static int fwd_addr(char *s, struct in6_addr *a)
+{
+	size_t n = strlen(s);
+	struct in_addr a4;
+	int af;
+
+	if (*s == '[') {
+		if (n < 3 || s[n - 1] != ']')
+			return 0;
+		s[n - 1] = '\0';
+		s++;
+		af = addr_parse(s, &a4, a);
+		return af == AF_INET6 ? af : 0;
+	}
+	af = addr_parse(s, &a4, a);
+	if (af == AF_INET)
+		*a = inany_from4(a4);
+	return af;
+}
+
+/**
+ * fwd_bind() - parse the ADDR%IF of an ADDR%IF/PORTS element
+ * @r:		takes the address (r->bind) and interface (r->dev)
+ * @s:		"ADDR", "ADDR%IF", "%IF", "*" or "*%IF", modified
  *
  * Return: NULL on success, else the reason
  */
 static const char *fwd_bind(struct fwd_rule *r, char *s)
 {
 	char *pct = strchr(s, '%');
-	struct in6_addr a6;
-	struct in_addr a4;
+	struct in6_addr a;
 	int af;
 
+	*r->bind = *r->dev = '\0';
 	if (pct) {
 		*pct++ = '\0';
 		if (!*pct || strlen(pct) >= sizeof(r->dev))
 			return "not an interface name after '%'";
 		strcpy(r->dev, pct);
-		if (!*s)
-			return NULL;
 	}
-	af = addr_parse(s, &a4, &a6);
+	if ((pct && !*s) || !strcmp(s, "*"))
+		return NULL;
+	af = fwd_addr(s, &a);
 	if (!af)
 		return "not an IPv4 or IPv6 address before '/'";
-	if (af == AF_INET)
+	if (af == AF_INET) {
+		struct in_addr a4 = inany_to4(&a);
+
 		inet_ntop(AF_INET, &a4, r->bind, sizeof(r->bind));
-	else
-		inet_ntop(AF_INET6, &a6, r->bind, sizeof(r->bind));
+	} else {
+		inet_ntop(AF_INET6, &a, r->bind, sizeof(r->bind));
+	}
 	return NULL;
 }
 
 /**
- * fwd_rule() - parse one element of a port spec
- * @r:		rule, output
- * @s:		element, modified: "[ADDR/]PORTS[:PORTS]" or "~PORTS"
+ * fwd_target() - parse the guest address of PORTS:ADDR or PORTS:ADDR/PORTS
+ * @r:		rule, r->to_addr set on success; its bind address, if any,
+ *		must be of the same family
+ * @s:		the address, modified
  *
  * Return: NULL on success, else the reason
  */
-static const char *fwd_rule(struct fwd_rule *r, char *s)
+static const char *fwd_target(struct fwd_rule *r, char *s)
 {
+	struct in_addr a4;
+	struct in6_addr a;
+	const char *e;
+	int af;
+
+	af = fwd_addr(s, &a);
+	if (!af)
+		return "not an IPv4 or IPv6 target address";
+	a4 = inany_to4(&a);
+	e = addr_not_unicast(af, &a4, &a);
+	if (e || addr_is_loopback(af, &a4, &a))
+		return e ? "target address: not a unicast address" :
+			   "target address: loopback is no guest's";
+	/* r->bind is in canonical form: IPv6 if it has a ':' */
+	if (*r->bind && !strchr(r->bind, ':') != inany_is4(&a))
+		return "bind and target addresses of different families";
+	r->to_addr = a;
+	return NULL;
+}
+
+/**
+ * fwd_rule() - parse one element of a port spec, after its ADDR%IF/
+ * @r:		rule, output; its bind address and interface already set
+ * @s:		element, modified: "PORTS[:TARGET]", "~PORTS" or
+ *		"all[:ADDR]", where TARGET is PORTS, ADDR or ADDR/PORTS
+ * @all:	set if the element is "all[:ADDR]"
+ *
+ * Return: NULL on success, else the reason
+ */
+static const char *fwd_rule(struct fwd_rule *r, char *s, bool *all)
+{
+	char *colon, *slash, copy[FWD_SPEC_MAX];
 	uint16_t to_first, to_last;
 	const char *end, *e;
-	char *slash;
+	struct in6_addr a;
 
-	memset(r, 0, sizeof(*r));
+	*all = false;
 	if (*s == '~') {
 		r->exclude = true;
 		s++;
 	}
-	slash = strrchr(s, '/');
-	if (slash) {
-		if (r->exclude)
-			return "an exclusion takes no address";
-		*slash = '\0';
-		e = fwd_bind(r, s);
-		if (e)
-			return e;
-		s = slash + 1;
+	if (!r->exclude && !strncmp(s, "all", 3) &&
+	    (!s[3] || s[3] == ':')) {
+		*all = true;
+		return s[3] ? fwd_target(r, s + 4) : NULL;
 	}
 
 	e = fwd_range(s, &end, &r->first, &r->last);
 	if (e)
 		return e;
 	r->to = r->first;
-	if (*end == ':') {
-		if (r->exclude)
-			return "an exclusion takes no target port";
-		e = fwd_range(end + 1, &end, &to_first, &to_last);
+	if (*end != ':')
+		return *end ? "unexpected characters" : NULL;
+	if (r->exclude)
+		return "an exclusion takes no target";
+
+	colon = (char *)end + 1;
+	slash = strrchr(colon, '/');
+	if (slash) {
+		*slash = '\0';
+		e = fwd_target(r, colon);
 		if (e)
 			return e;
-		if (to_last - to_first != r->last - r->first)
-			return "port ranges of different lengths";
-		r->to = to_first;
+		end = slash + 1;
+	} else if (fwd_addr(strcpy(copy, colon), &a)) {
+		return fwd_target(r, colon);
+	} else {
+		end = colon;
 	}
+	e = fwd_range(end, &end, &to_first, &to_last);
+	if (e)
+		return e;
+	if (to_last - to_first != r->last - r->first)
+		return "port ranges of different lengths";
+	r->to = to_first;
 	return *end ? "unexpected characters" : NULL;
 }
 
 /**
- * fwd_rules() - parse a comma-separated list of rules, appending them
+ * fwd_prefix() - split the ADDR%IF/ off an element, if it has one
+ * @s:		element, modified
+ * @bind:	takes the address and interface if there is one
+ * @rest:	set to what follows the prefix, or to @s
+ *
+ * "5000:192.0.2.5/6000" has a slash but no prefix: text before the first
+ * slash that is no address and holds a ':' is a port and its target.
+ *
+ * Return: NULL on success, else the reason
+ */
+static const char *fwd_prefix(char *s, struct fwd_rule *bind, char **rest)
+{
+	char *slash = strchr(s, '/'), copy[FWD_SPEC_MAX];
+	struct fwd_rule r = { 0 };
+	const char *e;
+
+	*rest = s;
+	if (!slash || *s == '~')
+		return NULL;
+	*slash = '\0';
+	strcpy(copy, s);
+	*slash = '/';
+	e = fwd_bind(&r, copy);
+	if (e && strchr(copy, ':') && isdigit((unsigned char)*copy))
+		return NULL;
+	if (e)
+		return e;
+	strcpy(bind->bind, r.bind);
+	strcpy(bind->dev, r.dev);
+	*rest = slash + 1;
+	return NULL;
+}
+
+/**
+ * fwd_same_all() - tell if two "all" elements forward alike
+ * @a:		the one seen first
+ * @b:		the other
+ *
+ * Return: true if they bind the same address and interface and go to the
+ *	   same guest address
+ */
+static bool fwd_same_all(const struct fwd_rule *a, const struct fwd_rule *b)
+{
+	return !strcmp(a->bind, b->bind) && !strcmp(a->dev, b->dev) &&
+	       inany_eq(&a->to_addr, &b->to_addr);
+}
+
+/**
+ * fwd_rules() - parse a comma-separated list of elements, appending them
  * @spec:	forwarding spec
  * @list:	list, modified
+ *
+ * An ADDR%IF/ in front of an element binds it and the elements after it
+ * (as passt's single ADDR%IF/ in front of the list does), until the next
+ * one.
  *
  * Return: NULL on success, else the reason
  */
 static const char *fwd_rules(struct fwd_spec *spec, char *list)
 {
-	char *elem, *next;
+	struct fwd_rule bind = { 0 };
+	bool all, included = false;
+	char *elem, *next, *rest;
 	const char *e;
 
 	for (elem = list; elem; elem = next) {
+		struct fwd_rule r;
+
 		next = strchr(elem, ',');
 		if (next)
 			*next++ = '\0';
 		if (!*elem)
 			return "empty element";
-		if (spec->n >= CONF_MAX_FWD)
-			return "too many rules";
-		e = fwd_rule(&spec->rule[spec->n], elem);
+		e = fwd_prefix(elem, &bind, &rest);
 		if (e)
 			return e;
-		spec->n++;
+		r = bind;
+		e = fwd_rule(&r, rest, &all);
+		if (e)
+			return e;
+		if (all) {
+			if (spec->all && !fwd_same_all(&spec->all_rule, &r))
+				return "a second 'all' that forwards otherwise";
+			spec->all = included = true;
+			spec->all_rule = r;
+			continue;
+		}
+		if (spec->n >= CONF_MAX_FWD)
+			return "too many rules";
+		/* An exclusion holds for every address */
+		if (r.exclude)
+			*r.bind = *r.dev = '\0';
+		included |= !r.exclude;
+		spec->rule[spec->n++] = r;
+	}
+	/* Exclusions alone forward every other port: on the address given */
+	if (!included && !spec->all) {
+		strcpy(spec->all_rule.bind, bind.bind);
+		strcpy(spec->all_rule.dev, bind.dev);
 	}
 	return NULL;
 }
@@ -182,11 +331,13 @@ static const char *fwd_rules(struct fwd_spec *spec, char *list)
  * fwdspec_parse() - parse a -t or -u port forwarding spec
  * @spec:	forwarding spec: rules are appended, "none" clears it,
  *		"all" forwards every port not excluded
- * @arg:	"none", "all", or a comma-separated list of "PORT",
- *		"PORT-PORT", either followed by ":PORT" or ":PORT-PORT"
- *		(guest ports, same length), optionally preceded by "ADDR/";
- *		or "~PORT", "~PORT-PORT" to exclude.  A spec of exclusions
- *		only forwards all other ports.
+ * @arg:	"none", "auto", or a comma-separated list of "PORT" or
+ *		"PORT-PORT", either followed by ":PORT", ":PORT-PORT" (guest
+ *		ports, same length), ":ADDR" or ":ADDR/PORT[-PORT]" (a guest
+ *		address that is not the guest's own); "all" or "all:ADDR";
+ *		"~PORT", "~PORT-PORT" to exclude; each optionally preceded
+ *		by "ADDR%IF/".  A spec of exclusions only forwards all other
+ *		ports.
  *
  * Return: 0 on success, -1 on error (reported, @spec unchanged)
  */
@@ -198,10 +349,6 @@ int fwdspec_parse(struct fwd_spec *spec, const char *arg)
 
 	if (!strcmp(arg, "none")) {
 		memset(spec, 0, sizeof(*spec));
-		return 0;
-	}
-	if (!strcmp(arg, "all")) {
-		spec->all = true;
 		return 0;
 	}
 	if (!strcmp(arg, "auto")) {
@@ -244,44 +391,116 @@ static bool fwd_all(const struct fwd_spec *spec)
 }
 
 /**
+ * fwdspec_find() - the rule that forwards a pod port
+ * @spec:	forwarding spec
+ * @port:	pod port
+ *
+ * Exclusions win over any rule; the first rule holding @port gives the
+ * guest port, address and bind.  Ports forwarded by "all" (or by a spec of
+ * exclusions only) keep their number; the pod's ephemeral ports are not
+ * among them.
+ *
+ * Return: the rule, @spec->all_rule for "all", NULL if @port is not
+ *	   forwarded
+ */
+const struct fwd_rule *fwdspec_find(const struct fwd_spec *spec,
+				    uint16_t port)
+{
+	const struct fwd_rule *r;
+	int i;
+
+	if (!port)
+		return NULL;
+	for (i = 0; i < spec->n; i++) {
+		r = &spec->rule[i];
+		if (r->exclude && port >= r->first && port <= r->last)
+			return NULL;
+	}
+	for (i = 0; i < spec->n; i++) {
+		r = &spec->rule[i];
+		if (!r->exclude && port >= r->first && port <= r->last)
+			return r;
+	}
+	if (!fwd_all(spec) ||
+	    (port >= spec->eph_first && port <= spec->eph_last))
+		return NULL;
+	return &spec->all_rule;
+}
+
+/**
+ * fwdspec_to() - the guest port a rule maps a pod port to
+ * @r:		rule holding @port (fwdspec_find())
+ * @port:	pod port
+ *
+ * Return: the guest port
+ */
+uint16_t fwdspec_to(const struct fwd_rule *r, uint16_t port)
+{
+	if (r->first == 0)	/* "all": every port keeps its number */
+		return port;
+	return r->to + (port - r->first);
+}
+
+/**
  * fwdspec_lookup() - is a pod port forwarded to the guest, and where
  * @spec:	forwarding spec
  * @port:	pod port
  * @to:		guest port, set if forwarded (may be NULL)
- *
- * Exclusions win over any rule; the first rule holding @port gives the
- * guest port.  Ports forwarded by "all" (or by a spec of exclusions only)
- * keep their number; the pod's ephemeral ports are not among them.
  *
  * Return: true if @port is forwarded
  */
 bool fwdspec_lookup(const struct fwd_spec *spec, uint16_t port,
 		    uint16_t *to)
 {
-	const struct fwd_rule *r;
+	const struct fwd_rule *r = fwdspec_find(spec, port);
+
+	if (r && to)
+		*to = fwdspec_to(r, port);
+	return r;
+}
+
+/**
+ * fwdspec_is_target() - tell if a spec forwards to a guest address
+ * @spec:	forwarding spec
+ * @a:		address (v4-mapped for IPv4)
+ *
+ * Return: true if one of its rules, or its "all", sends to @a
+ */
+bool fwdspec_is_target(const struct fwd_spec *spec, const struct in6_addr *a)
+{
 	int i;
 
-	if (!port)
-		return false;
-	for (i = 0; i < spec->n; i++) {
-		r = &spec->rule[i];
-		if (r->exclude && port >= r->first && port <= r->last)
-			return false;
-	}
-	for (i = 0; i < spec->n; i++) {
-		r = &spec->rule[i];
-		if (!r->exclude && port >= r->first && port <= r->last) {
-			if (to)
-				*to = r->to + (port - r->first);
+	if (spec->all && inany_eq(&spec->all_rule.to_addr, a))
+		return true;
+	for (i = 0; i < spec->n; i++)
+		if (!spec->rule[i].exclude &&
+		    inany_eq(&spec->rule[i].to_addr, a))
 			return true;
-		}
+	return false;
+}
+
+/**
+ * fwd_format_to_addr() - "->ADDR" for a rule with a guest address
+ * @r:		rule
+ * @buf:	output
+ * @size:	size of @buf
+ * @len:	length so far, updated
+ */
+static void fwd_format_to_addr(const struct fwd_rule *r, char *buf,
+			       size_t size, size_t *len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (IN6_IS_ADDR_UNSPECIFIED(&r->to_addr))
+		return;
+	if (inany_is4(&r->to_addr)) {
+		struct in_addr a4 = inany_to4(&r->to_addr);
+
+		inet_ntop(AF_INET, &a4, a, sizeof(a));
+	} else {
+		inet_ntop(AF_INET6, &r->to_addr, a, sizeof(a));
 	}
-	if (!fwd_all(spec) ||
-	    (port >= spec->eph_first && port <= spec->eph_last))
-		return false;
-	if (to)
-		*to = port;
-	return true;
+	log_buf_add(buf, size, len, "->%s", a);
 }
 
 /**
@@ -298,8 +517,16 @@ void fwdspec_format(const struct fwd_spec *spec, char *buf, size_t size)
 	int i;
 
 	*buf = '\0';
-	log_buf_add(buf, size, &len, "%s", spec->follow ? "auto" :
-		all ? "all" : spec->n ? "" : "none");
+	if (fwd_all(spec) && !spec->follow) {
+		r = &spec->all_rule;
+		log_buf_add(buf, size, &len, "%s%s%s%sall", r->bind,
+			    *r->dev ? "%" : "", r->dev,
+			    *r->bind || *r->dev ? "/" : "");
+		fwd_format_to_addr(r, buf, size, &len);
+	} else {
+		log_buf_add(buf, size, &len, "%s", spec->follow ? "auto" :
+			    spec->n ? "" : "none");
+	}
 	for (i = 0; i < spec->n; i++) {
 		r = &spec->rule[i];
 		log_buf_add(buf, size, &len, "%s%s%s%s%s%s%u", i || all ? ", " : "",
@@ -308,9 +535,14 @@ void fwdspec_format(const struct fwd_spec *spec, char *buf, size_t size)
 			*r->bind || *r->dev ? "/" : "", r->first);
 		if (r->last != r->first)
 			log_buf_add(buf, size, &len, "-%u", r->last);
-		if (r->exclude || r->to == r->first)
+		if (r->exclude)
 			continue;
-		log_buf_add(buf, size, &len, "->%u", r->to);
+		fwd_format_to_addr(r, buf, size, &len);
+		if (r->to == r->first)
+			continue;
+		log_buf_add(buf, size, &len, "%s%u",
+			    IN6_IS_ADDR_UNSPECIFIED(&r->to_addr) ? "->" : "/",
+			    r->to);
 		if (r->last != r->first)
 			log_buf_add(buf, size, &len, "-%u",
 				r->to + (r->last - r->first));

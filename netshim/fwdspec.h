@@ -7,12 +7,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <netinet/in.h>
 
 #include "conf.h"
 
 int fwdspec_parse(struct fwd_spec *spec, const char *arg);
+const struct fwd_rule *fwdspec_find(const struct fwd_spec *spec,
+				    uint16_t port);
+uint16_t fwdspec_to(const struct fwd_rule *r, uint16_t port);
 bool fwdspec_lookup(const struct fwd_spec *spec, uint16_t port,
 		    uint16_t *to);
+bool fwdspec_is_target(const struct fwd_spec *spec, const struct in6_addr *a);
 void fwdspec_format(const struct fwd_spec *spec, char *buf, size_t size);
 
 #endif /* NETSHIM_FWDSPEC_H */

@@ -22,6 +22,7 @@
  */
 #include <string.h>
 
+#include "fwdspec.h"
 #include "gaddr.h"
 #include "inany.h"
 #include "ip.h"
@@ -41,29 +42,58 @@ bool gaddr_in_prefix6(const struct conf *c, const struct in6_addr *a)
 }
 
 /**
+ * gaddr_fwd_target() - tell if a -t or -u rule forwards to an address
+ * @c:		configuration
+ * @a:		address, v4-mapped for IPv4
+ *
+ * Such an address is one the guest (or what it routes to) answers from.
+ *
+ * Return: true if it does
+ */
+static bool gaddr_fwd_target(const struct conf *c, const struct in6_addr *a)
+{
+	return fwdspec_is_target(&c->tcp_fwd, a) ||
+	       fwdspec_is_target(&c->udp_fwd, a);
+}
+
+/**
+ * gaddr_own6() - tell if an address is one of the guest's in its prefix
+ * @c:		configuration
+ * @a:		address
+ *
+ * Return: true for a unicast address of the advertised prefix other than
+ * its subnet-router anycast address (RFC 4291 2.6.1)
+ */
+static bool gaddr_own6(const struct conf *c, const struct in6_addr *a)
+{
+	static const uint8_t zero_iid[8];
+
+	if (IN6_IS_ADDR_MULTICAST(a) || IN6_IS_ADDR_LOOPBACK(a) ||
+	    IN6_IS_ADDR_V4MAPPED(a) || IN6_IS_ADDR_V4COMPAT(a))
+		return false;
+	return gaddr_in_prefix6(c, a) &&
+	       memcmp(a->s6_addr + 8, zero_iid, sizeof(zero_iid));
+}
+
+/**
  * gaddr_src6_ok() - tell whether the guest may speak from an IPv6 address
  * @c:		configuration
  * @src:	source address of a guest packet
  * @proto:	its upper-layer protocol
  *
  * Return: true for a unicast address of the advertised prefix other than
- * its subnet-router anycast address (RFC 4291 2.6.1), a link-local address,
- * or the unspecified address for ICMPv6 (duplicate address detection, MLD)
+ * its subnet-router anycast address, a link-local address, a -t or -u
+ * rule's guest address, or the unspecified address for ICMPv6 (duplicate
+ * address detection, MLD)
  */
 bool gaddr_src6_ok(const struct conf *c, const struct in6_addr *src,
 		   uint8_t proto)
 {
-	static const uint8_t zero_iid[8];
-
 	if (IN6_IS_ADDR_UNSPECIFIED(src))
 		return proto == IPPROTO_ICMPV6_;
 	if (IN6_IS_ADDR_LINKLOCAL(src))
 		return true;
-	if (IN6_IS_ADDR_MULTICAST(src) || IN6_IS_ADDR_LOOPBACK(src) ||
-	    IN6_IS_ADDR_V4MAPPED(src) || IN6_IS_ADDR_V4COMPAT(src))
-		return false;
-	return gaddr_in_prefix6(c, src) &&
-	       memcmp(src->s6_addr + 8, zero_iid, sizeof(zero_iid));
+	return gaddr_own6(c, src) || gaddr_fwd_target(c, src);
 }
 
 /**
@@ -73,14 +103,22 @@ bool gaddr_src6_ok(const struct conf *c, const struct in6_addr *src,
  * @proto:	its protocol
  * @dport:	its UDP destination port, -1 if not UDP or too short to tell
  *
- * Return: true for the guest's address, or 0.0.0.0 to a DHCP server
+ * Return: true for the guest's address, a -t or -u rule's guest address,
+ * or 0.0.0.0 to a DHCP server
  */
 bool gaddr_src4_ok(const struct conf *c, struct in_addr src, uint8_t proto,
 		   int dport)
 {
+	struct in6_addr a;
+
 	if (src.s_addr == INADDR_ANY)
 		return proto == IPPROTO_UDP && dport == DHCP4_SERVER_PORT;
-	return c->v4 && src.s_addr == c->addr4.s_addr;
+	if (!c->v4)
+		return false;
+	if (src.s_addr == c->addr4.s_addr)
+		return true;
+	a = inany_from4(src);
+	return gaddr_fwd_target(c, &a);
 }
 
 /**
@@ -89,11 +127,12 @@ bool gaddr_src4_ok(const struct conf *c, struct in_addr src, uint8_t proto,
  * @a:		the source of a flow the guest opens, or its DAD probe's target
  *
  * Link-local and unspecified addresses are not for inbound flows and are
- * ignored, as is anything outside the prefix.
+ * ignored, as is anything outside the prefix (a rule's own guest address
+ * among them).
  */
 void gaddr_seen6(struct ctx *c, const struct in6_addr *a)
 {
-	if (IN6_IS_ADDR_LINKLOCAL(a) || !gaddr_src6_ok(&c->conf, a, 0))
+	if (!gaddr_own6(&c->conf, a))
 		return;
 	c->gaddr6_seen = *a;
 	c->gaddr6_known = true;

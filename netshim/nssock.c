@@ -24,6 +24,7 @@
 #include "ctx.h"
 #include "isolate.h"
 #include "log.h"
+#include "inany.h"
 #include "nssock.h"
 
 /**
@@ -42,6 +43,7 @@ struct nssock_req {
 	uint8_t listen;
 	uint16_t port;
 	uint16_t sport;
+	struct in6_addr dst;
 };
 
 /**
@@ -97,12 +99,21 @@ static int nssock_make(const struct nssock_req *req)
 			goto fail;
 		return s;
 	}
+	/* Not to loopback: from any address of the namespace's */
+	if (!IN6_IS_ADDR_UNSPECIFIED(&req->dst)) {
+		a6.sin6_addr = in6addr_any;
+		a4.sin_addr.s_addr = htonl(INADDR_ANY);
+	}
 	if (req->sport) {
 		/* The namespace's server sees the client's own port where
 		 * it is free, as pasta does; any port otherwise
 		 */
 		a6.sin6_port = a4.sin_port = htons(req->sport);
 		bind(s, sa, sl);
+	}
+	if (!IN6_IS_ADDR_UNSPECIFIED(&req->dst)) {
+		a6.sin6_addr = req->dst;
+		a4.sin_addr = inany_to4(&req->dst);
 	}
 	a6.sin6_port = a4.sin_port = htons(req->port);
 	if (connect(s, sa, sl) && errno != EINPROGRESS)
@@ -262,19 +273,25 @@ int nssock_connect_lo(struct ctx *c, bool v6, uint16_t port)
 }
 
 /**
- * nssock_udp_lo() - a UDP socket connected to the namespace's loopback
+ * nssock_udp_lo() - a UDP socket connected to the namespace's loopback, or
+ *		     to another of its addresses
  * @c:		execution context
  * @v6:		::1 rather than 127.0.0.1
  * @sport:	source port to keep if it is free in the namespace, 0 for any
+ * @dst:	destination address of the family of @v6 (v4-mapped), NULL
+ *		or :: for loopback
  * @port:	destination port
  *
  * Return: the socket, or -1 with errno set
  */
-int nssock_udp_lo(struct ctx *c, bool v6, uint16_t sport, uint16_t port)
+int nssock_udp_lo(struct ctx *c, bool v6, uint16_t sport,
+		  const struct in6_addr *dst, uint16_t port)
 {
 	struct nssock_req req = { .v6 = v6, .type = SOCK_DGRAM,
 				 .port = port, .sport = sport };
 
+	if (dst)
+		req.dst = *dst;
 	return nssock_ask(c, &req);
 }
 

@@ -6,12 +6,14 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <netinet/in.h>
 
 struct ctx;
 
 int nssock_start(struct ctx *c);
 int nssock_connect_lo(struct ctx *c, bool v6, uint16_t port);
-int nssock_udp_lo(struct ctx *c, bool v6, uint16_t sport, uint16_t port);
+int nssock_udp_lo(struct ctx *c, bool v6, uint16_t sport,
+		  const struct in6_addr *dst, uint16_t port);
 int nssock_listen_lo(struct ctx *c, int type, bool v6, uint16_t port);
 void nssock_bufs(int fd);
 

@@ -205,8 +205,8 @@ void tcp_listener_ready(struct ctx *c, uint32_t idx)
 void tcp_accept_fwd(struct ctx *c, const struct fwd_listener *l)
 {
 	struct tcp_table *t = c->tcp;
+	struct in6_addr raddr, gaddr, to_addr;
 	struct sockaddr_storage sa;
-	struct in6_addr raddr, gaddr;
 	struct tcp_conn *conn;
 	socklen_t sl = sizeof(sa);
 	uint16_t rport, gport;
@@ -217,10 +217,12 @@ void tcp_accept_fwd(struct ctx *c, const struct fwd_listener *l)
 	if (fd < 0)
 		return;
 	inany_from_sockaddr(&sa, &raddr, &rport);
-	if (fwd_guest_port(c, l, fd, &gport))
+	if (fwd_guest_port(c, l, fd, &gport, &to_addr))
 		goto refuse;
 
-	if (c->splice && (IN6_IS_ADDR_LOOPBACK(&raddr) ||
+	/* A rule's own guest address is reached through the link only */
+	if (c->splice && IN6_IS_ADDR_UNSPECIFIED(&to_addr) &&
+	    (IN6_IS_ADDR_LOOPBACK(&raddr) ||
 			  (inany_is4(&raddr) &&
 			   (ntohl(inany_to4(&raddr).s_addr) >> 24) == 127))) {
 		tcp_splice_local(c, fd, &raddr, gport);
@@ -256,6 +258,8 @@ void tcp_accept_fwd(struct ctx *c, const struct fwd_listener *l)
 		    IN6_IS_ADDR_LINKLOCAL(&raddr))
 			raddr = c->conf.our_ll6;
 	}
+	if (!IN6_IS_ADDR_UNSPECIFIED(&to_addr))
+		gaddr = to_addr;
 
 	conn = conn_new(c, &gaddr, gport, &raddr, rport);
 	if (!conn)

@@ -199,6 +199,8 @@ static void udp_splice_close(struct ctx *c, struct udp_splice_flow *f)
  * @caddr:	client address
  * @cport:	client port
  * @to_ns:	the server is on the namespace's loopback (else the pod's)
+ * @dst:	with @to_ns: the server's address in the namespace, NULL or ::
+ *		for its loopback
  * @port:	the server's port
  *
  * Return: the flow, NULL if the table is full or no socket could be made
@@ -207,6 +209,7 @@ static void udp_splice_close(struct ctx *c, struct udp_splice_flow *f)
 static struct udp_splice_flow *udp_splice_open(struct ctx *c, int lfd,
 					       const struct in6_addr *caddr,
 					       uint16_t cport, bool to_ns,
+					       const struct in6_addr *dst,
 					       uint16_t port)
 {
 	struct udp_splice_table *t = c->udp_splice;
@@ -222,7 +225,7 @@ static struct udp_splice_flow *udp_splice_open(struct ctx *c, int lfd,
 		return NULL;
 	}
 	if (to_ns) {
-		fd = nssock_udp_lo(c, v6, cport, port);
+		fd = nssock_udp_lo(c, v6, cport, dst, port);
 	} else {
 		struct in_addr lo4 = { htonl(INADDR_LOOPBACK) };
 		struct in6_addr lo = v6 ? in6addr_loopback : inany_from4(lo4);
@@ -298,12 +301,15 @@ int udp_splice_peek_lo(const struct ctx *c, int fd)
  * @c:		execution context
  * @lfd:	socket the client wrote to
  * @to_ns:	the server is on the namespace's loopback (else the pod's)
+ * @dst:	with @to_ns: the server's address in the namespace, NULL or ::
+ *		for its loopback (a -u rule's target address)
  * @port:	the server's port
  *
  * Return: true if a datagram was read (relayed or dropped), false if the
  * socket is empty
  */
-bool udp_splice_take(struct ctx *c, int lfd, bool to_ns, uint16_t port)
+bool udp_splice_take(struct ctx *c, int lfd, bool to_ns,
+		     const struct in6_addr *dst, uint16_t port)
 {
 	struct sockaddr_storage sa;
 	socklen_t sl = sizeof(sa);
@@ -321,7 +327,7 @@ bool udp_splice_take(struct ctx *c, int lfd, bool to_ns, uint16_t port)
 	inany_from_sockaddr(&sa, &caddr, &cport);
 	f = udp_splice_lookup(c->udp_splice, lfd, &caddr, cport);
 	if (!f)
-		f = udp_splice_open(c, lfd, &caddr, cport, to_ns, port);
+		f = udp_splice_open(c, lfd, &caddr, cport, to_ns, dst, port);
 	if (!f)
 		return true;
 	f->last = c->now.tv_sec;
@@ -425,7 +431,7 @@ bool udp_splice_take_batch(struct ctx *c, int lfd, bool to_ns, uint16_t port)
 					      cport);
 			if (!f)
 				f = udp_splice_open(c, lfd, &caddr, cport,
-						    to_ns, port);
+						    to_ns, NULL, port);
 		}
 		if (f)
 			f->last = c->now.tv_sec;

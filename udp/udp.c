@@ -390,7 +390,8 @@ static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
 
 	if (!f) {
 		inany_from_sockaddr(&sa, &raddr, &rport);
-		gaddr = gaddr_inbound(c, v6);
+		gaddr = IN6_IS_ADDR_UNSPECIFIED(&lst->to_addr) ?
+			gaddr_inbound(c, v6) : lst->to_addr;
 		f = flow_lookup(c, IPPROTO_UDP, &gaddr, lst->guest_port,
 				&raddr, rport);
 		if (!f) {
@@ -492,25 +493,33 @@ void udp_flow_ready(struct ctx *c, struct flow *f, uint32_t events)
 }
 
 /**
- * udp_listener_fd() - the -u listener an inbound flow to a guest port
- *		       replies through
- * @v6:		IPv6 (else IPv4)
+ * udp_listener_fd() - the -u listener an inbound flow to a guest address
+ *		       and port replies through
+ * @gaddr:	the flow's guest address
  * @guest_port:	the flow's guest port
  *
- * Return: the listener's socket, -1 if no -u listener forwards to it
+ * Return: the socket of the listener forwarding to @gaddr itself, else of
+ *	   one forwarding to the guest's own address in that family, -1 if
+ *	   no -u listener forwards to @guest_port
  */
-int udp_listener_fd(bool v6, uint16_t guest_port)
+int udp_listener_fd(const struct in6_addr *gaddr, uint16_t guest_port)
 {
+	bool v6 = !inany_is4(gaddr);
+	int fd = -1;
 	uint32_t i;
 
 	for (i = 0; i < udp_nlisteners; i++) {
 		const struct fwd_listener *l = &udp_listeners[i];
 
-		if (l->fd >= 0 && l->v6 == v6 && !l->any_port &&
-		    l->guest_port == guest_port)
+		if (l->fd < 0 || l->v6 != v6 || l->any_port ||
+		    l->guest_port != guest_port)
+			continue;
+		if (inany_eq(&l->to_addr, gaddr))
 			return l->fd;
+		if (fd < 0 && IN6_IS_ADDR_UNSPECIFIED(&l->to_addr))
+			fd = l->fd;
 	}
-	return -1;
+	return fd;
 }
 
 /**
@@ -538,14 +547,16 @@ void udp_listener_input(struct ctx *c, const struct fwd_listener *l)
 	for (i = 0; i < UDP_BATCH; i++) {
 		/* Namespace mode: a pod process writing to the pod's
 		 * loopback has its datagrams relayed to the namespace's
-		 * loopback, not framed (the tap drops loopback sources)
+		 * loopback, or to the rule's target address there, not
+		 * framed (the tap drops loopback sources)
 		 */
 		int lo = udp_splice_peek_lo(c, l->fd);
 
 		if (lo < 0)
 			break;
 		if (lo) {
-			if (!udp_splice_take(c, l->fd, true, l->guest_port))
+			if (!udp_splice_take(c, l->fd, true, &l->to_addr,
+					     l->guest_port))
 				break;
 			continue;
 		}

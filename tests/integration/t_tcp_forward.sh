@@ -22,39 +22,20 @@ SIZE=$((1 << 20))
 # Well under a second here
 MAX_SECS=5
 
-# guest_echo() - echo server on all of the guest's addresses
-# $1: port
-guest_echo() {
-	ip netns exec "$NS_GUEST" timeout 120 python3 "$TCP_DIR/many.py" \
-		server "" "$1" >>"$WORK/server.log" 2>&1 &
-	tcp_wait_listen "$NS_GUEST" "$1"
-}
-
-# echo_check() - $CONNS connections echoing $SIZE bytes each, in parallel
-# $1: client namespace, $2: address, $3: port
-echo_check() {
-	local out
-
-	out=$(ip netns exec "$1" timeout 60 python3 "$TCP_DIR/many.py" \
-		client "$2" "$3" "$CONNS" "$SIZE" "$MAX_SECS" 2>&1) ||
-		fail "$1 -> $2 port $3: $out"
-	log "ok: $1 -> $2 port $3: $out"
-}
-
 topo_init
 topo_peer_pod
 topo_backend -t 8080:80 -t 2222 -t 2223
 topo_relay_guest
 guest_dhcp
-guest_echo 80
-guest_echo 2222
+tcp_many_server "$NS_GUEST" "" 80
+tcp_many_server "$NS_GUEST" "" 2222
 
 for a in 203.0.113.2 2001:db8:1::2; do
-	echo_check "$NS_PEER" "$a" 8080
-	echo_check "$NS_PEER" "$a" 2222
+	tcp_many_check "$NS_PEER" "$a" 8080 "$CONNS" "$SIZE" "$MAX_SECS"
+	tcp_many_check "$NS_PEER" "$a" 2222 "$CONNS" "$SIZE" "$MAX_SECS"
 done
 for a in 127.0.0.1 ::1 203.0.113.2; do
-	echo_check "$NS_POD" "$a" 8080
+	tcp_many_check "$NS_POD" "$a" 8080 "$CONNS" "$SIZE" "$MAX_SECS"
 done
 
 for a in 203.0.113.2 2001:db8:1::2; do

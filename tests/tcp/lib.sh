@@ -216,3 +216,25 @@ tcp_echo() {
 	echo "$(cat "$4.shash") $6" >"$4.sent"
 	echo "$(cat "$4.hash") $(cat "$4.bytes")" >"$4.recv"
 }
+
+# tcp_many_server() - many.py's echo server in a namespace, waited for
+# $1: namespace, $2: address ("" for all), $3: port
+tcp_many_server() {
+	ip netns exec "$1" timeout 120 python3 "$TCP_DIR/many.py" \
+		server "$2" "$3" >>"$WORK/server.log" 2>&1 &
+	topo_pid_add $!
+	tcp_wait_listen "$1" "$3"
+}
+
+# tcp_many_check() - connections in parallel, each echoing its bytes
+# intact through many.py's server
+# $1: client namespace, $2: address, $3: port, $4: connections, $5: bytes
+# each, $6: seconds allowed
+tcp_many_check() {
+	local out
+
+	out=$(ip netns exec "$1" timeout 60 python3 "$TCP_DIR/many.py" \
+		client "$2" "$3" "$4" "$5" "$6" 2>&1) ||
+		fail "$1 -> $2 port $3: $out"
+	log "ok: $1 -> $2 port $3: $out"
+}

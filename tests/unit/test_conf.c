@@ -198,11 +198,116 @@ static void test_fwd_bind(void **state)
 	assert_int_equal(fwd("2001:0db8:0:0::0002/1-2", &s), 0);
 	assert_string_equal(s.rule[0].bind, "2001:db8::2");
 
-	assert_int_equal(fwd("198.51.100.1/22,80,2001:db8::1/443", &s), 0);
-	assert_int_equal(s.n, 3);
+	/* An address binds the elements after it too, as passt's
+	 * "ADDR/22,80" binds both ports, until the next address
+	 */
+	assert_int_equal(fwd("198.51.100.1/22,80,2001:db8::1/443,444", &s), 0);
+	assert_int_equal(s.n, 4);
 	assert_string_equal(s.rule[0].bind, "198.51.100.1");
-	assert_string_equal(s.rule[1].bind, "");
+	assert_string_equal(s.rule[1].bind, "198.51.100.1");
 	assert_string_equal(s.rule[2].bind, "2001:db8::1");
+	assert_string_equal(s.rule[3].bind, "2001:db8::1");
+
+	/* "*" is any address; an interface alone, or after "*" */
+	assert_int_equal(fwd("*/22", &s), 0);
+	assert_string_equal(s.rule[0].bind, "");
+	assert_int_equal(fwd("*%eth0/22,23", &s), 0);
+	assert_string_equal(s.rule[1].dev, "eth0");
+	assert_string_equal(s.rule[1].bind, "");
+	assert_int_equal(fwd("[2001:db8::1]%eth0/22", &s), 0);
+	assert_string_equal(s.rule[0].bind, "2001:db8::1");
+	assert_string_equal(s.rule[0].dev, "eth0");
+
+	/* "ADDR/all" binds every port it forwards; and exclusions alone */
+	assert_int_equal(fwd("127.0.0.6/all", &s), 0);
+	assert_true(s.all);
+	assert_string_equal(s.all_rule.bind, "127.0.0.6");
+	assert_int_equal(fwd_to(&s, 4000), 4000);
+	assert_int_equal(fwd("203.0.113.2/~22", &s), 0);
+	assert_string_equal(s.all_rule.bind, "203.0.113.2");
+	assert_int_equal(fwd_to(&s, 22), 0);
+	assert_int_equal(fwd_to(&s, 23), 23);
+}
+
+/**
+ * target_is() - tell if the rule forwarding a port goes to an address
+ * @s:		forwarding spec
+ * @port:	pod port
+ * @addr:	address as text, "" for the guest's own
+ *
+ * Return: true if it does
+ */
+static bool target_is(const struct fwd_spec *s, uint16_t port,
+		      const char *addr)
+{
+	const struct fwd_rule *r = fwdspec_find(s, port);
+	struct in6_addr a = IN6ADDR_ANY_INIT;
+	struct in_addr a4;
+
+	if (!r)
+		return false;
+	if (inet_pton(AF_INET, addr, &a4) == 1) {
+		memset(&a, 0, sizeof(a));
+		a.s6_addr[10] = a.s6_addr[11] = 0xff;
+		memcpy(&a.s6_addr[12], &a4, 4);
+	} else if (*addr) {
+		assert_int_equal(inet_pton(AF_INET6, addr, &a), 1);
+	}
+	return !memcmp(&r->to_addr, &a, sizeof(a));
+}
+
+/* passt 2026's target addresses: PORTS:ADDR/PORTS, PORTS:ADDR, all:ADDR */
+static void test_fwd_target(void **state)
+{
+	struct in6_addr a;
+	struct fwd_spec s;
+	char buf[256];
+
+	(void)state;
+	assert_int_equal(fwd("0.0.0.0/5000:192.0.2.5/6000", &s), 0);
+	assert_string_equal(s.rule[0].bind, "0.0.0.0");
+	assert_int_equal(fwd_to(&s, 5000), 6000);
+	assert_true(target_is(&s, 5000, "192.0.2.5"));
+
+	/* No bind address: the target's family only (fwd.c) */
+	assert_int_equal(fwd("5000-5001:198.51.100.7/6000-6001,22", &s), 0);
+	assert_int_equal(fwd_to(&s, 5001), 6001);
+	assert_true(target_is(&s, 5001, "198.51.100.7"));
+	assert_true(target_is(&s, 22, ""));
+
+	/* Address only: the ports keep their numbers */
+	assert_int_equal(fwd("8000-8001:2001:db8::7", &s), 0);
+	assert_int_equal(fwd_to(&s, 8001), 8001);
+	assert_true(target_is(&s, 8001, "2001:db8::7"));
+	assert_int_equal(fwd("80:[2001:db8::7]/8080", &s), 0);
+	assert_int_equal(fwd_to(&s, 80), 8080);
+	assert_true(target_is(&s, 80, "2001:db8::7"));
+	assert_int_equal(fwd("::/80:2001:db8::7/8080", &s), 0);
+	assert_string_equal(s.rule[0].bind, "::");
+	assert_true(target_is(&s, 80, "2001:db8::7"));
+
+	/* "all:ADDR", with rules beside it and exclusions */
+	assert_int_equal(fwd("127.0.0.6/all:192.0.2.6,~22,80:8080", &s), 0);
+	assert_true(s.all);
+	assert_string_equal(s.all_rule.bind, "127.0.0.6");
+	assert_true(target_is(&s, 4000, "192.0.2.6"));
+	assert_int_equal(fwd_to(&s, 4000), 4000);
+	assert_int_equal(fwd_to(&s, 22), 0);
+	assert_int_equal(fwd_to(&s, 80), 8080);
+	assert_true(target_is(&s, 80, ""));
+	fwdspec_format(&s, buf, sizeof(buf));
+	assert_string_equal(buf, "127.0.0.6/all->192.0.2.6, except 22, "
+				 "127.0.0.6/80->8080");
+
+	/* The guest answers from these: they are its (gaddr.c) */
+	inet_pton(AF_INET6, "::ffff:192.0.2.6", &a);
+	assert_true(fwdspec_is_target(&s, &a));
+	inet_pton(AF_INET6, "::ffff:192.0.2.7", &a);
+	assert_false(fwdspec_is_target(&s, &a));
+
+	assert_int_equal(fwd("5000:198.51.100.7/6000", &s), 0);
+	fwdspec_format(&s, buf, sizeof(buf));
+	assert_string_equal(buf, "5000->198.51.100.7/6000");
 }
 
 static void test_fwd_all_none(void **state)
@@ -267,7 +372,16 @@ static void test_fwd_errors(void **state)
 		"1000-2000:3000", "1000-2000:3000-3001", "80:1000-1001",
 		"~22:80", "~", "~~22", "~203.0.113.2/22", "bogus/80",
 		"203.0.113.2/", "/80", "203.0.113.256/80", "80/80",
-		"all,80", "none,80", "80,all", "0x50", "8O",
+		"none,80", "auto,80", "0x50", "8O",
+		/* target addresses */
+		"80:198.51.100.7/", "80:198.51.100.7/0", "80:bogus/80",
+		"80:198.51.100.7/80-81", "80-81:198.51.100.7/80",
+		"80:0.0.0.0", "80:::", "80:224.0.0.1", "80:ff02::1",
+		"80:255.255.255.255", "80:127.0.0.1", "80:::1",
+		"~80:198.51.100.7", "203.0.113.2/80:2001:db8::7",
+		"2001:db8::2/80:198.51.100.7", "all:bogus", "all:",
+		"all:198.51.100.7/80", "80:[198.51.100.7]", "80:[2001:db8::7",
+		"all,198.51.100.1/all", "all:198.51.100.7,all",
 	};
 	struct fwd_spec s;
 	unsigned int i;
@@ -1419,6 +1533,7 @@ int main(void)
 		cmocka_unit_test(test_fwd_exclude),
 		cmocka_unit_test(test_fwd_mixed),
 		cmocka_unit_test(test_fwd_bind),
+		cmocka_unit_test(test_fwd_target),
 		cmocka_unit_test(test_fwd_all_none),
 		cmocka_unit_test(test_fwd_max_rules),
 		cmocka_unit_test(test_fwd_errors),

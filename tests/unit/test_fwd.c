@@ -10,7 +10,9 @@
  */
 #include "unit.h"
 
+#include <stdio.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -160,6 +162,8 @@ static void test_guest_port_any(void **state)
 	static const char *const all[] = { "all", NULL };
 	static const char *const none[] = { "1-2", NULL };
 	struct fwd_listener l = { .fd = -1, .guest_port = 7, .any_port = true };
+	struct in6_addr ta, want;
+	char rule[64];
 	uint16_t lport, g = 0;
 	int fd;
 
@@ -169,17 +173,31 @@ static void test_guest_port_any(void **state)
 
 	/* The accepted socket's local port, mapped by the rules */
 	spec(all);
-	assert_int_equal(fwd_guest_port(&c, &l, fd, &g), 0);
+	assert_int_equal(fwd_guest_port(&c, &l, fd, &g, &ta), 0);
 	assert_int_equal(g, lport);
+	assert_true(IN6_IS_ADDR_UNSPECIFIED(&ta));
 
 	/* ...and refused where the rules do not forward it */
 	spec(none);
-	assert_int_equal(fwd_guest_port(&c, &l, fd, &g), -1);
+	assert_int_equal(fwd_guest_port(&c, &l, fd, &g, &ta), -1);
 
-	/* A per-port listener forwards to its own guest port */
+	/* A rule's guest address, for a connection of its family only */
+	snprintf(rule, sizeof(rule), "%u:198.51.100.7/80", lport);
+	memset(&c.conf.tcp_fwd, 0, sizeof(c.conf.tcp_fwd));
+	assert_int_equal(fwdspec_parse(&c.conf.tcp_fwd, rule), 0);
+	assert_int_equal(fwd_guest_port(&c, &l, fd, &g, &ta), 0);
+	assert_int_equal(g, 80);
+	inet_pton(AF_INET6, "::ffff:198.51.100.7", &want);
+	assert_memory_equal(&ta, &want, sizeof(want));
+	l.v6 = true;
+	assert_int_equal(fwd_guest_port(&c, &l, fd, &g, &ta), -1);
+
+	/* A per-port listener forwards to its own guest port and address */
 	l.any_port = false;
-	assert_int_equal(fwd_guest_port(&c, &l, fd, &g), 0);
+	l.to_addr = want;
+	assert_int_equal(fwd_guest_port(&c, &l, fd, &g, &ta), 0);
 	assert_int_equal(g, 7);
+	assert_memory_equal(&ta, &want, sizeof(want));
 	close(fd);
 }
 
