@@ -214,6 +214,7 @@ void icmp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 			gaddr_seen6(c, &m->src);
 	}
 	f->last = c->now.tv_sec;
+	f->qp = link_steered(c);
 	flow_hop(f, m->hop);
 	if (send(f->fd, l4->data, l4->len, MSG_DONTWAIT) < 0)
 		c->cnt.drop_sock++;
@@ -232,6 +233,7 @@ void icmp_flow_ready(struct ctx *c, struct flow *f, uint32_t events)
 	ssize_t n;
 	int i;
 
+	link_steer(c, f->qp);
 	if (events & EPOLLERR)
 		icmp_sock_errors(c, f);
 	for (i = 0; i < 16; i++) {

@@ -60,6 +60,8 @@ int link_init(struct ctx *c, const struct link_ops *ops)
 	c->link.rx.size = c->link.ops->rx_size;
 	c->link.tx.size = c->link.ops->tx_size;
 	c->link.tx.meta = c->link.ops->offloads ? VNET_HDR_BASE_LEN : 0;
+	if (c->link.ops->pairs)
+		c->link.tx.meta++;	/* LINK_QP() */
 	/* Sized now, taken as used: malloc() maps these, and a page becomes
 	 * resident when a frame first reaches it, so a quiet guest costs
 	 * what it uses, and a busy one no more than these sizes.
@@ -219,6 +221,8 @@ void tx_commit_offload(struct ctx *c, uint8_t *frame, size_t len,
 	}
 	if (c->link.tx.meta)
 		vnet_hdr_build(lq_meta(&c->link.tx, frame), o);
+	if (c->link.ops->pairs)
+		LINK_QP(frame) = c->link.steer;
 	if (o && o->gso_type != VNET_GSO_NONE)
 		c->cnt.tso_out++;
 	trace("frame to the guest: %zu bytes, ethertype 0x%04x", len,
@@ -442,6 +446,7 @@ int link_attach(struct ctx *c, int fd, uint32_t events)
  *		@o->csum_start (struct link_in_frame)
  * @o:		its offloads, checked by vnet_hdr_parse() against what was
  *		negotiated, or NULL for none
+ * @qp:		queue pair it came in on, 0 for a back-end with one
  *
  * A partial checksum (NEEDS_CSUM) is the guest saying its payload is what
  * it meant: the frame goes no further than a socket, where the kernel
@@ -451,7 +456,7 @@ int link_attach(struct ctx *c, int fd, uint32_t events)
  * Return: true if the batch takes more frames, false if it is full now
  */
 bool link_frame_in(struct ctx *c, const struct pkt *frame, size_t copied,
-		   const struct link_offload *o)
+		   const struct link_offload *o, uint8_t qp)
 {
 	struct link_in_frame *f = &c->link.in[c->link.in_n++];
 
@@ -465,6 +470,7 @@ bool link_frame_in(struct ctx *c, const struct pkt *frame, size_t copied,
 	f->copied = copied;
 	f->l4_off = o ? o->csum_start : 0;
 	f->csum_ok = o && (o->flags & VNET_F_NEEDS_CSUM);
+	f->qp = qp;
 	return c->link.in_n < LINK_IN_MAX;
 }
 

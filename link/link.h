@@ -46,12 +46,15 @@
  * @csum_ok:	the guest vouched for its layer-4 checksum: it came as a
  *		partial one (VNET_F_NEEDS_CSUM), which the socket the payload
  *		goes to sums anyway, so it is not verified
+ * @qp:		queue pair it came in on (0 without several, see
+ *		link_steer())
  */
 struct link_in_frame {
 	struct pkt pkt;
 	size_t copied;
 	uint16_t l4_off;
 	bool csum_ok;
+	uint8_t qp;
 };
 
 /**
@@ -85,7 +88,10 @@ struct link_frame {
  *		which every back-end hands over its own way
  * @offloads:	it may negotiate offloads (struct link_caps): each queued
  *		frame keeps its virtio-net header (VNET_HDR_BASE_LEN bytes)
- *		right in front of it
+ *		in front of it
+ * @pairs:	it may have several queue pairs: each queued frame also
+ *		keeps, right in front of it, the pair it goes to (LINK_QP()),
+ *		behind its virtio-net header
  * @setup:	anything else to prepare before the loop runs, or NULL
  * @listen:	open the socket the VMM or front-end connects to
  * @adopt:	take a connection that is already open (a launcher's fd)
@@ -107,6 +113,7 @@ struct link_ops {
 	const char *name;
 	size_t rx_size, tx_size;
 	bool offloads;
+	bool pairs;
 	int (*setup)(struct ctx *c);
 	int (*listen)(struct ctx *c);
 	int (*adopt)(struct ctx *c, int fd);
@@ -121,6 +128,9 @@ struct link_ops {
 	size_t (*resolve)(struct ctx *c, const struct iovec *in,
 			  struct iovec *out, size_t max);
 };
+
+/* The queue pair a queued frame goes to, with link_ops.pairs */
+#define LINK_QP(frame)	((frame)[-1])
 
 extern const struct link_ops link_stream_ops;
 extern const struct link_ops link_tap_ops;
@@ -167,6 +177,34 @@ static inline bool link_blocked(const struct ctx *c)
 }
 
 /**
+ * link_steer() - the queue pair frames to the guest go to from now on
+ * @c:		execution context
+ * @qp:		the pair a flow's frames came in on (link_in_frame.qp), or
+ *		any number to spread new flows; a back-end with fewer pairs
+ *		in use folds it into those it has
+ *
+ * Answering a flow on the pair it came from keeps its receive interrupts
+ * on the guest CPU that sends it (virtio-net's transmit queue follows
+ * the sending CPU); which pair a frame takes never changes what it says.
+ */
+static inline void link_steer(struct ctx *c, uint8_t qp)
+{
+	c->link.steer = qp;
+}
+
+/**
+ * link_steered() - the queue pair link_steer() set last: while a frame
+ *		    from the guest is handled, the one it came in on
+ * @c:		execution context
+ *
+ * Return: the pair
+ */
+static inline uint8_t link_steered(const struct ctx *c)
+{
+	return c->link.steer;
+}
+
+/**
  * link_caps() - the offloads the guest negotiated
  * @c:		execution context
  *
@@ -208,7 +246,7 @@ size_t link_iov_resolve(struct ctx *c, const struct iovec *in,
 int link_listen(struct ctx *c);
 int link_attach(struct ctx *c, int fd, uint32_t events);
 bool link_frame_in(struct ctx *c, const struct pkt *frame, size_t copied,
-		   const struct link_offload *o);
+		   const struct link_offload *o, uint8_t qp);
 void link_caps_set(struct ctx *c, const struct link_caps *caps);
 void link_gone(struct ctx *c, const char *why);
 

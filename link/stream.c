@@ -111,7 +111,7 @@ static void stream_cut(struct ctx *c)
 			stream_close(c, "bad frame length");
 			return;
 		}
-		more = link_frame_in(c, &frame, frame.len, NULL);
+		more = link_frame_in(c, &frame, frame.len, NULL, 0);
 	}
 
 	if (!c->link.in_n && rx->off) {

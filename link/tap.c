@@ -122,7 +122,7 @@ static void tap_input(struct ctx *c)
 		frame.data = rx->buf + off + VNET_HDR_BASE_LEN;
 		frame.len = (size_t)n - VNET_HDR_BASE_LEN;
 		off += (size_t)n;
-		if (!link_frame_in(c, &frame, frame.len, &o))
+		if (!link_frame_in(c, &frame, frame.len, &o, 0))
 			break;
 	}
 }

@@ -218,6 +218,7 @@ struct link {
 	bool gone;
 	bool fresh;
 	bool notify_due;
+	uint8_t steer;
 	int state_fd;
 	bool state_load;
 	bool state_ok;

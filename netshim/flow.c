@@ -17,6 +17,7 @@
 #include "inany.h"
 #include "itable.h"
 #include "log.h"
+#include "link/link.h"
 
 #define ICMP_TIMEOUT	60
 
@@ -147,6 +148,7 @@ struct flow *flow_new(struct ctx *c, uint8_t proto,
 	f->rport = rport;
 	f->fd = -1;
 	f->last = c->now.tv_sec;
+	f->qp = link_steered(c);
 	f->hop = 0;
 	return f;
 }

@@ -23,11 +23,14 @@
  * @last:	last activity, seconds
  * @hop:	TTL or hop limit last set on @fd from the guest's packets, 0
  *		while the socket has the pod's default
+ * @qp:		queue pair its datagrams to the guest go to: the one the
+ *		guest's last datagram came in on (link_steer())
  */
 struct flow {
 	uint8_t proto;
 	bool inbound;
 	uint8_t hop;
+	uint8_t qp;
 	struct in6_addr gaddr, raddr;
 	uint16_t gport, rport;
 	int fd;

@@ -179,6 +179,8 @@ void guest_frame_in(struct ctx *c, const struct link_in_frame *f)
 	}
 	trace("frame from the guest: %zu bytes, ethertype 0x%04x",
 	      (size_t)frame->len, rd16(h + 12));
+	/* Answers, and the flows it opens or feeds, go back on its pair */
+	link_steer(c, f->qp);
 	/* A multicast source address is never legitimate */
 	if (h[6] & 1) {
 		c->cnt.drop_eth++;

@@ -143,6 +143,10 @@ struct tcp_conn *conn_new(struct ctx *c, const struct in6_addr *gaddr,
 	conn->ws_ours = TCP_WS_OURS;
 	conn->seq_to_guest = conn->seq_acked = conn_isn(t, conn, c);
 	conn->recover = conn->seq_acked;
+	/* A guest's connection: the pair its SYN came in on; an inbound
+	 * one: spread, the guest's answer then says where it is handled
+	 */
+	conn->qp = link_steered(c);
 	c->cnt.tcp_conns++;
 	return conn;
 }

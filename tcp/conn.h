@@ -35,6 +35,8 @@ enum tcp_state {
 /**
  * struct tcp_conn - one guest TCP connection and its host socket
  * @state:		enum tcp_state
+ * @qp:			queue pair its frames to the guest go to: the one the
+ *			guest's last segment came in on (link_steer())
  * @flags:		F_* above
  * @ws_guest:		window scale the guest announced
  * @ws_ours:		window scale we announced
@@ -67,6 +69,7 @@ enum tcp_state {
  */
 struct tcp_conn {
 	uint8_t state;
+	uint8_t qp;
 	uint16_t flags;
 	uint8_t ws_guest, ws_ours;
 	uint16_t mss_guest;

@@ -377,6 +377,7 @@ void tcp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 		return;
 	}
 	conn->last = c->now.tv_sec;
+	conn->qp = link_steered(c);
 
 	if (s.flags & TH_RST) {
 		/* RFC 5961: only a reset at the expected sequence counts */

@@ -58,6 +58,7 @@ void tcp_sock_ready(struct ctx *c, uint32_t idx, uint32_t events)
 	if (conn->state == CONN_FREE)
 		return;
 	conn->last = c->now.tv_sec;
+	link_steer(c, conn->qp);
 
 	if (conn->state == CONN_CONNECTING) {
 		if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
@@ -98,6 +99,7 @@ static void tcp_conn_timer(struct ctx *c, struct tcp_conn *conn)
 {
 	time_t idle = c->now.tv_sec - conn->last;
 
+	link_steer(c, conn->qp);
 	if ((conn->state == CONN_SYN_SENT ||
 	     conn->state == CONN_SYNACK_SENT) && idle > TCP_HANDSHAKE_TIMEOUT) {
 		tcp_reset(c, conn);
@@ -261,6 +263,10 @@ void tcp_accept_fwd(struct ctx *c, const struct fwd_listener *l)
 	if (!IN6_IS_ADDR_UNSPECIFIED(&to_addr))
 		gaddr = to_addr;
 
+	/* New flows from outside are spread over the guest's queue pairs
+	 * by the client's port, as a NIC's receive hash would
+	 */
+	link_steer(c, (uint8_t)(rport ^ (rport >> 8)));
 	conn = conn_new(c, &gaddr, gport, &raddr, rport);
 	if (!conn)
 		goto refuse;

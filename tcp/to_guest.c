@@ -515,6 +515,7 @@ void tcp_flush_acks(struct ctx *c)
 		if (!(conn->flags & F_ACK_DUE))
 			continue;
 		conn->flags &= ~F_ACK_DUE;
+		link_steer(c, conn->qp);
 		if (tcp_send_ctl(c, conn, TH_ACK, conn->seq_to_guest)) {
 			tcp_ack_later(c, conn);	/* the VMM is full: later */
 			return;
@@ -544,6 +545,7 @@ void tcp_tx_resume(struct ctx *c)
 		list = conn->next_wait;
 		conn->next_wait = -1;
 		conn->flags &= ~F_TX_WAIT;
+		link_steer(c, conn->qp);
 		if (conn->state == CONN_ESTABLISHED)
 			tcp_send_pending(c, conn);
 	}

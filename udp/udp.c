@@ -207,6 +207,7 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 			gaddr_seen6(c, &m->src);
 	}
 	f->last = c->now.tv_sec;
+	f->qp = link_steered(c);
 
 	if (f->inbound) {
 		/* The listener's socket is every client's: its TTL stays */
@@ -478,6 +479,7 @@ void udp_flow_ready(struct ctx *c, struct flow *f, uint32_t events)
 {
 	int i, n;
 
+	link_steer(c, f->qp);
 	if (events & EPOLLERR)
 		icmp_sock_errors(c, f);
 	for (i = 0; i < UDP_BATCH; i += n) {

@@ -281,7 +281,7 @@ static void vu_event(struct ctx *c, uint32_t idx, uint32_t events)
 		return;
 	if (VU_IS_TX(idx - 1))
 		vu_tx(c, idx - 1);
-	else if (idx - 1 == VU_RX_Q)
+	else
 		vu_rx_kick(c);
 	vu_fault_check(c);
 }
@@ -321,6 +321,7 @@ const struct link_ops link_vu_ops = {
 	.rx_size	= VU_RX_BUF_SIZE,
 	.tx_size	= VU_TX_BUF_SIZE,
 	.offloads	= true,
+	.pairs		= true,
 	.setup		= vu_setup,
 	.listen		= link_listen,
 	.adopt		= vu_adopt,

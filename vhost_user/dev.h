@@ -13,8 +13,8 @@
 #include "virtq.h"
 
 /* Queue pairs: a receive queue (even index) and a transmit queue (odd)
- * each.  Every transmit queue is served; frames to the guest go to the
- * first pair's receive queue.
+ * each.  Every transmit queue is served; a frame to the guest goes to the
+ * receive queue of the pair its flow came in on (link_steer()).
  */
 #define VU_PAIRS		8
 #define VU_QUEUES		(2 * VU_PAIRS)

@@ -243,7 +243,8 @@ static int vu_tx_take(struct ctx *c)
 		struct pkt frame = { c->link.rx.buf + v->fpos[i], v->flen[i] };
 
 		if (frame.len)
-			link_frame_in(c, &frame, v->fcopy[i], &v->off[i]);
+			link_frame_in(c, &frame, v->fcopy[i], &v->off[i],
+				      (uint8_t)(v->txq / 2));
 	}
 	return n;
 }

@@ -151,6 +151,7 @@ void vu_close(struct ctx *c, const char *why)
 	v->in_len = 0;
 	v->ip_popped = v->ip_used = 0;
 	v->ip_frames = v->ip_next = 0;
+	v->rx_due = 0;
 	v->nframes = 0;
 	v->txq = VU_TX_Q;
 	v->tx_done = 0;

@@ -5,6 +5,8 @@
  * buffers behind the virtio-net header when the loop flushes; frames of
  * one layout may instead be built right in those buffers
  * (vu_reserve_frames(), vu_commit_frame()), one interrupt per batch.
+ * Each frame goes to the receive queue of the pair it was steered to
+ * (link_steer()), among the pairs the guest has in use.
  */
 #include <string.h>
 
@@ -34,6 +36,34 @@ static void vu_log_elem(const struct vu_link *v, const struct vq_elem *e,
 		vu_log_va(&v->dev.log, &v->dev.mem, iov[i].iov_base, l);
 		len -= l;
 	}
+}
+
+/**
+ * vu_rx_pairs() - queue pairs in use: the guest takes pairs from the first
+ *		   on (virtio 5.1.6.5.5), and their receive queues are ready
+ * @v:		back-end state
+ *
+ * Return: how many, 0 if not even the first one's
+ */
+static unsigned int vu_rx_pairs(const struct vu_link *v)
+{
+	unsigned int n = 0;
+
+	while (n < VU_PAIRS && vq_ready(&v->dev.vq[2 * n]))
+		n++;
+	return n;
+}
+
+/**
+ * vu_rxq() - the receive queue of the pair a frame was steered to
+ * @pairs:	pairs in use, vu_rx_pairs(), at least 1
+ * @qp:		the pair (link_steer()), folded into those in use
+ *
+ * Return: the queue's index
+ */
+static unsigned int vu_rxq(unsigned int pairs, uint8_t qp)
+{
+	return 2 * (qp % pairs);
 }
 
 /**
@@ -111,7 +141,7 @@ void vu_ip_release(struct ctx *c)
 	struct vu_link *v = c->link.vu;
 
 	if (v->ip_popped > v->ip_used)
-		vq_unpop(&v->dev.vq[VU_RX_Q], v->ip_popped - v->ip_used);
+		vq_unpop(&v->dev.vq[v->ip_q], v->ip_popped - v->ip_used);
 	v->ip_popped = v->ip_used = 0;
 	v->ip_frames = v->ip_next = 0;
 }
@@ -197,10 +227,10 @@ int vu_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
 		      struct link_frame *f)
 {
 	struct vu_link *v = c->link.vu;
-	struct vq *vq = &v->dev.vq[VU_RX_Q];
 	bool mrg = v->dev.features & (1ULL << VIRTIO_NET_F_MRG_RXBUF);
 	size_t vnet = vu_vnet_hdr_len(&v->dev), need = vnet + hlen + plen;
-	unsigned int first;
+	unsigned int first, pairs;
+	struct vq *vq;
 
 	/* Room for the padding vu_commit_frame() may add */
 	if (hlen + plen < ETH_ZLEN_)
@@ -208,8 +238,11 @@ int vu_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
 	int k, tries = 0;
 
 	vu_ip_release(c);
-	if (!vq_ready(vq))
+	pairs = vu_rx_pairs(v);
+	if (!pairs)
 		return -1;
+	v->ip_q = vu_rxq(pairs, c->link.steer);
+	vq = &v->dev.vq[v->ip_q];
 	for (k = 0; k < n; k++) {
 		size_t got = 0;
 
@@ -275,7 +308,7 @@ void vu_commit_frame(struct ctx *c, struct link_frame *f, size_t plen,
 {
 	static const uint8_t zeros[ETH_ZLEN_];
 	struct vu_link *v = c->link.vu;
-	struct vq *vq = &v->dev.vq[VU_RX_Q];
+	struct vq *vq = &v->dev.vq[v->ip_q];
 	size_t vnet = vu_vnet_hdr_len(&v->dev), len = f->hlen + plen, left;
 	uint8_t h[VNET_HDR_LEN] = { 0 };
 	unsigned int j, m = 0, first;
@@ -314,6 +347,7 @@ void vu_commit_frame(struct ctx *c, struct link_frame *f, size_t plen,
 	vq_flush(vq, m);
 	v->ip_used = first + m;
 	v->ip_next = f->slot + 1;
+	v->rx_due |= 1U << (v->ip_q / 2);
 	c->link.notify_due = true;
 }
 
@@ -321,27 +355,37 @@ void vu_commit_frame(struct ctx *c, struct link_frame *f, size_t plen,
  * vu_flush() - copy queued frames into the guest's receive buffers
  * @c:		execution context
  *
+ * Frames go in their order, each to its pair's receive queue: one whose
+ * queue is full waits, and the frames behind it with it, for that queue's
+ * kick.
+ *
  * Return: 0 when everything went, 1 when some wait for buffers, -1 if the
  * front-end was dropped
  */
 int vu_flush(struct ctx *c)
 {
-	struct vq *vq = &c->link.vu->dev.vq[VU_RX_Q];
-	unsigned int pushed = 0;
+	struct vu_link *v = c->link.vu;
+	unsigned int pushed[VU_PAIRS] = { 0 }, pairs, p;
 	int r = 1, tries = 0;
 	uint8_t *frame;
 	size_t len;
 
 	vu_ip_release(c);
-	if (c->link.notify_due && vq_ready(vq))
-		vu_notify(vq);
+	pairs = vu_rx_pairs(v);
+	for (p = 0; c->link.notify_due && p < pairs; p++)
+		if (v->rx_due & (1U << p))
+			vu_notify(&v->dev.vq[2 * p]);
 	c->link.notify_due = false;
-	if (!vq_ready(vq)) {
+	v->rx_due = 0;
+	if (!pairs) {
 		c->link.blocked = lq_pending(&c->link.tx);
 		return c->link.blocked ? 1 : 0;
 	}
 	while (lq_peek(&c->link.tx, &frame, &len)) {
-		r = vu_rx_frame(c, vq, frame, len, &pushed);
+		unsigned int q = vu_rxq(pairs, LINK_QP(frame));
+		struct vq *vq = &v->dev.vq[q];
+
+		r = vu_rx_frame(c, vq, frame, len, &pushed[q / 2]);
 		if (r < 0)
 			return -1;
 		if (r == 0) {
@@ -354,9 +398,11 @@ int vu_flush(struct ctx *c)
 		}
 		lq_drop_head(&c->link.tx);
 	}
-	if (pushed) {
-		vq_flush(vq, pushed);
-		vu_notify(vq);
+	for (p = 0; p < pairs; p++) {
+		if (!pushed[p])
+			continue;
+		vq_flush(&v->dev.vq[2 * p], pushed[p]);
+		vu_notify(&v->dev.vq[2 * p]);
 	}
 	if (vu_fault_check(c))
 		return -1;

@@ -54,12 +54,15 @@
  * @tx_done:	guest frames taken since that queue's kick
  * @rx_elem:	receive buffers of the frame being copied to the guest
  * @ip_elem:	receive chains taken for frames built in place
+ * @ip_q:	the receive queue they were taken from
  * @ip_popped:	how many of them the current reservation took
  * @ip_used:	how many of them went to the guest
  * @ip_first:	first chain of each frame reserved in place, and one past
  *		the last frame's
  * @ip_frames:	frames reserved in place
  * @ip_next:	the next of them to be committed
+ * @rx_due:	pairs whose receive queue took frames built in place,
+ *		one bit each, not yet notified
  */
 struct vu_link {
 	struct vu_dev dev;
@@ -78,9 +81,11 @@ struct vu_link {
 	unsigned int tx_done;
 	struct vq_elem rx_elem[VU_RX_ELEMS];
 	struct vq_elem ip_elem[VU_IP_CHAINS];
+	unsigned int ip_q;
 	unsigned int ip_popped, ip_used;
 	unsigned int ip_first[LINK_RESERVE_MAX + 1];
 	int ip_frames, ip_next;
+	uint32_t rx_due;
 };
 
 /* frontend.c */

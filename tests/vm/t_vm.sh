@@ -18,8 +18,8 @@
 # a DIMM into the running guest and unplugs it (vm_hotplug below);
 # VM_QUEUES=N gives the NIC N queue pairs and the guest N CPUs, the checks
 # run on the last CPU, so on the last transmit queue, and the guest must
-# have all N pairs in use and that queue's interrupts seen
-# (t_vhost_user_mq.sh); VM_BACKEND_ARGS are more options of the backend.
+# have all N pairs in use, that queue's interrupts seen, and the answers
+# on the same pair's receive queue (t_vhost_user_mq.sh); VM_BACKEND_ARGS are more options of the backend.
 
 set -u
 VM=$(cd "$(dirname "$(readlink -f "$0")")/../vm" && pwd)
@@ -176,5 +176,13 @@ if [ -n "${VM_QUEUES:-}" ]; then
 	n=$(echo "$v" | sed -n "s/.* out$q \([0-9]*\).*/\1/p")
 	[ "${n:-0}" -gt 0 ] ||
 		fail "transmit queue $q took no interrupt: '$v'"
+	# ...and the answers came back on that pair's receive queue, where
+	# the back-end steers each flow (all on the first pair: 1 here)
+	n=$(echo "$v" | sed -n "s/.* in$q \([0-9]*\).*/\1/p")
+	[ "${n:-0}" -ge 100 ] ||
+		fail "receive queue $q took ${n:-no} interrupts, not the" \
+			"checks' answers: '$v'"
+	log "ok: the checks' answers came on receive queue $q ($n" \
+		"interrupts)"
 fi
 log "guest check passed behind $BACKEND"

@@ -65,8 +65,10 @@ CONNS=${MIG_CONNS:-0}
 ROUNDS=${MIG_ROUNDS:-1}
 CANCEL=${MIG_CANCEL:-}
 # The download goes on until after the last migration, DOWN_S seconds at
-# most: a hop, with its QEMU's start, takes up to 12 s here
-DOWN_S=${DOWN_S:-$((60 + 20 * ROUNDS))}
+# most: a hop, with its QEMU's start, takes up to 12 s here alone, and 15
+# to 27 s beside another guest test and a build; the bound only stops a
+# stream whose test went wrong
+DOWN_S=${DOWN_S:-$((60 + 30 * ROUNDS))}
 UP_LINES=${UP_LINES:-2000000}
 if [ "$BACKEND" = passt ]; then
 	MIG_HELPER=${MIG_HELPER:-$(dirname "${PASST:-passt}")/passt-repair}
