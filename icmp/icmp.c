@@ -199,7 +199,7 @@ void icmp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 		     IN6_IS_ADDR_LINKLOCAL(&m->dst) ||
 		     IN6_IS_ADDR_LINKLOCAL(&m->src)) :
 		    (IN_MULTICAST(ntohl(inany_to4(&m->dst).s_addr)) ||
-		     inany_to4(&m->dst).s_addr == INADDR_BROADCAST)) {
+		     gaddr_bcast4(&c->conf, inany_to4(&m->dst)))) {
 		c->cnt.drop_icmp++;
 		return;
 	}

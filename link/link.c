@@ -200,6 +200,24 @@ void tx_commit(struct ctx *c, uint8_t *frame, size_t len)
 }
 
 /**
+ * link_reached() - note how far into a link buffer frames went
+ * @c:		execution context
+ * @reached:	c->link.tx_reached or rx_reached, raised to @end
+ * @end:	end of a frame in that buffer
+ *
+ * The buffers are taken as frames reach their pages (link_init()): the
+ * counter tells how much of them is resident, so that a test of the
+ * daemon's memory can tell them from a leak.
+ */
+static void link_reached(struct ctx *c, size_t *reached, size_t end)
+{
+	if (end <= *reached)
+		return;
+	*reached = end;
+	c->cnt.link_buf_reached = c->link.tx_reached + c->link.rx_reached;
+}
+
+/**
  * tx_commit_offload() - queue a frame that leaves work to the guest
  * @c:		execution context
  * @frame:	frame start, as returned by tx_reserve() (or a queued frame
@@ -232,6 +250,8 @@ void tx_commit_offload(struct ctx *c, uint8_t *frame, size_t len,
 	if (c->pcap_fd >= 0)
 		pcap_frame(c, frame, len);
 	lq_commit(&c->link.tx, frame, len);
+	link_reached(c, &c->link.tx_reached,
+		     (size_t)(frame + len - c->link.tx.buf));
 }
 
 /**
@@ -466,6 +486,10 @@ bool link_frame_in(struct ctx *c, const struct pkt *frame, size_t copied,
 		c->cnt.tso_in++;
 	if (c->pcap_fd >= 0)
 		pcap_frame(c, frame->data, frame->len);
+	if (frame->data >= c->link.rx.buf &&
+	    frame->data + copied <= c->link.rx.buf + c->link.rx.size)
+		link_reached(c, &c->link.rx_reached,
+			     (size_t)(frame->data + copied - c->link.rx.buf));
 	f->pkt = *frame;
 	f->copied = copied;
 	f->l4_off = o ? o->csum_start : 0;

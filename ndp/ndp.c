@@ -112,9 +112,10 @@ static uint8_t *ra_put_opt(struct ndp_buf *b, uint8_t type, uint8_t units)
 
 /**
  * ra_put_header() - write the fixed part of a Router Advertisement
+ * @c:		configuration: whether DHCPv6 answers
  * @b:		output buffer
  */
-static void ra_put_header(struct ndp_buf *b)
+static void ra_put_header(const struct conf *c, struct ndp_buf *b)
 {
 	uint8_t *p = buf_reserve(b, RA_LEN);
 
@@ -122,8 +123,11 @@ static void ra_put_header(struct ndp_buf *b)
 		return;
 	p[0] = ICMP6_RA;
 	p[4] = RA_HOP_LIMIT;
-	/* The pod's address comes from DHCPv6 too: make clients ask for it */
-	p[5] = RA_FLAG_MANAGED | RA_FLAG_OTHER;
+	/* The pod's address comes from DHCPv6 too: make clients ask for it
+	 * (not in local mode, where there is none to give)
+	 */
+	if (!c->no_dhcpv6)
+		p[5] = RA_FLAG_MANAGED | RA_FLAG_OTHER;
 	wr16(p + 6, RA_ROUTER_LIFETIME);
 }
 
@@ -290,7 +294,7 @@ size_t ndp_ra_build(const struct conf *c, uint8_t *out, size_t size)
 	if (!c->v6 || c->no_ndp || c->no_ra)
 		return 0;
 
-	ra_put_header(&b);
+	ra_put_header(c, &b);
 	ra_put_slla(c, &b);
 	ra_put_mtu(c, &b);
 	ra_put_prefix(c, &b);

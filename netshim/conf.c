@@ -1541,14 +1541,16 @@ static int conf_finish_v6(struct conf *c)
  * guest takes it for a way out), the gateway 169.254.2.2, which stands
  * for the pod's loopback unless --map-host-loopback says otherwise, so
  * that the guest reaches what the pod serves there, and inbound
- * forwarding works as ever.  IPv6 stays off (passt gives a link-local
- * gateway alone).
+ * forwarding works as ever.  IPv6, as passt's: no address, the gateway
+ * fe80::1, which stands for the pod's ::1, and inbound flows go to the
+ * link-local address the guest speaks from; no prefix in router
+ * advertisements and no DHCPv6, with no address to give.
  */
-static void conf_local(struct conf *c)
+static void conf_local(struct conf *c, bool v6)
 {
 	c->local_mode = true;
 	c->v4 = true;
-	c->v6 = false;
+	c->v6 = v6;
 	c->addr4.s_addr = htonl(0xa9fe0201);	/* 169.254.2.1 */
 	c->gw4.s_addr = htonl(0xa9fe0202);	/* 169.254.2.2 */
 	c->prefix4 = 16;
@@ -1559,9 +1561,20 @@ static void conf_local(struct conf *c)
 		c->host_lo4 = c->gw4;
 		c->map_host_lo4 = true;
 	}
+	if (v6) {
+		c->gw6.s6_addr[0] = 0xfe;
+		c->gw6.s6_addr[1] = 0x80;
+		c->gw6.s6_addr[15] = 1;		/* fe80::1 */
+		c->our_ll6 = c->gw6;
+		c->no_dhcpv6 = true;
+		if (!c->map_host_lo6) {
+			c->host_lo6 = c->gw6;
+			c->map_host_lo6 = true;
+		}
+	}
 	warn("no default route in the pod: local mode, the guest gets "
 	     "169.254.2.1/16 and a gateway, 169.254.2.2, that stands for the "
-	     "pod's loopback; no IPv6");
+	     "pod's loopback%s", v6 ? "; for IPv6, fe80::1 for ::1" : "");
 }
 
 /**
@@ -1595,7 +1608,7 @@ static int conf_addresses(struct conf *c, const struct conf_state *st)
 	c->v6 = c->v6 && !IN6_IS_ADDR_UNSPECIFIED(&c->addr6);
 	if (!c->v4 && !c->v6 && !addr4_given && !*c->ifname &&
 	    !st->v6_only && !c->gw4.s_addr && c->prefix4 < 0) {
-		conf_local(c);
+		conf_local(c, !st->v4_only);
 		return 0;
 	}
 	if (!c->v4 && !c->v6) {

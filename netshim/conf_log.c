@@ -53,7 +53,10 @@ static void conf_log_addresses(const struct conf *c)
 		     inet_ntop(AF_INET, &c->gw4, g, sizeof(g)));
 	else
 		info("IPv4: disabled");
-	if (c->v6)
+	if (c->v6 && IN6_IS_ADDR_UNSPECIFIED(&c->addr6))
+		info("IPv6: no address but the guest's link-local one, "
+		     "gateway %s", inet_ntop(AF_INET6, &c->gw6, g, sizeof(g)));
+	else if (c->v6)
 		info("IPv6: address %s/%d, gateway %s, our link-local %s",
 		     inet_ntop(AF_INET6, &c->addr6, a, sizeof(a)), c->prefix6,
 		     inet_ntop(AF_INET6, &c->gw6, g, sizeof(g)),

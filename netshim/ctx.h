@@ -107,7 +107,8 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(migrations_refused,	"device states refused or not handed over") \
 	X(tcp_migrated_reset,	"TCP connections of a migrated guest reset towards it") \
 	X(tcp_migrated,		"TCP connections of a migrated guest kept, socket and all") \
-	X(udp_migrated,		"UDP flows of a migrated guest opened again on their ports")
+	X(udp_migrated,		"UDP flows of a migrated guest opened again on their ports") \
+	X(link_buf_reached,	"bytes of the link buffers reached so far (resident from then on)")
 
 #define COUNTER_FIELD(name, desc) uint64_t name;
 struct counters {
@@ -191,6 +192,9 @@ struct link_caps {
  * @fresh:	a VMM connected and the layers above were not told yet
  * @notify_due:	frames were handed over in place and the guest is not told
  *		yet: link_flush() does, once per loop iteration
+ * @steer:	queue pair frames to the guest go to now (link_steer())
+ * @tx_reached:	bytes of @tx's buffer frames ever reached: resident since
+ * @rx_reached:	the same for @rx's
  * @state_fd:	pipe of a device state transfer the front-end asked for, not
  *		taken yet (link_take_state()), or -1
  * @state_load:	@state_fd brings a migrated guest's state in
@@ -219,6 +223,7 @@ struct link {
 	bool fresh;
 	bool notify_due;
 	uint8_t steer;
+	size_t tx_reached, rx_reached;
 	int state_fd;
 	bool state_load;
 	bool state_ok;
@@ -249,6 +254,9 @@ struct ctx {
 	/* the global IPv6 address the guest last used or claimed (gaddr.c) */
 	struct in6_addr gaddr6_seen;
 	bool gaddr6_known;
+	/* its link-local address, for local mode, where it has no other */
+	struct in6_addr gaddr6_ll;
+	bool gaddr6_ll_known;
 
 	struct timespec now;	/* updated once per loop iteration */
 

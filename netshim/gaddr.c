@@ -38,7 +38,8 @@
  */
 bool gaddr_in_prefix6(const struct conf *c, const struct in6_addr *a)
 {
-	return c->v6 && !memcmp(a, &c->addr6, GADDR_PREFIX6_LEN / 8);
+	return c->v6 && !IN6_IS_ADDR_UNSPECIFIED(&c->addr6) &&
+	       !memcmp(a, &c->addr6, GADDR_PREFIX6_LEN / 8);
 }
 
 /**
@@ -122,6 +123,27 @@ bool gaddr_src4_ok(const struct conf *c, struct in_addr src, uint8_t proto,
 }
 
 /**
+ * gaddr_bcast4() - tell if an IPv4 destination is a broadcast: the limited
+ *		    one, or the guest's subnet's
+ * @c:		configuration: the guest's address and prefix length
+ * @a:		destination
+ *
+ * Return: true if it is
+ */
+bool gaddr_bcast4(const struct conf *c, struct in_addr a)
+{
+	uint32_t host;
+
+	if (a.s_addr == INADDR_BROADCAST)
+		return true;
+	if (c->prefix4 < 1 || c->prefix4 > 30)
+		return false;
+	host = 0xffffffffU >> c->prefix4;
+	return (ntohl(a.s_addr) & host) == host &&
+	       (ntohl(a.s_addr) & ~host) == (ntohl(c->addr4.s_addr) & ~host);
+}
+
+/**
  * gaddr_seen6() - note a global address the guest chose for something new
  * @c:		execution context
  * @a:		the source of a flow the guest opens, or its DAD probe's target
@@ -149,7 +171,28 @@ struct in6_addr gaddr_inbound(const struct ctx *c, bool v6)
 {
 	if (!v6)
 		return inany_from4(c->conf.addr4);
-	return c->gaddr6_known ? c->gaddr6_seen : c->conf.addr6;
+	if (c->gaddr6_known)
+		return c->gaddr6_seen;
+	/* Local mode: no global address, the one the guest speaks from */
+	if (IN6_IS_ADDR_UNSPECIFIED(&c->conf.addr6) && c->gaddr6_ll_known)
+		return c->gaddr6_ll;
+	return c->conf.addr6;
+}
+
+/**
+ * gaddr_seen6_ll() - note the link-local address the guest speaks from
+ * @c:		execution context
+ * @a:		a link-local source of the guest's
+ *
+ * Only of use in local mode, where the guest has no global address and
+ * inbound flows go to this one, as passt's do (the first it sees there).
+ */
+void gaddr_seen6_ll(struct ctx *c, const struct in6_addr *a)
+{
+	if (c->gaddr6_ll_known || !IN6_IS_ADDR_UNSPECIFIED(&c->conf.addr6))
+		return;
+	c->gaddr6_ll = *a;
+	c->gaddr6_ll_known = true;
 }
 
 /**
@@ -159,4 +202,5 @@ struct in6_addr gaddr_inbound(const struct ctx *c, bool v6)
 void gaddr_reset(struct ctx *c)
 {
 	c->gaddr6_known = false;
+	c->gaddr6_ll_known = false;
 }

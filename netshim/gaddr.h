@@ -18,7 +18,9 @@ bool gaddr_src6_ok(const struct conf *c, const struct in6_addr *src,
 		   uint8_t proto);
 bool gaddr_src4_ok(const struct conf *c, struct in_addr src, uint8_t proto,
 		   int dport);
+bool gaddr_bcast4(const struct conf *c, struct in_addr a);
 void gaddr_seen6(struct ctx *c, const struct in6_addr *a);
+void gaddr_seen6_ll(struct ctx *c, const struct in6_addr *a);
 struct in6_addr gaddr_inbound(const struct ctx *c, bool v6);
 void gaddr_reset(struct ctx *c);
 

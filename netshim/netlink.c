@@ -805,8 +805,8 @@ int nl_ns_configure(const struct conf *c, const char *ifname,
 	if (c->v4 && nl_route_add(&nl, AF_INET, l.ifindex, NULL, 0, &c->gw4))
 		goto out;
 	what = "IPv6 address";
-	if (c->v6 && nl_addr_add(&nl, AF_INET6, l.ifindex, &c->addr6,
-				 c->prefix6))
+	if (c->v6 && !IN6_IS_ADDR_UNSPECIFIED(&c->addr6) &&
+	    nl_addr_add(&nl, AF_INET6, l.ifindex, &c->addr6, c->prefix6))
 		goto out;
 	what = "IPv6 default route";
 	if (c->v6 && nl_route_add(&nl, AF_INET6, l.ifindex, NULL, 0,

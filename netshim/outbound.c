@@ -50,6 +50,22 @@ int outbound_sockaddr(const struct ctx *c, const struct in6_addr *raddr,
 }
 
 /**
+ * outbound_maps_lo() - tell if a guest destination stands for the pod's
+ *			loopback (--map-host-loopback, local mode's gateway)
+ * @c:		execution context
+ * @raddr:	destination as the guest sees it
+ *
+ * Return: true if it does: even a link-local one leaves netshim then
+ */
+bool outbound_maps_lo(const struct ctx *c, const struct in6_addr *raddr)
+{
+	if (inany_is4(raddr))
+		return c->conf.map_host_lo4 &&
+		       inany_to4(raddr).s_addr == c->conf.host_lo4.s_addr;
+	return c->conf.map_host_lo6 && inany_eq(raddr, &c->conf.host_lo6);
+}
+
+/**
  * outbound_to_loopback() - tell if a destination is the pod's loopback
  * @dst:	destination, AF_INET or AF_INET6
  *

@@ -11,6 +11,7 @@
 
 struct ctx;
 
+bool outbound_maps_lo(const struct ctx *c, const struct in6_addr *raddr);
 int outbound_sockaddr(const struct ctx *c, const struct in6_addr *raddr,
 		      uint16_t rport, struct sockaddr_storage *sa,
 		      socklen_t *len);

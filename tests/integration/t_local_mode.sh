@@ -8,6 +8,10 @@
 # - the gateway answers ping, and stands for the pod's loopback: a TCP
 #   connection to it reaches a server on the pod's 127.0.0.1;
 # - inbound forwarding (-t) reaches the guest from the pod;
+# - IPv6, as passt's: no address but the guest's link-local one (no
+#   prefix to autoconfigure), the gateway fe80::1 answers ping and stands
+#   for the pod's ::1 (TCP to [fe80::1%tap0] reaches a server there), and
+#   -t from the pod's ::1 reaches the guest;
 # - the log says it runs in local mode.
 
 set -u
@@ -23,7 +27,7 @@ set -u
 hello_server() {
 	ip netns exec "$1" timeout 60 python3 -c '
 import socket, sys
-s = socket.socket(socket.AF_INET)
+s = socket.socket(socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind((sys.argv[1], int(sys.argv[2])))
 s.listen(4)
@@ -51,8 +55,9 @@ topo_ns_add "$NS_POD"
 in_pod sysctl -qw net.ipv4.ping_group_range="0 2147483647" ||
 	fail "ping_group_range in pod"
 hello_server "$NS_POD" 127.0.0.1 5012 pod
+hello_server "$NS_POD" ::1 5014 pod6
 
-topo_backend -t 5013
+topo_backend -t 5013 -t 5015
 grep -q 'local mode' "$WORK/backend.log" ||
 	fail "netshim does not say it runs in local mode: $(head -5 \
 		"$WORK/backend.log")"
@@ -77,3 +82,21 @@ hello_server "$NS_GUEST" 0.0.0.0 5013 guest
 [ "$(hello "$NS_POD" 127.0.0.1 5013)" = guest ] ||
 	fail "-t 5013 does not reach the guest: $(hello "$NS_POD" 127.0.0.1 5013)"
 log "ok: -t 5013 from the pod reaches the guest"
+
+# IPv6: the guest's link-local address only, fe80::1 for the pod's ::1
+topo_wait_dad "$NS_GUEST"
+out=$(in_guest timeout 10 ping -6 -n -c 2 -W 2 fe80::1%tap0 2>&1) ||
+	fail "fe80::1 does not answer ping: $out"
+log "ok: the IPv6 gateway fe80::1 answers ping"
+[ "$(hello "$NS_GUEST" fe80::1%tap0 5014)" = pod6 ] ||
+	fail "fe80::1 does not lead to the pod's ::1:" \
+		"$(hello "$NS_GUEST" fe80::1%tap0 5014)"
+log "ok: TCP to [fe80::1%tap0] reaches the pod's ::1"
+hello_server "$NS_GUEST" :: 5015 guest6
+[ "$(hello "$NS_POD" ::1 5015)" = guest6 ] ||
+	fail "-t 5015 from the pod's ::1 does not reach the guest:" \
+		"$(hello "$NS_POD" ::1 5015)"
+log "ok: -t 5015 from the pod's ::1 reaches the guest's link-local address"
+out=$(in_guest ip -6 -o addr show dev tap0 scope global)
+[ -z "$out" ] || fail "the guest got a global IPv6 address: $out"
+log "ok: no global IPv6 address (no prefix advertised, as passt)"

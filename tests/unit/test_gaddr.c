@@ -135,6 +135,47 @@ static void test_inbound(void **state)
 	assert_memory_equal(&a, &ctx.conf.addr6, 16);
 }
 
+/* Broadcasts: the limited one and the guest's subnet's; a /31 or /32
+ * has none of its own
+ */
+static void test_bcast4(void **state)
+{
+	(void)state;
+	assert_true(gaddr_bcast4(&ctx.conf, unit_a4("255.255.255.255")));
+	assert_true(gaddr_bcast4(&ctx.conf, unit_a4("203.0.113.255")));
+	assert_false(gaddr_bcast4(&ctx.conf, unit_a4("203.0.113.254")));
+	assert_false(gaddr_bcast4(&ctx.conf, unit_a4("198.51.100.255")));
+	ctx.conf.prefix4 = 31;
+	assert_false(gaddr_bcast4(&ctx.conf, unit_a4("203.0.113.3")));
+	assert_true(gaddr_bcast4(&ctx.conf, unit_a4("255.255.255.255")));
+}
+
+/* Local mode: no global address; inbound goes to the link-local address
+ * the guest speaks from, and only there
+ */
+static void test_inbound_local(void **state)
+{
+	struct in6_addr ll = unit_a6("fe80::5054:ff:fe12:3456");
+	struct in6_addr ll2 = unit_a6("fe80::1:2");
+	struct in6_addr a;
+
+	(void)state;
+	gaddr_seen6_ll(&ctx, &ll);
+	a = gaddr_inbound(&ctx, true);
+	assert_memory_equal(&a, &ctx.conf.addr6, 16);
+
+	memset(&ctx.conf.addr6, 0, sizeof(ctx.conf.addr6));
+	ctx.conf.prefix6 = 0;
+	gaddr_seen6_ll(&ctx, &ll);
+	gaddr_seen6_ll(&ctx, &ll2);
+	a = gaddr_inbound(&ctx, true);
+	assert_memory_equal(&a, &ll, 16);
+	gaddr_reset(&ctx);
+	gaddr_seen6_ll(&ctx, &ll2);
+	a = gaddr_inbound(&ctx, true);
+	assert_memory_equal(&a, &ll2, 16);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -143,6 +184,8 @@ int main(void)
 		cmocka_unit_test_setup(test_src6_refused, ctx_setup),
 		cmocka_unit_test_setup(test_src4, ctx_setup),
 		cmocka_unit_test_setup(test_inbound, ctx_setup),
+		cmocka_unit_test_setup(test_bcast4, ctx_setup),
+		cmocka_unit_test_setup(test_inbound_local, ctx_setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
