@@ -110,7 +110,7 @@ static bool udp_migrate_one(struct ctx *c, const uint8_t *r)
 {
 	struct in6_addr gaddr, raddr;
 	uint16_t gport = migio_rd_be16(r + 32), rport = migio_rd_be16(r + 34);
-	uint16_t port = migio_rd_be16(r + 36);
+	uint16_t port = migio_rd_be16(r + 36), bound;
 	struct flow *f;
 	int fd;
 
@@ -135,9 +135,10 @@ static bool udp_migrate_one(struct ctx *c, const uint8_t *r)
 		return false;
 	if (r[39])
 		flow_hop(f, r[39]);
-	if (port && udp_mig_port(f) != port)
+	bound = port ? udp_mig_port(f) : 0;
+	if (bound != port)
 		debug("migration: UDP flow from guest port %u: pod port %u "
-		      "taken, %u instead", gport, port, udp_mig_port(f));
+		      "taken, %u instead", gport, port, bound);
 	return true;
 }
 
