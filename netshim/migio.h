@@ -44,4 +44,26 @@ int migio_get_u64(struct migio *io, uint64_t *v);
 int migio_skip(struct migio *io, uint64_t len);
 bool migio_at_end(struct migio *io);
 
+/**
+ * migio_wr_be16() - store a 16-bit integer big endian in a record
+ * @p:		where, two bytes
+ * @v:		the integer
+ */
+static inline void migio_wr_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/**
+ * migio_rd_be16() - load a 16-bit integer stored big endian in a record
+ * @p:		where, two bytes
+ *
+ * Return: the integer
+ */
+static inline uint16_t migio_rd_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
 #endif /* NETSHIM_MIGIO_H */

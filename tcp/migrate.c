@@ -343,18 +343,14 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 		}
 		memcpy(r, &conn->gaddr, 16);
 		memcpy(r + 16, &conn->raddr, 16);
-		r[32] = conn->gport >> 8;
-		r[33] = conn->gport & 0xff;
-		r[34] = conn->rport >> 8;
-		r[35] = conn->rport & 0xff;
+		migio_wr_be16(r + 32, conn->gport);
+		migio_wr_be16(r + 34, conn->rport);
 		r[36] = conn->state;
 		r[37] = conn->ws_guest;
 		r[38] = conn->ws_ours;
 		r[39] = 0;
-		r[40] = conn->flags >> 8;
-		r[41] = conn->flags & 0xff;
-		r[42] = conn->mss_guest >> 8;
-		r[43] = conn->mss_guest & 0xff;
+		migio_wr_be16(r + 40, conn->flags);
+		migio_wr_be16(r + 42, conn->mss_guest);
 		if (migio_put(io, r, sizeof(r)) ||
 		    migio_put_u32(io, conn->seq_from_guest) ||
 		    migio_put_u32(io, conn->seq_to_guest) ||
@@ -817,13 +813,13 @@ int tcp_migrate_load(struct ctx *c, struct migio *io)
 			return -1;
 		memcpy(&conn.gaddr, r, 16);
 		memcpy(&conn.raddr, r + 16, 16);
-		conn.gport = (uint16_t)(r[32] << 8 | r[33]);
-		conn.rport = (uint16_t)(r[34] << 8 | r[35]);
+		conn.gport = migio_rd_be16(r + 32);
+		conn.rport = migio_rd_be16(r + 34);
 		conn.state = r[36];
 		conn.ws_guest = r[37];
 		conn.ws_ours = r[38];
-		conn.flags = (uint16_t)(r[40] << 8 | r[41]);
-		conn.mss_guest = (uint16_t)(r[42] << 8 | r[43]);
+		conn.flags = migio_rd_be16(r + 40);
+		conn.mss_guest = migio_rd_be16(r + 42);
 		if (conn.state == CONN_FREE || conn.state > CONN_ESTABLISHED ||
 		    !conn.gport || !conn.rport || conn.ws_guest > 14 ||
 		    conn.ws_ours > 14 || ext > MIGRATE_TCP_EXT_MAX ||

@@ -84,12 +84,9 @@ int udp_migrate_save(struct ctx *c, struct migio *io)
 		port = f->inbound ? 0 : udp_mig_port(f);
 		memcpy(r, &f->gaddr, 16);
 		memcpy(r + 16, &f->raddr, 16);
-		r[32] = f->gport >> 8;
-		r[33] = f->gport & 0xff;
-		r[34] = f->rport >> 8;
-		r[35] = f->rport & 0xff;
-		r[36] = port >> 8;
-		r[37] = port & 0xff;
+		migio_wr_be16(r + 32, f->gport);
+		migio_wr_be16(r + 34, f->rport);
+		migio_wr_be16(r + 36, port);
 		r[38] = f->inbound ? UDP_MIG_INBOUND : 0;
 		r[39] = f->hop;
 		if (migio_put(io, r, sizeof(r)))
@@ -112,8 +109,8 @@ int udp_migrate_save(struct ctx *c, struct migio *io)
 static bool udp_migrate_one(struct ctx *c, const uint8_t *r)
 {
 	struct in6_addr gaddr, raddr;
-	uint16_t gport = (r[32] << 8) | r[33], rport = (r[34] << 8) | r[35];
-	uint16_t port = (r[36] << 8) | r[37];
+	uint16_t gport = migio_rd_be16(r + 32), rport = migio_rd_be16(r + 34);
+	uint16_t port = migio_rd_be16(r + 36), bound;
 	struct flow *f;
 	int fd;
 
@@ -138,9 +135,10 @@ static bool udp_migrate_one(struct ctx *c, const uint8_t *r)
 		return false;
 	if (r[39])
 		flow_hop(f, r[39]);
-	if (port && udp_mig_port(f) != port)
+	bound = port ? udp_mig_port(f) : 0;
+	if (bound != port)
 		debug("migration: UDP flow from guest port %u: pod port %u "
-		      "taken, %u instead", gport, port, udp_mig_port(f));
+		      "taken, %u instead", gport, port, bound);
 	return true;
 }
 
@@ -173,9 +171,9 @@ int udp_migrate_load(struct ctx *c, struct migio *io)
 		memcpy(&g, r, 16);
 		memcpy(&rem, r + 16, 16);
 		if (inany_is4(&g) != inany_is4(&rem) ||
-		    !(r[32] | r[33]) || !(r[34] | r[35]) ||
+		    !migio_rd_be16(r + 32) || !migio_rd_be16(r + 34) ||
 		    (r[38] & ~UDP_MIG_INBOUND) ||
-		    ((r[38] & UDP_MIG_INBOUND) && (r[36] | r[37]))) {
+		    ((r[38] & UDP_MIG_INBOUND) && migio_rd_be16(r + 36))) {
 			err("migration: UDP flow %u of %u is malformed", i + 1,
 			    n);
 			io->err = EINVAL;

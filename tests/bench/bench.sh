@@ -58,6 +58,8 @@ BENCH_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 . "$BENCH_DIR/../lib/topo.sh"
 # shellcheck source=../vm/peer.sh
 . "$BENCH_DIR/../vm/peer.sh"
+# shellcheck source=lib.sh
+. "$BENCH_DIR/lib.sh"
 
 if [ -n "${BENCH_QUICK:-}" ]; then
 	BENCH_TIME=${BENCH_TIME:-1}
@@ -124,18 +126,6 @@ case_begin() {
 	log "case $CASE: ${1#label=}"
 }
 
-# backend_ticks() - CPU time used so far by a process, user plus system
-# $1: pid
-# Prints clock ticks (of all its threads), or nothing when it is gone.
-backend_ticks() {
-	local stat
-
-	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
-	# Fields after the command name (which may hold spaces): utime and
-	# stime are the 12th and 13th from the state
-	echo "${stat##*) }" | awk '{ print $12 + $13 }'
-}
-
 # iperf_once() - one iperf3 client run, its report kept as JSON
 # $1: namespace the client runs in
 # $2: up or down
@@ -148,13 +138,13 @@ iperf_once() {
 	[ "$dir" = down ] && rev=(-R)
 	# UDP: as fast as the sender can, the rate is what the server got
 	[ -n "${IPERF_UDP:-}" ] && rev+=(-u -b 0)
-	[ -n "$pid" ] && before=$(backend_ticks "$pid")
+	[ -n "$pid" ] && before=$(ticks "$pid" 2>/dev/null)
 	ip netns exec "$ns" timeout -k 5 $((BENCH_TIME + 30)) \
 		iperf3 -c "$SERVER" -t "$BENCH_TIME" --connect-timeout 5000 \
 		-J "${rev[@]}" >"$base.json" 2>"$base.err" ||
 		log "  $dir run $n: iperf3 failed (status $?)"
 	if [ -n "$pid" ]; then
-		after=$(backend_ticks "$pid")
+		after=$(ticks "$pid" 2>/dev/null)
 		[ -n "$before" ] && [ -n "$after" ] &&
 			echo "$before $after" >"$base.cpu"
 	fi

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck source-path=SCRIPTDIR
 #
 # vu_offload.sh - netshim --vhost-user through tests/vu_relay, checksum and
 # TSO offloads off and on, side by side in one run: iperf3 guest->peer
@@ -22,54 +23,28 @@ set -u
 DIR=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$DIR/../.." && pwd)
 export BACKEND=${BACKEND:-netshim} NETSHIM=${NETSHIM:-$REPO/build/netshim}
+# shellcheck source=../lib/topo.sh
 . "$REPO/tests/lib/topo.sh"
+# shellcheck source=lib.sh
+. "$DIR/lib.sh"
 
 VM_MODE=
 if [ "${1:-}" = --vm ]; then
 	VM_MODE=1
 	shift
+	# shellcheck source=../vm/peer.sh
 	. "$REPO/tests/vm/peer.sh"
 fi
 MTU=${1:-1500}
 NIC_OFF=csum=off,guest_csum=off,host_tso4=off,host_tso6=off,guest_tso4=off,guest_tso6=off
 ROUNDS=${ROUNDS:-2}
 SECS=${SECS:-5}
-
-# ticks() - CPU ticks (user + system) of a process so far
-# $1: pid
-ticks() {
-	local stat
-
-	stat=$(cat "/proc/$1/stat") || return 1
-	echo "${stat##*) }" | awk '{ print $12 + $13 }'
-}
-
-# run() - one iperf3 run through the current topology, printed
-# $1: mode label, $2: up, down or udp
-run() {
-	local rev=() t0 t1 bytes hz out
-
-	case $2 in
-	down) rev=(-R) ;;
-	udp) rev=(-R -u -b 0 -l 1400) ;;
-	esac
-	hz=$(getconf CLK_TCK)
-	t0=$(ticks "$BACKEND_PID")
-	out=$(in_guest timeout $((SECS + 20)) iperf3 -c 203.0.113.1 \
-		-t "$SECS" -J "${rev[@]}") || { echo "$1 $2 iperf3 failed"; return; }
-	t1=$(ticks "$BACKEND_PID")
-	bytes=$(echo "$out" | python3 -c 'import json,sys
-print(json.load(sys.stdin)["end"]["sum_received"]["bytes"])')
-	awk -v m="$1" -v d="$2" -v b="$bytes" -v s="$SECS" -v c=$((t1 - t0)) \
-	    -v hz="$hz" 'BEGIN { printf "%-4s %-5s %6.2f Gbit/s %6.2f CPU-s/GiB\n",
-	    m, d, b * 8 / s / 1e9, c / hz / (b / 2^30) }'
-	sleep 0.5
-}
+LABEL_WIDTH=4
 
 # vm_round() - boot the VM guest once, iperf3 up and down, print them
 # $1: off or on
 vm_round() {
-	local log opts= dir t0 t1 hz
+	local log opts='' dir t0 t1 hz
 
 	[ "$1" = off ] && opts=$NIC_OFF
 	topo_init
@@ -121,9 +96,9 @@ for r in $(seq "$ROUNDS"); do
 		topo_pid_add $!
 		sleep 0.5
 		echo "round $r, MTU $MTU, offloads $mode"
-		run "$mode" up
-		run "$mode" down
-		[ -n "${UDP:-}" ] && run "$mode" udp
+		iperf_run "$mode" up
+		iperf_run "$mode" down
+		[ -n "${UDP:-}" ] && iperf_run "$mode" udp
 		topo_cleanup
 		trap - EXIT
 	done

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck source-path=SCRIPTDIR
 #
 # vu_testpmd.sh - the cost of a frame through --vhost-user, netshim beside
 # passt in one run, with DPDK's testpmd as the front-end instead of a VM:
@@ -34,12 +35,16 @@ DIR=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$DIR/../.." && pwd)
 export NETSHIM=${NETSHIM:-$REPO/build/netshim}
 export PASST=${PASST:-$REPO/build/passt-vu/passt}
+# shellcheck source=../lib/topo.sh
 . "$REPO/tests/lib/topo.sh"
+# shellcheck source=lib.sh
+. "$DIR/lib.sh"
 
 ROUNDS=${ROUNDS:-2}
 SECS=${SECS:-4}
 BACKENDS=${BACKENDS:-netshim passt}
 PERF=${PERF:-}
+LABEL_WIDTH=8
 
 command -v dpdk-testpmd >/dev/null ||
 	skip "dpdk-testpmd is missing (Debian's dpdk-dev)"
@@ -48,46 +53,13 @@ if [[ " $BACKENDS " == *" passt "* ]] && [ ! -x "$PASST" ]; then
 	BACKENDS=netshim
 fi
 
-# ticks() - CPU ticks (user + system) of a process so far
-# $1: pid
-ticks() {
-	local stat
-
-	stat=$(cat "/proc/$1/stat") || return 1
-	echo "${stat##*) }" | awk '{ print $12 + $13 }'
-}
-
-# run() - one iperf3 run from the guest namespace, printed
+# run() - one iperf3 run (iperf_run), netshim's recorded by perf with PERF
 # $1: back-end, $2: up or down
 run() {
-	local rev=() t0 t1 bytes hz out perf_pid=
+	local perf=
 
-	[ "$2" = down ] && rev=(-R)
-	hz=$(getconf CLK_TCK)
-	if [ -n "$PERF" ] && [ "$1" = netshim ]; then
-		mkdir -p "$PERF"
-		perf record -q -g -p "$BACKEND_PID" \
-			-o "$PERF/netshim-$2-$r.data" >/dev/null 2>&1 &
-		perf_pid=$!
-		sleep 0.5
-	fi
-	t0=$(ticks "$BACKEND_PID")
-	out=$(in_guest timeout $((SECS + 20)) iperf3 -c 203.0.113.1 \
-		-t "$SECS" -J "${rev[@]}") || { echo "$1 $2 iperf3 failed"; return; }
-	t1=$(ticks "$BACKEND_PID")
-	if [ -n "$perf_pid" ]; then
-		kill -INT "$perf_pid"
-		wait "$perf_pid"
-	fi
-	bytes=$(echo "$out" | python3 -c 'import json,sys
-r = json.load(sys.stdin)
-if "error" in r:
-    sys.exit(r["error"])
-print(r["end"]["sum_received"]["bytes"])') || { echo "$1 $2 failed"; return; }
-	awk -v m="$1" -v d="$2" -v b="$bytes" -v s="$SECS" -v c=$((t1 - t0)) \
-	    -v hz="$hz" 'BEGIN { printf "%-8s %-5s %6.2f Gbit/s %6.2f CPU-s/GiB\n",
-	    m, d, b * 8 / s / 1e9, c / hz / (b / 2^30) }'
-	sleep 0.5
+	[ -n "$PERF" ] && [ "$1" = netshim ] && perf=$PERF/netshim-$2-$r.data
+	iperf_run "$1" "$2" "$perf"
 }
 
 # testpmd_start() - testpmd in the guest namespace, on the back-end's

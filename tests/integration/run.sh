@@ -129,21 +129,20 @@ count() {
 
 # The selected tests, the long ones first (a time limit of their own, then
 # "# run.sh: long"), so that with JOBS > 1 the run does not end on one
-# long test
-tests=()
-for kind_pass in timeout long rest; do
-	for t in "$DIR"/t_*.sh; do
-		[ -e "$t" ] || continue
-		selected "$(basename "$t" .sh)" || continue
-		kind=rest
-		if grep -q '^# run.sh timeout: ' "$t"; then
-			kind=timeout
-		elif grep -q '^# run.sh: long' "$t"; then
-			kind=long
-		fi
-		[ "$kind" = "$kind_pass" ] && tests+=("$t")
-	done
+# long test.  One grep a file finds both marks; a time limit wins.
+timed=()
+long=()
+rest=()
+for t in "$DIR"/t_*.sh; do
+	[ -e "$t" ] || continue
+	selected "$(basename "$t" .sh)" || continue
+	case $(grep -a -o -E '^# run.sh( timeout: |: long)' "$t") in
+	*timeout*) timed+=("$t") ;;
+	*long*) long+=("$t") ;;
+	*) rest+=("$t") ;;
+	esac
 done
+tests=("${timed[@]}" "${long[@]}" "${rest[@]}")
 
 echo "backend: $BACKEND, logs in $LOGDIR, $JOBS at a time"
 # JOBS tests at a time: each has its own namespaces, ids and work

@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+#
+# lib.sh - measuring helpers shared by the benchmarks, sourced after
+# tests/lib/topo.sh: a process's CPU time, and one iperf3 run from the
+# guest namespace with the back-end's CPU cost of it.
+
+# ticks() - CPU time used so far by a process, user plus system
+# $1: pid
+# Prints clock ticks (of all its threads); fails when it is gone.
+ticks() {
+	local stat
+
+	stat=$(cat "/proc/$1/stat") || return 1
+	# Fields after the command name (which may hold spaces): utime and
+	# stime are the 12th and 13th from the state
+	echo "${stat##*) }" | awk '{ print $12 + $13 }'
+}
+
+# iperf_run() - one iperf3 run from the guest to iperf3 -s on the peer,
+# printed as: label, direction, Gbit/s, the back-end's CPU-s per GiB
+# $1: label (a mode or a back-end)
+# $2: up, down or udp (peer->guest, iperf3 -u -b 0 -l 1400)
+# $3: file to perf record -g the back-end into for the run (empty: none)
+# SECS: seconds of the run; LABEL_WIDTH: width of the label column;
+# BACKEND_PID: the back-end (topo_backend)
+iperf_run() {
+	local rev=() t0 t1 bytes hz out perf_pid=
+
+	case $2 in
+	down) rev=(-R) ;;
+	udp) rev=(-R -u -b 0 -l 1400) ;;
+	esac
+	hz=$(getconf CLK_TCK)
+	if [ -n "${3:-}" ]; then
+		mkdir -p "$(dirname "$3")"
+		perf record -q -g -p "$BACKEND_PID" -o "$3" >/dev/null 2>&1 &
+		perf_pid=$!
+		sleep 0.5
+	fi
+	t0=$(ticks "$BACKEND_PID")
+	out=$(in_guest timeout $((SECS + 20)) iperf3 -c 203.0.113.1 \
+		-t "$SECS" -J "${rev[@]}") ||
+		{ echo "$1 $2 iperf3 failed"; return; }
+	t1=$(ticks "$BACKEND_PID")
+	if [ -n "$perf_pid" ]; then
+		kill -INT "$perf_pid"
+		wait "$perf_pid"
+	fi
+	bytes=$(echo "$out" | python3 -c 'import json,sys
+r = json.load(sys.stdin)
+if "error" in r:
+    sys.exit(r["error"])
+print(r["end"]["sum_received"]["bytes"])') || { echo "$1 $2 failed"; return; }
+	awk -v m="$1" -v d="$2" -v b="$bytes" -v s="$SECS" -v c=$((t1 - t0)) \
+	    -v hz="$hz" -v w="$LABEL_WIDTH" 'BEGIN {
+	    printf "%-" w "s %-5s %6.2f Gbit/s %6.2f CPU-s/GiB\n",
+	    m, d, b * 8 / s / 1e9, c / hz / (b / 2^30) }'
+	sleep 0.5
+}
