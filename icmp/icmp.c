@@ -41,15 +41,18 @@ static const uint8_t mac_all_nodes[6] = { 0x33, 0x33, 0, 0, 0, 1 };
  * icmp_ping_socket() - open the ping socket of a new echo flow
  * @c:		execution context
  * @f:		flow, key set
+ * @id:		echo identifier to bind if the pod has it free (the guest's
+ *		own for a new flow, the source's for a migrated one), else any
  *
  * Return: 0 on success, -1 on failure (flow freed, logged once if denied)
  */
-static int icmp_ping_socket(struct ctx *c, struct flow *f)
+int icmp_ping_socket(struct ctx *c, struct flow *f, uint16_t id)
 {
 	bool v6 = f->proto == IPPROTO_ICMPV6_;
 	bool *denied = v6 ? &c->ping6_denied : &c->ping4_denied;
-	struct sockaddr_storage sa;
-	socklen_t sl;
+	struct sockaddr_storage sa, src_sa;
+	struct in6_addr src;
+	socklen_t sl, src_sl;
 
 	f->fd = socket(v6 ? AF_INET6 : AF_INET,
 		       SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
@@ -66,8 +69,21 @@ static int icmp_ping_socket(struct ctx *c, struct flow *f)
 		return -1;
 	}
 	outbound_sockaddr(c, &f->raddr, 0, &sa, &sl);
-	if (outbound_bind(c, f->fd, &sa) ||
-	    connect(f->fd, (struct sockaddr *)&sa, sl) ||
+	if (outbound_prepare(c, f->fd, &sa, &src)) {
+		c->cnt.drop_sock++;
+		flow_free(c, f);
+		return -1;
+	}
+	/* The identifier is a ping socket's port: keep it where it is free,
+	 * so that replies still on their way after a migration find the
+	 * flow's socket here
+	 */
+	src_sl = inany_sockaddr(&src_sa, &src, id);
+	if (bind(f->fd, (struct sockaddr *)&src_sa, src_sl)) {
+		src_sl = inany_sockaddr(&src_sa, &src, 0);
+		bind(f->fd, (struct sockaddr *)&src_sa, src_sl);
+	}
+	if (connect(f->fd, (struct sockaddr *)&sa, sl) ||
 	    flow_sock_errors_on(f) || flow_watch(c, f)) {
 		c->cnt.drop_sock++;
 		flow_free(c, f);
@@ -208,7 +224,7 @@ void icmp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 	f = flow_lookup(c, m->proto, &m->src, id, &m->dst, 0);
 	if (!f) {
 		f = flow_new(c, m->proto, &m->src, id, &m->dst, 0);
-		if (!f || icmp_ping_socket(c, f))
+		if (!f || icmp_ping_socket(c, f, id))
 			return;
 		if (m->v6)
 			gaddr_seen6(c, &m->src);

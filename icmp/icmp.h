@@ -7,6 +7,7 @@
 #include "netshim/ctx.h"
 #include "netshim/flow.h"
 #include "netshim/ip.h"
+#include "netshim/migio.h"
 
 void icmp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4);
 void icmp_flow_ready(struct ctx *c, struct flow *f, uint32_t events);
@@ -16,5 +17,8 @@ void icmp_unreach(struct ctx *c, const struct in6_addr *gaddr,
 		  const uint8_t l4[8], bool port);
 void icmp_sock_errors(struct ctx *c, const struct flow *f);
 void icmp_ndp_probe(struct ctx *c);
+int icmp_ping_socket(struct ctx *c, struct flow *f, uint16_t id);
+int icmp_migrate_save(struct ctx *c, struct migio *io);
+int icmp_migrate_load(struct ctx *c, struct migio *io);
 
 #endif /* NETSHIM_ICMP_H */

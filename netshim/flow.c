@@ -6,6 +6,7 @@
  * allocate.  A flow owns its socket unless it was opened by a datagram to a
  * forwarded port, where replies leave through the listening socket.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include "inany.h"
 #include "itable.h"
 #include "log.h"
+#include "migio.h"
 #include "link/link.h"
 
 #define ICMP_TIMEOUT	60
@@ -323,4 +325,81 @@ uint32_t flow_end(struct ctx *c)
 unsigned int flow_count(struct ctx *c)
 {
 	return c->flows->idx.used;
+}
+
+/**
+ * flow_sock_port() - the pod port a flow's socket is bound to, or a ping
+ *		      socket's echo identifier
+ * @f:		flow with its own socket
+ *
+ * Return: the port, 0 if the socket cannot tell
+ */
+uint16_t flow_sock_port(const struct flow *f)
+{
+	struct sockaddr_storage sa;
+	socklen_t sl = sizeof(sa);
+	struct in6_addr a;
+	uint16_t port;
+
+	if (getsockname(f->fd, (struct sockaddr *)&sa, &sl))
+		return 0;
+	inany_from_sockaddr(&sa, &a, &port);
+	return port;
+}
+
+/**
+ * flow_migrate_load() - read a section of migrated flows, record by record
+ * @c:		execution context
+ * @io:		the stream, at the section's body: a count (4), then the
+ *		records
+ * @what:	what the flows are, for the log ("UDP flows")
+ * @rec:	bytes of a record, at most FLOW_MIG_REC_MAX
+ * @ok:		tells if a record can be (both addresses of one family,
+ *		the record's own rules)
+ * @open:	opens the flow of a good record here, true if it did
+ * @opened:	counter of the flows opened
+ *
+ * Untrusted input: more flows than the table holds, or one malformed
+ * record, refuses the whole state.
+ *
+ * Return: 0 on success, -1 with @io->err set (EINVAL for a malformed
+ * record, EFBIG for more flows than --max-flows allows)
+ */
+int flow_migrate_load(struct ctx *c, struct migio *io, const char *what,
+		      size_t rec, bool (*ok)(const uint8_t *r),
+		      bool (*open)(struct ctx *c, const uint8_t *r),
+		      uint64_t *opened)
+{
+	uint32_t i, n, done = 0;
+
+	if (migio_get_u32(io, &n))
+		return -1;
+	if (n > flow_room(c)) {
+		err("migration: %u %s, more than --max-flows %u", n, what,
+		    flow_room(c));
+		io->err = EFBIG;
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		uint8_t r[FLOW_MIG_REC_MAX];
+		struct in6_addr g, rem;
+
+		if (migio_get(io, r, rec))
+			return -1;
+		memcpy(&g, r, 16);
+		memcpy(&rem, r + 16, 16);
+		if (inany_is4(&g) != inany_is4(&rem) || !ok(r)) {
+			err("migration: %s: %u of %u is malformed", what,
+			    i + 1, n);
+			io->err = EINVAL;
+			return -1;
+		}
+		if (open(c, r)) {
+			(*opened)++;
+			done++;
+		}
+	}
+	if (n)
+		info("migration: %u of %u %s open here", done, n, what);
+	return 0;
 }

@@ -58,5 +58,15 @@ void flow_guest_gone(struct ctx *c);
 uint32_t flow_room(struct ctx *c);
 uint32_t flow_end(struct ctx *c);
 unsigned int flow_count(struct ctx *c);
+uint16_t flow_sock_port(const struct flow *f);
+
+/* Largest record of a migrated flow (udp/migrate.c, icmp/migrate.c) */
+#define FLOW_MIG_REC_MAX	64
+
+struct migio;
+int flow_migrate_load(struct ctx *c, struct migio *io, const char *what,
+		      size_t rec, bool (*ok)(const uint8_t *r),
+		      bool (*open)(struct ctx *c, const uint8_t *r),
+		      uint64_t *opened);
 
 #endif /* NETSHIM_FLOW_H */

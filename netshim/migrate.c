@@ -26,11 +26,13 @@
 #include "link/link.h"
 #include "tcp/tcp.h"
 #include "udp/udp.h"
+#include "icmp/icmp.h"
 
 enum migrate_section {
 	MIGRATE_GUEST	= 1,	/* the guest's MAC and IPv6 addresses */
 	MIGRATE_TCP	= 2,	/* TCP connections (tcp/migrate.c) */
 	MIGRATE_UDP	= 3,	/* UDP flows (udp/migrate.c) */
+	MIGRATE_ICMP	= 4,	/* ICMP echo flows (icmp/migrate.c) */
 	MIGRATE_END	= 0xffff,
 };
 
@@ -63,6 +65,7 @@ int migrate_save(struct ctx *c, int fd)
 	    migio_put_u16(io, MIGRATE_GUEST) || migio_put(io, g, sizeof(g)) ||
 	    migio_put_u16(io, MIGRATE_TCP) || tcp_migrate_save(c, io) ||
 	    migio_put_u16(io, MIGRATE_UDP) || udp_migrate_save(c, io) ||
+	    migio_put_u16(io, MIGRATE_ICMP) || icmp_migrate_save(c, io) ||
 	    migio_put_u16(io, MIGRATE_END) || migio_flush(io)) {
 		err("migration: writing our state failed after %llu bytes: %s",
 		    (unsigned long long)io->total, strerror(io->err));
@@ -142,6 +145,9 @@ int migrate_load(struct ctx *c, int fd)
 				goto fail;
 		} else if (type == MIGRATE_UDP) {
 			if (udp_migrate_load(c, io))
+				goto fail;
+		} else if (type == MIGRATE_ICMP) {
+			if (icmp_migrate_load(c, io))
 				goto fail;
 		} else {
 			err("migration: unknown section %u in the device state",

@@ -34,25 +34,6 @@
 #define UDP_MIG_INBOUND		0x01
 
 /**
- * udp_mig_port() - the pod port a flow's socket is bound to
- * @f:		outbound flow
- *
- * Return: the port, 0 if the socket cannot tell
- */
-static uint16_t udp_mig_port(const struct flow *f)
-{
-	struct sockaddr_storage sa;
-	socklen_t sl = sizeof(sa);
-	struct in6_addr a;
-	uint16_t port;
-
-	if (getsockname(f->fd, (struct sockaddr *)&sa, &sl))
-		return 0;
-	inany_from_sockaddr(&sa, &a, &port);
-	return port;
-}
-
-/**
  * udp_migrate_save() - write the guest's UDP flows
  * @c:		execution context
  * @io:		the stream, after the section's type
@@ -81,7 +62,7 @@ int udp_migrate_save(struct ctx *c, struct migio *io)
 
 		if (!f || f->proto != IPPROTO_UDP)
 			continue;
-		port = f->inbound ? 0 : udp_mig_port(f);
+		port = f->inbound ? 0 : flow_sock_port(f);
 		memcpy(r, &f->gaddr, 16);
 		memcpy(r + 16, &f->raddr, 16);
 		migio_wr_be16(r + 32, f->gport);
@@ -135,11 +116,25 @@ static bool udp_migrate_one(struct ctx *c, const uint8_t *r)
 		return false;
 	if (r[39])
 		flow_hop(f, r[39]);
-	bound = port ? udp_mig_port(f) : 0;
+	bound = port ? flow_sock_port(f) : 0;
 	if (bound != port)
 		debug("migration: UDP flow from guest port %u: pod port %u "
 		      "taken, %u instead", gport, port, bound);
 	return true;
+}
+
+/**
+ * udp_mig_ok() - tell if a UDP record can be
+ * @r:		the record
+ *
+ * Return: true for ports other than 0, known flags, and no pod port for
+ * an inbound flow (it has the listener's)
+ */
+static bool udp_mig_ok(const uint8_t *r)
+{
+	return migio_rd_be16(r + 32) && migio_rd_be16(r + 34) &&
+	       !(r[38] & ~UDP_MIG_INBOUND) &&
+	       !((r[38] & UDP_MIG_INBOUND) && migio_rd_be16(r + 36));
 }
 
 /**
@@ -152,39 +147,6 @@ static bool udp_migrate_one(struct ctx *c, const uint8_t *r)
  */
 int udp_migrate_load(struct ctx *c, struct migio *io)
 {
-	uint32_t i, n, opened = 0;
-
-	if (migio_get_u32(io, &n))
-		return -1;
-	if (n > flow_room(c)) {
-		err("migration: %u UDP flows, more than --max-flows %u", n,
-		    flow_room(c));
-		io->err = EFBIG;
-		return -1;
-	}
-	for (i = 0; i < n; i++) {
-		uint8_t r[UDP_MIG_REC];
-		struct in6_addr g, rem;
-
-		if (migio_get(io, r, sizeof(r)))
-			return -1;
-		memcpy(&g, r, 16);
-		memcpy(&rem, r + 16, 16);
-		if (inany_is4(&g) != inany_is4(&rem) ||
-		    !migio_rd_be16(r + 32) || !migio_rd_be16(r + 34) ||
-		    (r[38] & ~UDP_MIG_INBOUND) ||
-		    ((r[38] & UDP_MIG_INBOUND) && migio_rd_be16(r + 36))) {
-			err("migration: UDP flow %u of %u is malformed", i + 1,
-			    n);
-			io->err = EINVAL;
-			return -1;
-		}
-		if (udp_migrate_one(c, r)) {
-			c->cnt.udp_migrated++;
-			opened++;
-		}
-	}
-	if (n)
-		info("migration: %u of %u UDP flows open here", opened, n);
-	return 0;
+	return flow_migrate_load(c, io, "UDP flows", UDP_MIG_REC, udp_mig_ok,
+				 udp_migrate_one, &c->cnt.udp_migrated);
 }

@@ -13,14 +13,19 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <net/if.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
 
 #include "unit.h"
 #include "netshim/ctx.h"
 #include "netshim/flow.h"
+#include "netshim/inany.h"
 #include "netshim/migrate.h"
 #include "link/link.h"
 #include "tcp/tcp.h"
@@ -145,6 +150,31 @@ static void udp(uint32_t n)
 		flow(9000 + n, 0, 0, false);
 }
 
+/* echo() - one ICMP echo record: the guest's identifier @gid to 127.0.0.1
+ * (or ::1, with an IPv6 guest address when @six is 2)
+ * @gid:	the guest's identifier
+ * @id:		the source's identifier in the pod
+ * @last:	the last byte, which must be 0
+ * @six:	1: IPv6 remote for an IPv4 guest (malformed), 2: both IPv6
+ */
+static void echo(uint16_t gid, uint16_t id, uint8_t last, int six)
+{
+	uint8_t r[38] = { 0 };
+	struct in6_addr g = unit_a6(six == 2 ? "2001:db8:1::2" :
+				    "::ffff:203.0.113.2");
+	struct in6_addr p = unit_a6(six ? "::1" : "::ffff:127.0.0.1");
+
+	memcpy(r, &g, 16);
+	memcpy(r + 16, &p, 16);
+	r[32] = gid >> 8;
+	r[33] = gid & 0xff;
+	r[34] = id >> 8;
+	r[35] = id & 0xff;
+	r[36] = 64;
+	r[37] = last;
+	put(r, sizeof(r));
+}
+
 static void end(void)
 {
 	put16(0xffff);
@@ -250,6 +280,9 @@ static void test_truncated(void **state)
 	guest();
 	tcp(1);
 	udp(1);
+	put16(4);
+	put32(1);
+	echo(7, 0, 0, 0);
 	end();
 	full = len;
 	for (n = 0; n < full; n++)
@@ -364,6 +397,126 @@ static void test_udp_malformed(void **state)
 	}
 }
 
+/**
+ * ping_ok() - tell if this process may open ping sockets
+ * @v6:		ICMPv6 rather than ICMP
+ *
+ * Return: true if it may (net.ipv4.ping_group_range holds its group)
+ */
+static bool ping_ok(bool v6)
+{
+	int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_DGRAM,
+			v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/**
+ * ping_netns() - as root, a network namespace of the test's own where
+ *		  ping sockets are allowed, its loopback up
+ *
+ * Return: the namespace the test came from, to go back to, or -1 if it
+ * stays where it is (not root, or no namespace to be had)
+ */
+static int ping_netns(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int back, s, fd;
+
+	if (geteuid())
+		return -1;
+	back = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (back < 0 || unshare(CLONE_NEWNET)) {
+		if (back >= 0)
+			close(back);
+		return -1;
+	}
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	assert_true(s >= 0);
+	assert_int_equal(ioctl(s, SIOCGIFFLAGS, &ifr), 0);
+	ifr.ifr_flags |= IFF_UP;
+	assert_int_equal(ioctl(s, SIOCSIFFLAGS, &ifr), 0);
+	close(s);
+	fd = open("/proc/sys/net/ipv4/ping_group_range", O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "0 2147483647", 12), 12);
+	close(fd);
+	return back;
+}
+
+/* Echo flows open again, with the source's identifier where it is free,
+ * where the pod allows ping sockets at all (as root: in a namespace of
+ * the test's own that does)
+ */
+static void test_icmp(void **state)
+{
+	uint16_t id4 = 40001, id6 = 40002;
+	int back = ping_netns();
+	unsigned int want = ping_ok(false) + ping_ok(true);
+	uint32_t i;
+
+	(void)state;
+	if (back >= 0)
+		assert_int_equal(want, 2);
+	header(MIGRATE_VERSION);
+	put16(4);
+	put32(2);
+	echo(7, id4, 0, 0);
+	echo(8, id6, 0, 2);
+	end();
+	ctx.cnt.icmp_migrated = 0;
+	assert_int_equal(load_keep(len), 0);
+	assert_int_equal(ctx.cnt.icmp_migrated, want);
+	assert_int_equal(flow_count(&ctx), want);
+	for (i = 0; i < flow_end(&ctx); i++) {
+		struct flow *f = flow_at(&ctx, i);
+		struct sockaddr_storage sa;
+		socklen_t sl = sizeof(sa);
+		struct in6_addr a;
+		uint16_t id;
+
+		if (!f)
+			continue;
+		assert_int_equal(getsockname(f->fd, (struct sockaddr *)&sa,
+					     &sl), 0);
+		inany_from_sockaddr(&sa, &a, &id);
+		assert_int_equal(id, f->gport == 7 ? id4 : id6);
+		assert_int_equal(f->hop, 64);
+	}
+	load(0);
+	assert_int_equal(flow_count(&ctx), 0);
+	if (back >= 0) {
+		assert_int_equal(setns(back, CLONE_NEWNET), 0);
+		close(back);
+	}
+}
+
+/* Echo records that cannot be, and more than --max-flows */
+static void test_icmp_malformed(void **state)
+{
+	(void)state;
+	header(MIGRATE_VERSION);
+	put16(4);
+	put32(1);
+	echo(7, 0, 1, 0);	/* the last byte set */
+	end();
+	assert_int_equal(load(len), EINVAL);
+	header(MIGRATE_VERSION);
+	put16(4);
+	put32(1);
+	echo(7, 0, 0, 1);	/* IPv4 guest, IPv6 remote */
+	end();
+	assert_int_equal(load(len), EINVAL);
+	header(MIGRATE_VERSION);
+	put16(4);
+	put32(5);
+	end();
+	assert_int_equal(load(len), EFBIG);
+}
+
 /* More connections than --max-tcp: refused before any is read */
 static void test_too_many(void **state)
 {
@@ -402,6 +555,8 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_udp),
 		cmocka_unit_test(test_udp_malformed),
+		cmocka_unit_test(test_icmp),
+		cmocka_unit_test(test_icmp_malformed),
 		cmocka_unit_test(test_too_many),
 	};
 
