@@ -225,8 +225,8 @@ void tcp_accept_fwd(struct ctx *c, const struct fwd_listener *l)
 	/* A rule's own guest address is reached through the link only */
 	if (c->splice && IN6_IS_ADDR_UNSPECIFIED(&to_addr) &&
 	    (IN6_IS_ADDR_LOOPBACK(&raddr) ||
-			  (inany_is4(&raddr) &&
-			   (ntohl(inany_to4(&raddr).s_addr) >> 24) == 127))) {
+	     (inany_is4(&raddr) &&
+	      (ntohl(inany_to4(&raddr).s_addr) >> 24) == 127))) {
 		tcp_splice_local(c, fd, &raddr, gport);
 		return;
 	}

@@ -324,7 +324,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* As a back-end does, then the loop: gathered guest data points
 	 * into the frame until the batch is done
 	 */
-	link_frame_in(c, &frame, frame.len, (data[0] & FUZZ_VNET_HDR) ? &o : NULL);
+	link_frame_in(c, &frame, frame.len, (data[0] & FUZZ_VNET_HDR) ? &o : NULL,
+		      0);
 	guest_frames_up(c);
 	free(f);
 	FUZZ_CHECK(c->link.up);
