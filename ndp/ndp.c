@@ -123,8 +123,9 @@ static void ra_put_header(const struct conf *c, struct ndp_buf *b)
 		return;
 	p[0] = ICMP6_RA;
 	p[4] = RA_HOP_LIMIT;
-	/* The pod's address comes from DHCPv6 too: make clients ask for it
-	 * (not in local mode, where there is none to give)
+	/* The pod's address comes from DHCPv6 too: make clients ask for it,
+	 * unless DHCPv6 does not answer (--no-dhcpv6, or local mode, with
+	 * no address to give)
 	 */
 	if (!c->no_dhcpv6)
 		p[5] = RA_FLAG_MANAGED | RA_FLAG_OTHER;
