@@ -210,12 +210,15 @@ int fwd_guest_port(const struct ctx *c, const struct fwd_listener *l, int fd,
 	inany_from_sockaddr(&sa, &a, &port);
 	*to_addr = in6addr_any;
 	r = fwdspec_find(&c->conf.tcp_fwd, port);
-	if (r && !IN6_IS_ADDR_UNSPECIFIED(&r->to_addr)) {
+	if (!r)		/* "auto" for a VM, or not forwarded */
+		return fwd_port_lookup(c, &c->conf.tcp_fwd, port, to) ? 0 : -1;
+	if (!IN6_IS_ADDR_UNSPECIFIED(&r->to_addr)) {
 		if (inany_is4(&r->to_addr) == l->v6)
 			return -1;
 		*to_addr = r->to_addr;
 	}
-	return fwd_port_lookup(c, &c->conf.tcp_fwd, port, to) ? 0 : -1;
+	*to = fwdspec_to(r, port);
+	return 0;
 }
 
 /**
