@@ -27,7 +27,12 @@
 # domain's RAM a shared memfd (libvirt 11.1+ then runs the backend with
 # --vhost-user, QEMU is its vhost-user front-end): the live XML must show
 # that interface, the backend's command line --vhost-user, and QEMU's a
-# vhost-user netdev on the backend's --socket.
+# vhost-user netdev on the backend's --socket. The NIC then has
+# LV_QUEUES queue pairs (<driver queues='N'/>, KubeVirt's
+# networkInterfaceMultiqueue; default 2, 1 for passt, whose vhost-user
+# serves one) and the domain as many vCPUs: the guest runs its checks
+# from the last one, and their answers must come back on the last
+# pair's receive queue (vm_check_queues).
 #
 # BACKEND=passt runs Debian's passt (or PASST=path) through the same
 # harness; VM_ACCEL=kvm|tcg forces the accelerator, VM_TIMEOUT (default
@@ -63,6 +68,18 @@ vhostuser)
 *) echo "t_libvirt: unknown LV_IFACE=$LV_IFACE (user or vhostuser)" >&2
 	exit 1 ;;
 esac
+# Queue pairs of a vhostuser NIC, one vCPU each
+if [ "$LV_IFACE" = user ] || [ "${BACKEND:-netshim}" = passt ]; then
+	LV_QUEUES=${LV_QUEUES:-1}
+else
+	LV_QUEUES=${LV_QUEUES:-2}
+fi
+LV_DRIVER=
+LV_CPU=
+if [ "$LV_QUEUES" -gt 1 ]; then
+	LV_DRIVER="<driver queues='$LV_QUEUES'/>"
+	LV_CPU="netshim.cpu=$((LV_QUEUES - 1))"
+fi
 
 # lv_virsh() - virsh connected to this test's libvirt daemon
 # $@: virsh arguments
@@ -204,13 +221,13 @@ lv_domain_xml() {
 	<domain type='$1'>
 	  <name>$DOM</name>
 	  <memory unit='MiB'>512</memory>
-	  <vcpu>1</vcpu>
+	  <vcpu>$LV_QUEUES</vcpu>
 	  $MEMBACKING
 	  <os>
 	    <type arch='x86_64'>hvm</type>
 	    <kernel>$LV/boot/vmlinuz</kernel>
 	    <initrd>$LV/boot/initramfs.cpio.gz</initrd>
-	    <cmdline>console=ttyS0 quiet panic=-1 netshim.run=check netshim.tcp_mib=$VM_TCP_MIB netshim.peer4=$PEER4 netshim.peer6=$PEER6</cmdline>
+	    <cmdline>console=ttyS0 quiet panic=-1 netshim.run=check netshim.tcp_mib=$VM_TCP_MIB netshim.peer4=$PEER4 netshim.peer6=$PEER6 $LV_CPU</cmdline>
 	  </os>
 	  <features><acpi/></features>
 	  <on_poweroff>destroy</on_poweroff>
@@ -229,6 +246,7 @@ lv_domain_xml() {
 	        <range start='$FWD_UDP'/>
 	      </portForward>
 	      <model type='virtio'/>
+	      $LV_DRIVER
 	      <backend type='passt' logFile='$LV/out/backend.log'/>
 	      <rom enabled='no'/>
 	    </interface>
@@ -421,5 +439,12 @@ for k in tcp4_halfclose tcp6_halfclose; do
 	fi
 	expect "$k"
 done
+if [ "$LV_QUEUES" -gt 1 ]; then
+	grep -q "<driver queues='$LV_QUEUES'/>" "$LV/out/live.xml" ||
+		lv_fail "the live domain's NIC has not $LV_QUEUES queues"
+	grep -q "queues=$LV_QUEUES\|\"queues\":$LV_QUEUES" "$LV/out/qemu.argv" ||
+		lv_fail "libvirt gave QEMU no queues=$LV_QUEUES"
+	e=$(vm_check_queues "$LV/out/console.log" "$LV_QUEUES") || lv_fail "$e"
+fi
 [ -s "$LV/out/backend.log" ] && log "backend log: $(wc -l <"$LV/out/backend.log") lines"
 log "guest check passed through libvirt with $BACKEND as passt, interface $LV_IFACE"

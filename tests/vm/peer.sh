@@ -107,3 +107,35 @@ vm_check() {
 	fi
 	log "ok: $2 ${v#ok }"
 }
+
+# vm_check_queues - whether a multiqueue guest ("check" scenario run with
+# netshim.cpu=N-1) used its N queue pairs as a back-end that steers flows
+# makes it: the last pair's transmit queue carried the checks' frames (its
+# used buffers came back with interrupts) and the answers came back on the
+# same pair's receive queue (at least 100 interrupts; a back-end that
+# answers every flow on the first pair gives it 1); logged when so, else
+# what is wrong is printed
+# @1: log file
+# @2: queue pairs
+# Return: 0 if so, 1 if not
+vm_check_queues() {
+	local v n q=$(($2 - 1))
+
+	v=$(vm_result "$1" queues)
+	log "guest queues: $v"
+	case "$v" in
+	"pairs $2,"*) ;;
+	*) echo "the guest has not $2 queue pairs in use: '$v'"; return 1 ;;
+	esac
+	n=$(echo "$v" | sed -n "s/.* out$q \([0-9]*\).*/\1/p")
+	if [ "${n:-0}" -le 0 ]; then
+		echo "transmit queue $q took no interrupt: '$v'"
+		return 1
+	fi
+	n=$(echo "$v" | sed -n "s/.* in$q \([0-9]*\).*/\1/p")
+	if [ "${n:-0}" -lt 100 ]; then
+		echo "receive queue $q took ${n:-no} interrupts, not the checks' answers: '$v'"
+		return 1
+	fi
+	log "ok: the checks' answers came on receive queue $q ($n interrupts)"
+}

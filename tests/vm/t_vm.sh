@@ -164,25 +164,6 @@ if [ "$BACKEND" = netshim ] && [ "${NETDEV:-stream}" = vhost-user ]; then
 	log "ok: QEMU added $v memory regions by ADD_MEM_REG"
 fi
 if [ -n "${VM_QUEUES:-}" ]; then
-	# The last pair's transmit queue carried the checks' frames: its
-	# used buffers came back with interrupts
-	q=$((VM_QUEUES - 1))
-	v=$(vm_result "$LOG" queues)
-	log "guest queues: $v"
-	case "$v" in
-	"pairs $VM_QUEUES,"*) ;;
-	*) fail "the guest has not $VM_QUEUES queue pairs in use: '$v'" ;;
-	esac
-	n=$(echo "$v" | sed -n "s/.* out$q \([0-9]*\).*/\1/p")
-	[ "${n:-0}" -gt 0 ] ||
-		fail "transmit queue $q took no interrupt: '$v'"
-	# ...and the answers came back on that pair's receive queue, where
-	# the back-end steers each flow (all on the first pair: 1 here)
-	n=$(echo "$v" | sed -n "s/.* in$q \([0-9]*\).*/\1/p")
-	[ "${n:-0}" -ge 100 ] ||
-		fail "receive queue $q took ${n:-no} interrupts, not the" \
-			"checks' answers: '$v'"
-	log "ok: the checks' answers came on receive queue $q ($n" \
-		"interrupts)"
+	e=$(vm_check_queues "$LOG" "$VM_QUEUES") || fail "$e"
 fi
 log "guest check passed behind $BACKEND"

@@ -12,12 +12,21 @@
 # netshim: a receive buffer lost or a used entry written twice would stall
 # the ring or break it ("is not a head"), which the guest's kernel reports
 # on the console, checked here too.
+# VM_QUEUES=N (default 2, 1 for passt, whose vhost-user serves one pair)
+# gives the NIC N queue pairs and the guest N CPUs: the transfer the
+# restart lands in runs on the last pair, the rounds after it on each pair
+# in turn, and each pair's receive queue must have taken the answers.
 
 set -u
 . "$(dirname "$0")/../lib/topo.sh"
 . "$(dirname "$0")/peer.sh"
 
 ROUNDS=3
+if [ "$BACKEND" = passt ]; then
+	QUEUES=${VM_QUEUES:-1}
+else
+	QUEUES=${VM_QUEUES:-2}
+fi
 
 # iperf_conns() - TCP connections established to the peer's iperf3
 iperf_conns() {
@@ -29,10 +38,14 @@ topo_peer_pod
 vm_peer_iperf
 topo_backend --vhost-user
 
+q=
+[ "$QUEUES" -gt 1 ] && q=$QUEUES
 NETDEV=vhost-user VM_RECONNECT_MS=500 VM_PIDFILE="$WORK/qemu.pid" \
 	VM_LOG="$WORK/vm.log" VM_QUIET=1 VM_TIMEOUT=300 \
+	VM_QUEUES=$q VM_SMP=$QUEUES \
 	"$(dirname "$0")/run-vm.sh" restart "$WORK/backend.sock" \
-	"netshim.rounds=$ROUNDS" >"$WORK/run-vm.out" 2>&1 &
+	"netshim.rounds=$ROUNDS" "netshim.cpus=$QUEUES" \
+	>"$WORK/run-vm.out" 2>&1 &
 QEMU_RUN=$!
 topo_pid_add "$QEMU_RUN"
 
@@ -74,8 +87,23 @@ if grep -E 'is not a head|[Bb]ad (used|avail)|id [0-9]+ out of range|virtio.*(er
 	"$log"; then
 	fail "the guest's virtio driver complained after the restart"
 fi
+if [ "$QUEUES" -gt 1 ]; then
+	v=$(vm_result "$log" queues)
+	log "guest queues: $v"
+	case "$v" in
+	"pairs $QUEUES,"*) ;;
+	*) fail "the guest has not $QUEUES queue pairs in use: '$v'" ;;
+	esac
+	# Every pair's receive queue took the answers of its rounds (the
+	# first pair's took DHCP's too)
+	for q in $(seq 0 $((QUEUES - 1))); do
+		n=$(echo "$v" | sed -n "s/.* in$q \([0-9]*\).*/\1/p")
+		[ "${n:-0}" -ge 100 ] ||
+			fail "receive queue $q took ${n:-no} interrupts: '$v'"
+	done
+fi
 resumed=
 [ "$BACKEND" = netshim ] &&
 	resumed="; queues taken up from the used ring: $(topo_counter vu_resumed)"
-log "ok: ping and TCP both ways in $ROUNDS rounds after $BACKEND was" \
-	"restarted under the running guest$resumed"
+log "ok: ping and TCP both ways in $ROUNDS rounds on $QUEUES queue pair(s)" \
+	"after $BACKEND was restarted under the running guest$resumed"

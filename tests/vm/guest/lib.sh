@@ -226,3 +226,23 @@ addressing() {
 	fi
 	dhcp6
 }
+
+# queue_irqs - interrupts a virtio queue took, all CPUs
+# @1: its name in /proc/interrupts (virtio0-output.1, say)
+queue_irqs() {
+	awk -v q="$1" '$NF == q { for (i = 2; i < NF; i++) if ($i ~ /^[0-9]+$/) n += $i } END { print n + 0 }' /proc/interrupts
+}
+
+# queues_result - result "queues": the queue pairs eth0 has in use and
+# the interrupts each of its queues took, "pairs N, in0 I out0 O ..."
+queues_result() {
+	pairs=$(ls -d /sys/class/net/eth0/queues/tx-* | wc -l)
+	dev=$(basename "$(readlink /sys/class/net/eth0/device)")
+	irqs=""
+	q=0
+	while [ "$q" -lt "$pairs" ]; do
+		irqs="$irqs in$q $(queue_irqs "$dev-input.$q") out$q $(queue_irqs "$dev-output.$q")"
+		q=$((q + 1))
+	done
+	result queues "pairs $pairs,$irqs"
+}

@@ -115,12 +115,6 @@ udp_echo() {
 	fi
 }
 
-# queue_irqs - interrupts a virtio queue took, all CPUs
-# @1: its name in /proc/interrupts (virtio0-output.1, say)
-queue_irqs() {
-	awk -v q="$1" '$NF == q { for (i = 2; i < NF; i++) if ($i ~ /^[0-9]+$/) n += $i } END { print n + 0 }' /proc/interrupts
-}
-
 [ -z "${netshim_cpu:-}" ] || taskset -p -c "$netshim_cpu" $$ >/dev/null
 addressing
 ping_test ping4 "$PEER4"
@@ -139,14 +133,4 @@ rm -f /tmp/payload /tmp/payload6
 
 udp_echo udp4_echo "UDP4:$PEER4:5007"
 udp_echo udp6_echo "UDP6:[$PEER6]:5007"
-if [ -n "${netshim_cpu:-}" ]; then
-	pairs=$(ls -d /sys/class/net/eth0/queues/tx-* | wc -l)
-	dev=$(basename "$(readlink /sys/class/net/eth0/device)")
-	irqs=""
-	q=0
-	while [ "$q" -lt "$pairs" ]; do
-		irqs="$irqs in$q $(queue_irqs "$dev-input.$q") out$q $(queue_irqs "$dev-output.$q")"
-		q=$((q + 1))
-	done
-	result queues "pairs $pairs,$irqs"
-fi
+[ -z "${netshim_cpu:-}" ] || queues_result
