@@ -273,21 +273,24 @@ topo_dns() {
 
 # topo_backend_cmd() - print nothing, set BACKEND_CMD for $BACKEND
 # $@: extra backend arguments
+# TOPO_LOCAL=1: the pod has no network (local mode): passt's gateway is
+# left to stand for the pod
 topo_backend_cmd() {
 	local sock=$WORK/backend.sock pidf=$WORK/backend.pid
+	local net=(-D 203.0.113.1 -D 2001:db8:1::1 -S netshim.test)
 
 	case "$BACKEND" in
 	netshim)
 		[ -x "$NETSHIM" ] || fail "$NETSHIM not built (make)"
-		BACKEND_CMD=("$NETSHIM" -f -s "$sock" -P "$pidf"
-			-D 203.0.113.1 -D 2001:db8:1::1 -S netshim.test "$@")
+		BACKEND_CMD=("$NETSHIM" -f -s "$sock" -P "$pidf" "${net[@]}"
+			"$@")
 		;;
 	passt)
 		# --no-map-gw: the router is the peer here, as for netshim;
 		# passt would otherwise send guest traffic for it to the pod
-		BACKEND_CMD=("${PASST:-passt}" -f -e -s "$sock"
-			-D 203.0.113.1 -D 2001:db8:1::1 -S netshim.test
-			--no-map-gw "$@")
+		[ "${TOPO_LOCAL:-}" = 1 ] || net+=(--no-map-gw)
+		BACKEND_CMD=("${PASST:-passt}" -f -e -s "$sock" "${net[@]}"
+			"$@")
 		;;
 	*)
 		fail "unknown BACKEND=$BACKEND (netshim or passt)"

@@ -32,8 +32,10 @@ SUITE=bookworm
 # resolvectl needs dbus; no DHCP client other than networkd's own.
 PKGS=systemd,systemd-sysv,systemd-resolved,udev,dbus,iproute2,curl,busybox
 # Modules the initramfs loads, in this order (modprobe adds what each
-# needs): the NIC and the disk on the PCI bus, the root file system.
-MODS="virtio_pci virtio_net virtio_blk crc32c_generic ext4"
+# needs): the NIC and the disk on the PCI bus, the root file system, and
+# veth for the nested network of netshim-check (the root file system has
+# no modules of its own to load later).
+MODS="virtio_pci virtio_net virtio_blk crc32c_generic ext4 veth"
 
 die() {
 	echo "mkrootfs: $*" >&2
