@@ -18,12 +18,14 @@ ticks() {
 }
 
 # iperf_run() - one iperf3 run from the guest to iperf3 -s on the peer,
-# printed as: label, direction, Gbit/s, the back-end's CPU-s per GiB
+# printed as: label, direction, Gbit/s, the back-end's CPU-s per GiB,
+# the sender's TCP retransmissions
 # $1: label (a mode or a back-end)
 # $2: up, down or udp (peer->guest, iperf3 -u -b 0 -l 1400)
 # $3: file to perf record -g the back-end into for the run (empty: none)
 # SECS: seconds of the run; LABEL_WIDTH: width of the label column;
-# BACKEND_PID: the back-end (topo_backend)
+# BACKEND_PID: the back-end (topo_backend); IPERF_ARGS: more iperf3
+# client arguments (-P 2)
 iperf_run() {
 	local rev=() t0 t1 bytes hz out perf_pid=
 
@@ -39,8 +41,9 @@ iperf_run() {
 		sleep 0.5
 	fi
 	t0=$(ticks "$BACKEND_PID")
+	# shellcheck disable=SC2086 # IPERF_ARGS is a word list
 	out=$(in_guest timeout $((SECS + 20)) iperf3 -c 203.0.113.1 \
-		-t "$SECS" -J "${rev[@]}") ||
+		-t "$SECS" -J "${rev[@]}" ${IPERF_ARGS:-}) ||
 		{ echo "$1 $2 iperf3 failed"; return; }
 	t1=$(ticks "$BACKEND_PID")
 	if [ -n "$perf_pid" ]; then
@@ -51,10 +54,12 @@ iperf_run() {
 r = json.load(sys.stdin)
 if "error" in r:
     sys.exit(r["error"])
-print(r["end"]["sum_received"]["bytes"])') || { echo "$1 $2 failed"; return; }
-	awk -v m="$1" -v d="$2" -v b="$bytes" -v s="$SECS" -v c=$((t1 - t0)) \
-	    -v hz="$hz" -v w="$LABEL_WIDTH" 'BEGIN {
-	    printf "%-" w "s %-5s %6.2f Gbit/s %6.2f CPU-s/GiB\n",
-	    m, d, b * 8 / s / 1e9, c / hz / (b / 2^30) }'
+print(r["end"]["sum_received"]["bytes"], r["end"]["sum_sent"].get("retransmits", 0))') ||
+		{ echo "$1 $2 failed"; return; }
+	awk -v m="$1" -v d="$2" -v b="${bytes% *}" -v s="$SECS" \
+	    -v c=$((t1 - t0)) -v hz="$hz" -v w="$LABEL_WIDTH" \
+	    -v r="${bytes#* }" 'BEGIN {
+	    printf "%-" w "s %-5s %6.2f Gbit/s %6.2f CPU-s/GiB %6d retr\n",
+	    m, d, b * 8 / s / 1e9, c / hz / (b / 2^30), r }'
 	sleep 0.5
 }

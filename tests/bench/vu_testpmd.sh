@@ -18,14 +18,31 @@
 # run steadily, its figures are not a comparison.  dpdk-testpmd is in
 # Debian's dpdk-dev, which make's dependencies do not install.
 #
+# Two guest->peer flows at once (IPERF_ARGS="-P 2", one or two queue
+# pairs) crawl now and then here, for netshim and for passt 2026 alike
+# (2026-11-26: 0.13 and 0.01 Gbit/s in one round, thousands of guest
+# retransmissions, none counted dropped by netshim or testpmd, against
+# 1.2-1.3 in the next): testpmd's polling core leaves one core to the
+# guest's kernel, the back-end and iperf3, and both back-ends leave a
+# segment the socket does not take to the guest's retransmission. One
+# flow over two pairs does not crawl.
+#
 #   tests/bench/vu_testpmd.sh        (as root; dpdk-testpmd, in dpdk-dev)
 #   ROUNDS=N     alternations of the back-ends (default 2)
 #   SECS=N       seconds per iperf3 run (default 4)
-#   BACKENDS     default "netshim passt"
+#   BACKENDS     default "netshim passt"; LABEL=PATH is one more netshim
+#                build (to put a previous build beside the new one:
+#                "new=build/netshim old=/tmp/old/netshim")
+#   QUEUES=N     queue pairs (default 1): virtio_user's queues=N, and as
+#                many on net_tap, whose kernel tap then spreads the
+#                guest's flows over them; with N > 1, iperf3 -P N
+#                (IPERF_ARGS= to change it)
 #   NETSHIM=     binary (default build/netshim); PASST= passt with
 #                --vhost-user (default build/passt-vu/passt, which
 #                make bench builds: tests/bench/passt-vu.sh)
 #   PERF=DIR     record each netshim run with perf record -g into DIR
+#   COUNTERS=DIR netshim's counters and testpmd's forwarding statistics
+#                after each round, into DIR
 #
 # Prints one line per run: back-end, direction, Gbit/s, the back-end's CPU
 # seconds per GiB moved.
@@ -34,6 +51,7 @@ set -u
 DIR=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$DIR/../.." && pwd)
 export NETSHIM=${NETSHIM:-$REPO/build/netshim}
+DEFAULT_NETSHIM=$NETSHIM
 export PASST=${PASST:-$REPO/build/passt-vu/passt}
 # shellcheck source=../lib/topo.sh
 . "$REPO/tests/lib/topo.sh"
@@ -43,8 +61,10 @@ export PASST=${PASST:-$REPO/build/passt-vu/passt}
 ROUNDS=${ROUNDS:-2}
 SECS=${SECS:-4}
 BACKENDS=${BACKENDS:-netshim passt}
+QUEUES=${QUEUES:-1}
 PERF=${PERF:-}
 LABEL_WIDTH=8
+[ "$QUEUES" -gt 1 ] && IPERF_ARGS=${IPERF_ARGS--P $QUEUES}
 
 command -v dpdk-testpmd >/dev/null ||
 	skip "dpdk-testpmd is missing (Debian's dpdk-dev)"
@@ -58,7 +78,7 @@ fi
 run() {
 	local perf=
 
-	[ -n "$PERF" ] && [ "$1" = netshim ] && perf=$PERF/netshim-$2-$r.data
+	[ -n "$PERF" ] && [ "$1" != passt ] && perf=$PERF/$1-$2-$r.data
 	iperf_run "$1" "$2" "$perf"
 }
 
@@ -70,8 +90,9 @@ testpmd_start() {
 	mkfifo "$WORK/testpmd.in"
 	ip netns exec "$NS_GUEST" dpdk-testpmd -l 0,1 --no-huge -m 1024 \
 		--no-pci --file-prefix "nsh$ID" --log-level "*:warning" \
-		--vdev "net_virtio_user0,path=$WORK/backend.sock,queue_size=1024" \
+		--vdev "net_virtio_user0,path=$WORK/backend.sock,queue_size=1024,queues=$QUEUES" \
 		--vdev net_tap0,iface=tap0 -- --forward-mode=io \
+		--rxq="$QUEUES" --txq="$QUEUES" \
 		--auto-start --nb-cores=1 --total-num-mbufs=16384 \
 		--rxd=1024 --txd=1024 \
 		<"$WORK/testpmd.in" >"$WORK/testpmd.log" 2>&1 &
@@ -89,7 +110,11 @@ testpmd_start() {
 
 for r in $(seq "$ROUNDS"); do
 	for b in $BACKENDS; do
-		BACKEND=$b
+		case "$b" in
+		*=*) BACKEND=netshim NETSHIM=${b#*=} b=${b%%=*} ;;
+		netshim) BACKEND=netshim NETSHIM=$DEFAULT_NETSHIM ;;
+		*) BACKEND=$b ;;
+		esac
 		topo_init
 		topo_peer_pod
 		topo_ns_add "$NS_GUEST"
@@ -100,9 +125,19 @@ for r in $(seq "$ROUNDS"); do
 			>/dev/null 2>&1 &
 		topo_pid_add $!
 		sleep 0.5
-		echo "round $r, $b"
+		echo "round $r, $b, $QUEUES queue pair(s)"
 		run "$b" up
 		run "$b" down
+		if [ -n "${COUNTERS:-}" ]; then
+			mkdir -p "$COUNTERS"
+			[ "$BACKEND" = netshim ] &&
+				topo_counters >"$COUNTERS/$b-$r.txt"
+			# testpmd's own: what it could not pass on
+			echo "show fwd stats all" >"$WORK/testpmd.in"
+			sleep 1
+			sed -n '/Forward statistics for port/,$p' \
+				"$WORK/testpmd.log" >"$COUNTERS/$b-$r.testpmd"
+		fi
 		topo_cleanup
 		trap - EXIT
 	done
