@@ -211,11 +211,7 @@ void icmp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 		icmp_echo_local(c, m, l4);
 		return;
 	}
-	if (m->v6 ? (IN6_IS_ADDR_MULTICAST(&m->dst) ||
-		     IN6_IS_ADDR_LINKLOCAL(&m->dst) ||
-		     IN6_IS_ADDR_LINKLOCAL(&m->src)) :
-		    (IN_MULTICAST(ntohl(inany_to4(&m->dst).s_addr)) ||
-		     gaddr_bcast4(&c->conf, inany_to4(&m->dst)))) {
+	if (!outbound_reachable(c, &m->src, &m->dst)) {
 		c->cnt.drop_icmp++;
 		return;
 	}

@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 
 #include "ctx.h"
+#include "gaddr.h"
 #include "inany.h"
 #include "outbound.h"
 
@@ -63,6 +64,34 @@ bool outbound_maps_lo(const struct ctx *c, const struct in6_addr *raddr)
 		return c->conf.map_host_lo4 &&
 		       inany_to4(raddr).s_addr == c->conf.host_lo4.s_addr;
 	return c->conf.map_host_lo6 && inany_eq(raddr, &c->conf.host_lo6);
+}
+
+/**
+ * outbound_reachable() - tell if a guest's packet may leave for the pod
+ * @c:		execution context
+ * @src:	its source, as the guest sent it
+ * @dst:	its destination, as the guest sent it
+ *
+ * Multicast, broadcast (limited or the guest's subnet's), link-local
+ * destinations and sources, and an unspecified IPv4 source have no
+ * meaning in the pod: what they are for stays on the guest's link.  A
+ * destination standing for the pod's loopback (local mode's fe80::1)
+ * leaves all the same.
+ *
+ * Return: true if a socket of the pod may carry it
+ */
+bool outbound_reachable(const struct ctx *c, const struct in6_addr *src,
+			const struct in6_addr *dst)
+{
+	if (inany_is4(dst))
+		return inany_to4(src).s_addr != INADDR_ANY &&
+		       !IN_MULTICAST(ntohl(inany_to4(dst).s_addr)) &&
+		       !gaddr_bcast4(&c->conf, inany_to4(dst));
+	if (IN6_IS_ADDR_MULTICAST(dst))
+		return false;
+	if (IN6_IS_ADDR_LINKLOCAL(dst) || IN6_IS_ADDR_LINKLOCAL(src))
+		return outbound_maps_lo(c, dst);
+	return true;
 }
 
 /**

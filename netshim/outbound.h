@@ -12,6 +12,8 @@
 struct ctx;
 
 bool outbound_maps_lo(const struct ctx *c, const struct in6_addr *raddr);
+bool outbound_reachable(const struct ctx *c, const struct in6_addr *src,
+			const struct in6_addr *dst);
 int outbound_sockaddr(const struct ctx *c, const struct in6_addr *raddr,
 		      uint16_t rport, struct sockaddr_storage *sa,
 		      socklen_t *len);

@@ -288,14 +288,7 @@ static void tcp_conn_from_guest_syn(struct ctx *c, const struct l4_meta *m,
 		tcp_rst_reply(c, m, s);
 		return;
 	}
-	/* Multicast, broadcast, link-local: nothing to connect to, unless
-	 * it stands for the pod's loopback (local mode's fe80::1)
-	 */
-	if (m->v6 ? (IN6_IS_ADDR_MULTICAST(&m->dst) ||
-		     (IN6_IS_ADDR_LINKLOCAL(&m->dst) &&
-		      !outbound_maps_lo(c, &m->dst))) :
-		    (IN_MULTICAST(ntohl(inany_to4(&m->dst).s_addr)) ||
-		     gaddr_bcast4(&c->conf, inany_to4(&m->dst)))) {
+	if (!outbound_reachable(c, &m->src, &m->dst)) {
 		c->cnt.drop_tcp++;
 		return;
 	}

@@ -185,18 +185,7 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 		return;
 	}
 
-	/* Broadcast, multicast, unspecified sources and link-local
-	 * peers have no meaning in the pod, but for an address standing
-	 * for its loopback (local mode's fe80::1)
-	 */
-	if (inany_is4(&m->dst) ?
-	    (inany_to4(&m->src).s_addr == INADDR_ANY ||
-	     IN_MULTICAST(ntohl(inany_to4(&m->dst).s_addr)) ||
-	     gaddr_bcast4(&c->conf, inany_to4(&m->dst))) :
-	    (IN6_IS_ADDR_MULTICAST(&m->dst) ||
-	     ((IN6_IS_ADDR_LINKLOCAL(&m->dst) ||
-	       IN6_IS_ADDR_LINKLOCAL(&m->src)) &&
-	      !outbound_maps_lo(c, &m->dst)))) {
+	if (!outbound_reachable(c, &m->src, &m->dst)) {
 		c->cnt.drop_udp++;
 		return;
 	}

@@ -9,6 +9,7 @@
 #include "netshim/gaddr.h"
 #include "netshim/inany.h"
 #include "netshim/ip.h"
+#include "netshim/outbound.h"
 
 static struct ctx ctx;
 
@@ -176,6 +177,47 @@ static void test_inbound_local(void **state)
 	assert_memory_equal(&a, &ll2, 16);
 }
 
+/* reach() - outbound_reachable() of two addresses written as text */
+static bool reach(const char *src, const char *dst)
+{
+	struct in6_addr s, d;
+
+	if (strchr(dst, ':')) {
+		s = unit_a6(src);
+		d = unit_a6(dst);
+	} else {
+		s = inany_from4(unit_a4(src));
+		d = inany_from4(unit_a4(dst));
+	}
+	return outbound_reachable(&ctx, &s, &d);
+}
+
+/* What has no meaning in the pod stays on the guest's link, TCP, UDP and
+ * ICMP alike; local mode's fe80::1 stands for the pod's ::1
+ */
+static void test_reachable(void **state)
+{
+	(void)state;
+	assert_true(reach("203.0.113.2", "198.51.100.1"));
+	assert_true(reach("203.0.113.2", "203.0.113.1"));
+	assert_false(reach("0.0.0.0", "198.51.100.1"));
+	assert_false(reach("203.0.113.2", "224.0.0.251"));
+	assert_false(reach("203.0.113.2", "255.255.255.255"));
+	assert_false(reach("203.0.113.2", "203.0.113.255"));
+
+	assert_true(reach("2001:db8:1::2", "2001:db8:2::1"));
+	assert_false(reach("2001:db8:1::2", "ff02::fb"));
+	assert_false(reach("fe80::5054:ff:fe12:3456", "fe80::1"));
+	assert_false(reach("fe80::5054:ff:fe12:3456", "2001:db8:2::1"));
+	assert_false(reach("2001:db8:1::2", "fe80::2"));
+
+	ctx.conf.map_host_lo6 = true;
+	ctx.conf.host_lo6 = unit_a6("fe80::1");
+	assert_true(reach("fe80::5054:ff:fe12:3456", "fe80::1"));
+	assert_false(reach("fe80::5054:ff:fe12:3456", "fe80::2"));
+	assert_false(reach("fe80::5054:ff:fe12:3456", "ff02::1"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -186,6 +228,7 @@ int main(void)
 		cmocka_unit_test_setup(test_inbound, ctx_setup),
 		cmocka_unit_test_setup(test_bcast4, ctx_setup),
 		cmocka_unit_test_setup(test_inbound_local, ctx_setup),
+		cmocka_unit_test_setup(test_reachable, ctx_setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
