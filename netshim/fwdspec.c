@@ -176,10 +176,9 @@ static const char *fwd_target(struct fwd_rule *r, char *s)
  */
 static const char *fwd_rule(struct fwd_rule *r, char *s, bool *all)
 {
-	char *colon, *slash, copy[FWD_SPEC_MAX];
 	uint16_t to_first, to_last;
+	char *colon, *slash;
 	const char *end, *e;
-	struct in6_addr a;
 
 	*all = false;
 	if (*s == '~') {
@@ -209,7 +208,8 @@ static const char *fwd_rule(struct fwd_rule *r, char *s, bool *all)
 		if (e)
 			return e;
 		end = slash + 1;
-	} else if (fwd_addr(strcpy(copy, colon), &a)) {
+	} else if (strpbrk(colon, ".:[")) {
+		/* An address, not ports: the ports are kept */
 		return fwd_target(r, colon);
 	} else {
 		end = colon;
