@@ -26,16 +26,6 @@ RSS_SLACK_KB=2048
 GROUPS_ALL="stream l3 tcp dhcp synflood zerowin deaf"
 HOSTILE_GROUPS=${HOSTILE_GROUPS:-$GROUPS_ALL}
 
-# rss_kb() - the backend's resident set, KiB
-rss_kb() {
-	awk '/^VmRSS:/ { print $2 }' "/proc/$BACKEND_PID/status"
-}
-
-# fd_count() - the backend's open descriptors
-fd_count() {
-	find "/proc/$BACKEND_PID/fd" -mindepth 1 -maxdepth 1 | wc -l
-}
-
 # cpu_ticks() - user + system clock ticks the backend has used
 cpu_ticks() {
 	local stat f
@@ -69,7 +59,7 @@ check_mem() {
 	local rss
 
 	topo_alive "$BACKEND_PID" || { backend_dump; fail "$1: backend died"; }
-	rss=$(rss_kb)
+	rss=$(topo_rss_kb)
 	[ "$rss" -le $((RSS_BASE + RSS_SLACK_KB)) ] ||
 		fail "$1: RSS $rss KiB, baseline $RSS_BASE KiB"
 }
@@ -81,7 +71,7 @@ check() {
 
 	check_mem "$1"
 	for _ in $(seq 50); do
-		fds=$(fd_count)
+		fds=$(topo_fd_count)
 		[ "$fds" -le "$FD_BASE" ] && break
 		sleep 0.1
 	done
@@ -89,7 +79,7 @@ check() {
 		ls -l "/proc/$BACKEND_PID/fd" >&2
 		fail "$1: $fds descriptors open 5 s later, $FD_BASE before"
 	fi
-	rss=$(rss_kb)
+	rss=$(topo_rss_kb)
 	log "ok: $1: alive, $fds fds, RSS $rss KiB (baseline $RSS_BASE)"
 }
 
@@ -193,7 +183,7 @@ group_deaf() {
 	# either way
 	counters | grep -qE 'drop_tx_full +[1-9]' ||
 		log "deaf VMM: the queue to the VMM did not overflow this time"
-	log "ok: deaf VMM, 10 s: SIGUSR1 answered, RSS $(rss_kb) KiB"
+	log "ok: deaf VMM, 10 s: SIGUSR1 answered, RSS $(topo_rss_kb) KiB"
 	relay_round "a deaf VMM, replaced by the relay"
 	wait "$pid"
 	cat "$WORK/deaf.out"
@@ -221,8 +211,8 @@ for _ in 1 2 3; do
 	counters | grep -qE 'drop_tx_full +[1-9]' && break
 done
 relay_round "warm-up"
-FD_BASE=$(fd_count)
-RSS_BASE=$(rss_kb)
+FD_BASE=$(topo_fd_count)
+RSS_BASE=$(topo_rss_kb)
 log "baseline: $FD_BASE fds, RSS $RSS_BASE KiB"
 
 FINDINGS=

@@ -29,16 +29,6 @@ set -u
 CASES=$REPO/tests/hostile/cases.py
 RSS_SLACK_KB=2048
 
-# rss_kb() - netshim's resident set, KiB
-rss_kb() {
-	awk '/^VmRSS:/ { print $2 }' "/proc/$BACKEND_PID/status"
-}
-
-# fd_count() - netshim's open descriptors
-fd_count() {
-	find "/proc/$BACKEND_PID/fd" -mindepth 1 -maxdepth 1 | wc -l
-}
-
 # live() - TCP connections and UDP/ICMP flows open now, from SIGUSR1
 live() {
 	topo_counters 200 | head -1 |
@@ -54,13 +44,13 @@ check() {
 		fail "$1: netshim died: $(tail -5 "$WORK/backend.log")"
 	for _ in $(seq 50); do
 		read -r live_tcp live_flows < <(live)
-		fds=$(fd_count)
+		fds=$(topo_fd_count)
 		[ "$fds" -le $((FD_BASE + live_tcp + live_flows)) ] && break
 		sleep 0.1
 	done
 	[ "$fds" -le $((FD_BASE + live_tcp + live_flows)) ] ||
 		fail "$1: $fds descriptors open 5 s later, $FD_BASE before, and only $live_tcp connections and $live_flows flows open"
-	rss=$(rss_kb)
+	rss=$(topo_rss_kb)
 	[ "$rss" -le $((RSS_BASE + RSS_SLACK_KB)) ] ||
 		fail "$1: RSS $rss KiB, baseline $RSS_BASE KiB"
 	[ ! -s "$WORK/pod-lo-udp" ] ||
@@ -78,8 +68,8 @@ export HOSTILE_LOG=$WORK/hostile-cases.log
 # Warm-up as a well-behaved namespace, then the baseline
 tcp_upload "$NS_GUEST" "$NS_PEER" 4 203.0.113.1 5201 1 "$(tcp_size 8M)" 30
 read -r live_tcp live_flows < <(live)
-FD_BASE=$(( $(fd_count) - live_tcp - live_flows ))
-RSS_BASE=$(rss_kb)
+FD_BASE=$(( $(topo_fd_count) - live_tcp - live_flows ))
+RSS_BASE=$(topo_rss_kb)
 log "baseline: $FD_BASE fds, RSS $RSS_BASE KiB"
 
 in_guest nft -f - <<NFT || fail "cannot add the ingress drop rule"

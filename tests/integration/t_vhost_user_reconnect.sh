@@ -22,11 +22,6 @@ ROUNDS=${VU_RECONNECT_ROUNDS:-5}
 # each new guest memory map; a leak per front-end would add up past this
 RSS_SLACK_KB=4096
 
-# fd_count() - the backend's open descriptors
-fd_count() {
-	find "/proc/$BACKEND_PID/fd" -mindepth 1 -maxdepth 1 | wc -l
-}
-
 # rss_kb() - the backend's resident set, kB, without its link buffers:
 # their pages become resident as frames first reach them, the more of
 # them the busier the machine (link_buf_reached, which SIGUSR1 logs)
@@ -87,15 +82,15 @@ restart_pass() {
 		tcp_download "$NS_GUEST" "$NS_PEER" 4 203.0.113.1 \
 			$((5200 + i)) "$i" "$n" 30
 		if [ "$i" = 0 ]; then
-			fds0=$(fd_count)
+			fds0=$(topo_fd_count)
 			rss0=$(rss_kb)
 			log "first front-end: $fds0 fds, RSS $rss0 kB" \
 				"(link buffers left out)"
 		else
 			rss=$(rss_kb)
-			log "front-end $i ($feat): $(fd_count) fds, RSS $rss kB"
-			[ "$(fd_count)" -le "$fds0" ] ||
-				fail "descriptors grew from $fds0 to $(fd_count)"
+			log "front-end $i ($feat): $(topo_fd_count) fds, RSS $rss kB"
+			[ "$(topo_fd_count)" -le "$fds0" ] ||
+				fail "descriptors grew from $fds0 to $(topo_fd_count)"
 			[ "$rss" -le $((rss0 + RSS_SLACK_KB)) ] ||
 				fail "RSS grew from $rss0 kB to $rss kB"
 		fi

@@ -411,6 +411,16 @@ topo_wait_exit() {
 	! kill -0 "$1" 2>/dev/null
 }
 
+# topo_fd_count() - the backend's open descriptors
+topo_fd_count() {
+	find "/proc/$BACKEND_PID/fd" -mindepth 1 -maxdepth 1 | wc -l
+}
+
+# topo_rss_kb() - the backend's resident set (VmRSS), kB
+topo_rss_kb() {
+	awk '/^VmRSS:/ { print $2 }' "/proc/$BACKEND_PID/status"
+}
+
 # topo_counters() - make netshim log its counters (SIGUSR1) and print
 # that dump: the "counters:" line, then one "NAME VALUE description" line
 # a counter

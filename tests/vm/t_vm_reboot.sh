@@ -37,11 +37,6 @@ rounds() {
 	echo "${n:-0}"
 }
 
-# fd_count() - netshim's open descriptors
-fd_count() {
-	find "/proc/$BACKEND_PID/fd" -mindepth 1 -maxdepth 1 | wc -l
-}
-
 # nonsock_count() - netshim's descriptors that are not sockets: eventfds
 # of the rings, memory table files, its timer, epoll, the log...
 #
@@ -111,7 +106,7 @@ wait_rounds() {
 # check_flat() - fail if netshim's non-socket descriptors grew
 # $1: what just happened, for the log
 check_flat() {
-	log "$1: netshim has $(fd_count) fds ($(nonsock_count) not" \
+	log "$1: netshim has $(topo_fd_count) fds ($(nonsock_count) not" \
 		"sockets), RSS $(rss_kb) kB and $(shmem_kb) kB of guest memory"
 	[ "$(nonsock_count)" -le "$other0" ] ||
 		fail "descriptors other than sockets grew from $other0 to" \
@@ -136,7 +131,7 @@ topo_init
 topo_peer_pod
 vm_peer_iperf
 topo_backend --vhost-user
-fds_idle=$(fd_count)
+fds_idle=$(topo_fd_count)
 
 # QEMU A, boot 1 and the reboot
 qemu_start a "netshim.iperf_time=$A_IPERF_TIME"
@@ -208,10 +203,10 @@ wait "$QEMU_B" 2>/dev/null
 # The front-end gone, netshim drops its guest's flows: every descriptor
 # the boots took must be back
 for _ in $(seq 100); do
-	[ "$(fd_count)" -le "$fds_idle" ] && break
+	[ "$(topo_fd_count)" -le "$fds_idle" ] && break
 	sleep 0.1
 done
-fds=$(fd_count)
+fds=$(topo_fd_count)
 
 # Boot 1 alone: boot 2 printed results of its own before the kill
 sed '/NETSHIM-RESULT reboot_round/q' "$WORK/vm-a.log" >"$WORK/vm-a-boot1.log"
