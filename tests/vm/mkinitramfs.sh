@@ -94,6 +94,7 @@ inputs() {
 	done
 	echo "$VMDIR/mkinitramfs.sh"
 	echo "$VMDIR/conns.c"
+	echo "$VMDIR/qstats.c"
 	find "$VMDIR/init" "$VMDIR/guest" "$VMDIR/scenarios" -type f
 }
 
@@ -155,11 +156,14 @@ add_binaries() {
 	done
 }
 
-# add_conns - the guest's program for many connections (conns.c), built
-# static here: the guest has no compiler and no libc of its own
+# add_conns - the guest's programs for many connections (conns.c) and
+# per-queue packet counts (qstats.c), built static here: the guest has no
+# compiler and no libc of its own
 add_conns() {
 	cc -O2 -static -Wall -Wextra -Werror -o "$ROOT/usr/bin/conns" \
 		"$VMDIR/conns.c" || die "cannot build conns.c (cc -static)"
+	cc -O2 -static -Wall -Wextra -Werror -o "$ROOT/usr/bin/qstats" \
+		"$VMDIR/qstats.c" || die "cannot build qstats.c (cc -static)"
 }
 
 # add_scripts - install /init, the guest helpers and the scenarios.

@@ -18,7 +18,7 @@
 # a DIMM into the running guest and unplugs it (vm_hotplug below);
 # VM_QUEUES=N gives the NIC N queue pairs and the guest N CPUs, the checks
 # run on the last CPU, so on the last transmit queue, and the guest must
-# have all N pairs in use, that queue's interrupts seen, and the answers
+# have all N pairs in use, that queue's packets seen, and the answers
 # on the same pair's receive queue (t_vhost_user_mq.sh); VM_BACKEND_ARGS are more options of the backend.
 
 set -u

@@ -15,7 +15,8 @@
 # VM_QUEUES=N (default 2, 1 for passt, whose vhost-user serves one pair)
 # gives the NIC N queue pairs and the guest N CPUs: the transfer the
 # restart lands in runs on the last pair, the rounds after it on each pair
-# in turn, and each pair's receive queue must have taken the answers.
+# in turn, and each pair's receive queue must have taken the answers to
+# what went out on it (vm_check_queues).
 
 set -u
 . "$(dirname "$0")/../lib/topo.sh"
@@ -88,19 +89,7 @@ if grep -E 'is not a head|[Bb]ad (used|avail)|id [0-9]+ out of range|virtio.*(er
 	fail "the guest's virtio driver complained after the restart"
 fi
 if [ "$QUEUES" -gt 1 ]; then
-	v=$(vm_result "$log" queues)
-	log "guest queues: $v"
-	case "$v" in
-	"pairs $QUEUES,"*) ;;
-	*) fail "the guest has not $QUEUES queue pairs in use: '$v'" ;;
-	esac
-	# Every pair's receive queue took the answers of its rounds (the
-	# first pair's took DHCP's too)
-	for q in $(seq 0 $((QUEUES - 1))); do
-		n=$(echo "$v" | sed -n "s/.* in$q \([0-9]*\).*/\1/p")
-		[ "${n:-0}" -ge 100 ] ||
-			fail "receive queue $q took ${n:-no} interrupts: '$v'"
-	done
+	e=$(vm_check_queues "$log" "$QUEUES") || fail "$e"
 fi
 resumed=
 [ "$BACKEND" = netshim ] &&

@@ -233,8 +233,10 @@ queue_irqs() {
 	awk -v q="$1" '$NF == q { for (i = 2; i < NF; i++) if ($i ~ /^[0-9]+$/) n += $i } END { print n + 0 }' /proc/interrupts
 }
 
-# queues_result - result "queues": the queue pairs eth0 has in use and
-# the interrupts each of its queues took, "pairs N, in0 I out0 O ..."
+# queues_result - result "queues": the queue pairs eth0 has in use, the
+# interrupts each of its queues took and the packets each carried
+# (virtio-net's statistics), "pairs N, in0 I out0 O ...; rx_queue_0_packets
+# P tx_queue_0_packets P ..."
 queues_result() {
 	pairs=$(ls -d /sys/class/net/eth0/queues/tx-* | wc -l)
 	dev=$(basename "$(readlink /sys/class/net/eth0/device)")
@@ -244,5 +246,5 @@ queues_result() {
 		irqs="$irqs in$q $(queue_irqs "$dev-input.$q") out$q $(queue_irqs "$dev-output.$q")"
 		q=$((q + 1))
 	done
-	result queues "pairs $pairs,$irqs"
+	result queues "pairs $pairs,$irqs; $(qstats eth0 2>&1)"
 }

@@ -10,8 +10,8 @@
 # (size of the TCP payload), netshim.udp_sizes (comma separated),
 # netshim.cpu: run everything on this CPU, whose transmit queue is then
 # the one of the same number on a multiqueue NIC (Linux's XPS); the
-# result "queues" then says how many queue pairs the NIC has in use and
-# how many interrupts each of its queues took.
+# result "queues" then says how many queue pairs the NIC has in use, and
+# the interrupts and packets of each of its queues (queues_result).
 
 # nc_hold - run busybox nc with a stdin that gives a file and then stays
 # open, so the guest never half-closes: the peer decides when the

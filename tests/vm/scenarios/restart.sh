@@ -8,8 +8,8 @@
 # the restart lands in, default 6), netshim.rounds (default 3),
 # netshim.cpus: on a multiqueue NIC, the transfer runs from the last CPU
 # and round i from CPU (i - 1) mod cpus, so that each CPU's transmit queue
-# (Linux's XPS) carries the rounds' frames, and the result "queues" says
-# how many interrupts each queue took.
+# (Linux's XPS) carries the rounds' frames, and the result "queues" gives
+# each queue's interrupts and packets (queues_result).
 
 t=${netshim_iperf_time:-6}
 cpus=${netshim_cpus:-1}
