@@ -18,7 +18,8 @@
 # through mappings to those target addresses (passt 2026's -t
 # 0.0.0.0/8081:198.51.100.77/8080), over both families. Any failure
 # shows the guest's own view of its network (networkctl, ip, resolvectl).
-# BACKEND=netshim|passt as for every topo.sh test; VM_ACCEL=kvm|tcg forces
+# BACKEND=netshim|passt as for every topo.sh test (passt from 2026-07 on,
+# for the target-address mappings: PASST=...); VM_ACCEL=kvm|tcg forces
 # the accelerator; NETDEV=vhost-user boots it with QEMU as the backend's
 # vhost-user front-end instead (t_vm_debian_vhost.sh).
 
