@@ -45,7 +45,7 @@
 #                after each round, into DIR
 #
 # Prints one line per run: back-end, direction, Gbit/s, the back-end's CPU
-# seconds per GiB moved.
+# seconds per GiB moved, the sender's TCP retransmissions.
 
 set -u
 DIR=$(cd "$(dirname "$0")" && pwd)
@@ -132,8 +132,9 @@ for r in $(seq "$ROUNDS"); do
 			mkdir -p "$COUNTERS"
 			[ "$BACKEND" = netshim ] &&
 				topo_counters >"$COUNTERS/$b-$r.txt"
-			# testpmd's own: what it could not pass on
-			echo "show fwd stats all" >"$WORK/testpmd.in"
+			# testpmd's own, what it could not pass on: a line
+			# on its input ends it, and it prints them as it goes
+			echo >"$WORK/testpmd.in"
 			sleep 1
 			sed -n '/Forward statistics for port/,$p' \
 				"$WORK/testpmd.log" >"$COUNTERS/$b-$r.testpmd"
