@@ -34,26 +34,11 @@ VM=$(cd "$(dirname "$(readlink -f "$0")")/../vm" && pwd)
 # through the target-address mappings (ports 8081 and 8082); print the
 # verdict line.
 inbound_check() {
-	local url got want bad=""
-
-	for url in http://203.0.113.2:8080/ 'http://[2001:db8:1::2]:8080/' \
-		http://203.0.113.2:8081/ 'http://[2001:db8:1::2]:8082/'; do
-		case "$url" in
-		*:8080/) want="netshim-guest $TOKEN" ;;
-		*) want="netshim-nested $TOKEN" ;;
-		esac
-		got=$(in_peer curl -sS --max-time 15 "$url" 2>&1 | head -c 200)
-		if [ "$got" = "$want" ]; then
-			log "ok: peer fetched $url: $got"
-		else
-			bad="$bad $url: '$got'"
-		fi
-	done
-	if [ -z "$bad" ]; then
-		echo "ok peer fetched the guest's and the nested network's pages over IPv4 and IPv6"
-	else
-		echo "fail$bad"
-	fi
+	deb_fetch "$NS_PEER" "peer fetched the guest's and the nested network's pages over IPv4 and IPv6" \
+		"http://203.0.113.2:8080/=netshim-guest $TOKEN" \
+		"http://[2001:db8:1::2]:8080/=netshim-guest $TOKEN" \
+		"http://203.0.113.2:8081/=netshim-nested $TOKEN" \
+		"http://[2001:db8:1::2]:8082/=netshim-nested $TOKEN"
 }
 
 topo_init

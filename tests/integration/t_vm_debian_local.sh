@@ -22,25 +22,14 @@ VM=$(cd "$(dirname "$(readlink -f "$0")")/../vm" && pwd)
 . "$VM/../lib/topo.sh"
 . "$VM/peer.sh"
 . "$VM/debian/lib.sh"
+. "$VM/../tcp/lib.sh"
 
 # inbound_check - from the pod, fetch the guest's page through -t 8080 at
 # the pod's loopback addresses; print the verdict line.
 inbound_check() {
-	local url got bad=""
-
-	for url in http://127.0.0.1:8080/ 'http://[::1]:8080/'; do
-		got=$(in_pod curl -sS --max-time 15 "$url" 2>&1 | head -c 200)
-		if [ "$got" = "netshim-guest $TOKEN" ]; then
-			log "ok: the pod fetched $url: $got"
-		else
-			bad="$bad $url: '$got'"
-		fi
-	done
-	if [ -z "$bad" ]; then
-		echo "ok the pod fetched the guest's page from 127.0.0.1 and ::1"
-	else
-		echo "fail$bad"
-	fi
+	deb_fetch "$NS_POD" "the pod fetched the guest's page from 127.0.0.1 and ::1" \
+		"http://127.0.0.1:8080/=netshim-guest $TOKEN" \
+		"http://[::1]:8080/=netshim-guest $TOKEN"
 }
 
 topo_init
@@ -55,12 +44,7 @@ echo "netshim-pod $TOKEN" >"$WORK/www/index.html"
 ip netns exec "$NS_POD" busybox httpd -f -p 80 -h "$WORK/www" \
 	>"$WORK/httpd.log" 2>&1 &
 topo_pid_add "$!"
-tcp_up=
-for _ in $(seq 50); do
-	in_pod ss -Hltn 'sport = :80' | grep -q . && tcp_up=1 && break
-	sleep 0.1
-done
-[ -n "$tcp_up" ] || fail "the pod's web server does not listen"
+tcp_wait_listen "$NS_POD" 80
 
 TOPO_LOCAL=1 topo_backend --vhost-user -t 8080
 if [ "$BACKEND" = netshim ]; then

@@ -82,6 +82,32 @@ deb_boot() {
 	}
 }
 
+# deb_fetch - fetch pages through the backend's forwarded ports, from a
+# namespace, and print the verdict line the guest waits for: "ok WHAT" if
+# each page says what it should, else "fail" and what each wrong one said
+# $1: namespace, $2: what the verdict says was fetched
+# $@: URL=TEXT pairs, the page and the text it must hold
+deb_fetch() {
+	local ns=$1 what=$2 p url got bad=""
+
+	shift 2
+	for p in "$@"; do
+		url=${p%%=*}
+		got=$(ip netns exec "$ns" curl -sS --max-time 15 "$url" 2>&1 |
+			head -c 200)
+		if [ "$got" = "${p#*=}" ]; then
+			log "ok: fetched $url: $got"
+		else
+			bad="$bad $url: '$got'"
+		fi
+	done
+	if [ -z "$bad" ]; then
+		echo "ok $what"
+	else
+		echo "fail$bad"
+	fi
+}
+
 # deb_inbound - fail unless the inbound check passed and the guest got
 # its verdict.
 deb_inbound() {
