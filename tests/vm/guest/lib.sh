@@ -110,6 +110,13 @@ slaac_addr() {
 		grep dynamic | grep -v tentative | awk '{ print $4; exit }'
 }
 
+# ll6_ready - print eth0's link-local address once duplicate address
+# detection is over for it.
+ll6_ready() {
+	ip -6 -o addr show dev eth0 scope link 2>/dev/null |
+		grep -v tentative | awk '{ print $4; exit }'
+}
+
 # default6 - print the IPv6 default router learnt from advertisements.
 default6() {
 	ip -6 route show default 2>/dev/null | awk '{ print $3; exit }'
@@ -138,14 +145,32 @@ dhcp6() {
 	fi
 	rm -f /tmp/dhcp6.env
 	: >/tmp/dhclient.conf
+	# dhclient -6 binds to the link-local address and exits at once
+	# while it is tentative. A router advertisement that comes during
+	# that address's duplicate address detection can give a global
+	# address sooner, so waiting for SLAAC is no proof: wait for the
+	# link-local address itself, as Debian's ifupdown does before it
+	# starts dhclient -6 (/lib/ifupdown/wait-for-ll6.sh).
+	[ -n "$(ll6_ready)" ] ||
+		echo "dhcp6: link-local address still tentative: waiting"
+	if ! wait_for 100 ll6_ready >/dev/null; then
+		result dhcp6 "fail no link-local address out of DAD in 10 s"
+		ip -6 addr show dev eth0 | sed 's/^/dhclient: /'
+		return 1
+	fi
 	# -1: one try then exit; on success dhclient forks to renew, which
 	# is harmless: the guest powers off at the end.
-	timeout 20 dhclient -6 -1 -cf /tmp/dhclient.conf \
+	# -v: dhclient is silent without it, so a failure would say nothing.
+	t0=$(cut -d. -f1 /proc/uptime)
+	timeout 20 dhclient -6 -1 -v -cf /tmp/dhclient.conf \
 		-lf /tmp/dhclient6.leases -pf /tmp/dhclient6.pid \
 		-sf /etc/netshim/dhclient.script eth0 >/tmp/dhclient.log 2>&1
+	rc=$?
 	if [ ! -f /tmp/dhcp6.env ]; then
-		result dhcp6 "fail no lease"
-		sed 's/^/dhclient: /' /tmp/dhclient.log | tail -n 5
+		t1=$(cut -d. -f1 /proc/uptime)
+		result dhcp6 "fail no lease (dhclient exit $rc after $((t1 - t0)) s)"
+		sed 's/^/dhclient: /' /tmp/dhclient.log | tail -n 15
+		ip -6 addr show dev eth0 | sed 's/^/dhclient: /'
 		return 1
 	fi
 	. /tmp/dhcp6.env
