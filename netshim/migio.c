@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "migio.h"
@@ -256,4 +257,19 @@ bool migio_at_end(struct migio *io)
 	if (io->off < io->len)
 		return false;
 	return migio_fill(io) == 0;
+}
+
+/**
+ * migio_now_us() - a monotonic clock, for the log's account of where the
+ *		    time of a transfer goes: the loop's own clock stands
+ *		    still while one runs
+ *
+ * Return: microseconds of CLOCK_MONOTONIC
+ */
+uint64_t migio_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }

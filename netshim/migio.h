@@ -43,6 +43,7 @@ int migio_get_u32(struct migio *io, uint32_t *v);
 int migio_get_u64(struct migio *io, uint64_t *v);
 int migio_skip(struct migio *io, uint64_t len);
 bool migio_at_end(struct migio *io);
+uint64_t migio_now_us(void);
 
 /**
  * migio_wr_be16() - store a 16-bit integer big endian in a record

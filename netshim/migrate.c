@@ -53,6 +53,7 @@ static struct migio migrate_io;
 int migrate_save(struct ctx *c, int fd)
 {
 	struct migio *io = &migrate_io;
+	uint64_t t0 = migio_now_us();
 	uint8_t g[GUEST_LEN] = { 0 };
 
 	migio_init(io, fd);
@@ -71,8 +72,9 @@ int migrate_save(struct ctx *c, int fd)
 		    (unsigned long long)io->total, strerror(io->err));
 		return io->err;
 	}
-	info("migration: state written, %llu bytes",
-	     (unsigned long long)io->total);
+	info("migration: state written, %llu bytes in %llu ms",
+	     (unsigned long long)io->total,
+	     (unsigned long long)(migio_now_us() - t0) / 1000);
 	return 0;
 }
 
@@ -116,7 +118,7 @@ static int migrate_guest(struct ctx *c, struct migio *io)
 int migrate_load(struct ctx *c, int fd)
 {
 	struct migio *io = &migrate_io;
-	uint64_t magic;
+	uint64_t magic, t0 = migio_now_us();
 	uint32_t version;
 	uint16_t type;
 
@@ -159,8 +161,9 @@ int migrate_load(struct ctx *c, int fd)
 		err("migration: bytes after the end of the device state");
 		return io->err ? io->err : EINVAL;
 	}
-	info("migration: state read, %llu bytes",
-	     (unsigned long long)io->total);
+	info("migration: state read, %llu bytes in %llu ms",
+	     (unsigned long long)io->total,
+	     (unsigned long long)(migio_now_us() - t0) / 1000);
 	return 0;
 fail:
 	err("migration: reading the device state failed after %llu bytes: %s",

@@ -299,6 +299,7 @@ static int tcp_sock_put(struct migio *io, const struct tcp_sock_state *st)
  */
 int tcp_migrate_save(struct ctx *c, struct migio *io)
 {
+	uint64_t t0 = migio_now_us(), t1;
 	struct tcp_table *t = c->tcp;
 	uint32_t i, n = 0, moved = 0;
 	bool rep = false;
@@ -318,6 +319,7 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 			rep = false;
 	if (rep && repair_flush(c))
 		rep = false;
+	t1 = migio_now_us();
 	if (migio_put_u32(io, n))
 		return -1;
 	for (i = 0; i < t->idx.hiwater; i++) {
@@ -381,7 +383,9 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 		repair_flush(c);
 	if (n)
 		info("migration: %u of %u TCP connections go with their "
-		     "sockets", moved, n);
+		     "sockets (repair mode %llu ms, read and written %llu ms)",
+		     moved, n, (unsigned long long)(t1 - t0) / 1000,
+		     (unsigned long long)(migio_now_us() - t1) / 1000);
 	return 0;
 }
 
@@ -783,10 +787,9 @@ static struct tcp_conn *tcp_migrate_adopt(struct ctx *c,
  */
 int tcp_migrate_load(struct ctx *c, struct migio *io)
 {
-	uint32_t i, n;
+	uint64_t before = c->cnt.tcp_migrated, t0 = migio_now_us();
 	int rep = -1;		/* not asked yet */
-
-	uint64_t before = c->cnt.tcp_migrated;
+	uint32_t i, n;
 
 	if (migio_get_u32(io, &n))
 		return -1;
@@ -867,7 +870,8 @@ int tcp_migrate_load(struct ctx *c, struct migio *io)
 	tcp_off_flush(c);
 	tcp_pool_drain();
 	if (n)
-		info("migration: %llu of %u TCP connections kept",
-		     (unsigned long long)(c->cnt.tcp_migrated - before), n);
+		info("migration: %llu of %u TCP connections kept (%llu ms)",
+		     (unsigned long long)(c->cnt.tcp_migrated - before), n,
+		     (unsigned long long)(migio_now_us() - t0) / 1000);
 	return 0;
 }
