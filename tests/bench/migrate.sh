@@ -10,12 +10,15 @@
 # passt's passt-repair) and --migrate-no-linger on the source.  Each row:
 # query-migrate's total time and downtime, the established connections
 # the peer counts just before and after, and whether the guest's iperf3
-# clients ended well (their connections survived).
+# clients ended well (their connections survived).  QEMU's traces split the
+# downtime: the back-end's device state saved and loaded, QEMU's last RAM
+# pass, and the guest's whole pause, source stopped to destination running.
 #
 #   tests/bench/migrate.sh [OUTDIR]     (default results/migrate-TIMESTAMP)
 #
 # PASST names passt with --vhost-user (its passt-repair beside it); its
-# rows are left out without one.  Writes OUTDIR/migrate.json and a table.
+# rows are left out without one.  Writes OUTDIR/migrate.json and a table,
+# and keeps each run's back-end logs in OUTDIR/BACKEND-CONNS/.
 
 set -u
 MIG_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
@@ -40,6 +43,44 @@ qmp() {
 
 	shift
 	python3 "$MIG_DIR/../vm/qmp.py" "$mon" "$@"
+}
+
+# mig_split() - where a migration's downtime went, from QEMU's traces of
+# both sides (VM_TRACE='vmstate_downtime*'): the back-end's device state
+# saved on the source and loaded on the destination, QEMU's last RAM pass,
+# and the guest's whole pause, from the source's stop to the destination's
+# start.  Prints the four in ms, "null" for what a trace lacks.
+# $1: source's trace, $2: destination's
+mig_split() {
+	python3 - "$1" "$2" <<-'PY'
+	import re, sys
+	def events(path):
+	    try:
+	        lines = open(path).read().splitlines()
+	    except OSError:
+	        return []
+	    out = []
+	    for l in lines:
+	        m = re.match(r"\d+@([\d.]+):(\S+) (.*)", l)
+	        if m:
+	            out.append((float(m.group(1)), m.group(2), m.group(3)))
+	    return out
+	def dev_ms(ev, name, idstr):
+	    for _, e, a in ev:
+	        if e == name and re.search(r"idstr=\S*%s " % idstr, a):
+	            return "%.1f" % (int(a.rsplit("=", 1)[1]) / 1000)
+	    return "null"
+	def at(ev, point):
+	    return next((t for t, e, a in ev
+	                 if e == "vmstate_downtime_checkpoint" and a == point),
+	                None)
+	src, dst = events(sys.argv[1]), events(sys.argv[2])
+	t0, t1 = at(src, "src-downtime-start"), at(dst, "dst-precopy-bh-vm-started")
+	pause = "%.1f" % ((t1 - t0) * 1000) if t0 and t1 else "null"
+	print(dev_ms(src, "vmstate_downtime_save", "virtio-net"),
+	      dev_ms(dst, "vmstate_downtime_load", "virtio-net"),
+	      dev_ms(src, "vmstate_downtime_save", "ram"), pause)
+	PY
 }
 
 # one_run() - one migration
@@ -67,6 +108,8 @@ one_run() {
 	mv "$WORK/backend.sock.repair" "$run/dst.sock.repair"
 	mv "$WORK/backend.log" "$run/backend-dst.log"
 
+	# QEMU's trace of the downtime, device by device, on both sides
+	export VM_TRACE='vmstate_downtime*'
 	NETDEV=vhost-user VM_QMP="$run/src.qmp" VM_LOG="$run/vm-src.log" \
 		VM_QUIET=1 VM_TIMEOUT=300 "$REPO/tests/vm/run-vm.sh" migbench \
 		"$run/src.sock" "netshim.conns=$n" "netshim.hold=$HOLD" \
@@ -121,17 +164,27 @@ one_run() {
 	wait "$dst_run"
 	clients=$(tr -d '\r' <"$run/vm-dst.log" |
 		sed -n 's/^NETSHIM-RESULT migbench_clients //p')
+	local save load ram pause
+	read -r save load ram pause < <(mig_split "$run/vm-src.log.trace" \
+		"$run/vm-dst.log.trace")
 	log "$b, $n connections: $status in ${total:-?} ms, downtime" \
-		"${down:-?} ms; peer connections $before before, $after after;" \
-		"iperf3 clients: ${clients:-?}"
-	printf '{"backend": "%s", "conns": %s, "status": "%s", "total_ms": %s, "downtime_ms": %s, "peer_before": %s, "peer_after": %s, "clients": "%s"}\n' \
+		"${down:-?} ms (back-end: $save ms saving, $load ms loading;" \
+		"last RAM pass $ram ms; guest paused $pause ms); peer" \
+		"connections $before before, $after after; iperf3 clients:" \
+		"${clients:-?}"
+	printf '{"backend": "%s", "conns": %s, "status": "%s", "total_ms": %s, "downtime_ms": %s, "save_ms": %s, "load_ms": %s, "ram_ms": %s, "pause_ms": %s, "peer_before": %s, "peer_after": %s, "clients": "%s"}\n' \
 		"$b" "$n" "$status" "${total:-null}" "${down:-null}" \
+		"$save" "$load" "$ram" "$pause" \
 		"$before" "$after" "${clients:-}" >>"$WORK/rows"
 	for p in "$src_pid" "$dst_pid"; do
 		kill "$p" 2>/dev/null
 	done
 	wait "$src_pid" "$dst_pid" 2>/dev/null
 	pkill -f "$run/.*sock.repair" 2>/dev/null
+	# The back-ends' logs say where their part of the downtime went
+	mkdir -p "$MIG_OUT/$b-$n"
+	cp "$run"/backend-*.log "$run"/vm-*.log.trace "$MIG_OUT/$b-$n/" \
+		2>/dev/null
 }
 
 topo_init
@@ -156,11 +209,16 @@ python3 - "$WORK/rows" "$MIG_OUT/migrate.json" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 json.dump(rows, open(sys.argv[2], "w"), indent=1)
-print("%-8s %6s %10s %12s %14s %14s  %s" % ("backend", "conns", "status",
-      "total ms", "downtime ms", "peer bef/aft", "guest clients"))
+fmt = "%-8s %6s %10s %9s %9s %8s %8s %8s %8s %10s  %s"
+print(fmt % ("backend", "conns", "status", "total ms", "downtime", "save",
+             "load", "RAM", "paused", "peer", "guest clients"))
 for r in rows:
-    print("%-8s %6d %10s %12s %14s %14s  %s" % (r["backend"], r["conns"],
-          r["status"], r["total_ms"], r["downtime_ms"],
-          "%s/%s" % (r["peer_before"], r["peer_after"]), r["clients"]))
+    print(fmt % (r["backend"], r["conns"], r["status"], r["total_ms"],
+                 r["downtime_ms"], r["save_ms"], r["load_ms"], r["ram_ms"],
+                 r["pause_ms"], "%s/%s" % (r["peer_before"], r["peer_after"]),
+                 r["clients"]))
+print("downtime: QEMU's; save, load: the back-end's device state on the "
+      "source, the destination; RAM: the source's last RAM pass; paused: "
+      "source stopped to destination running (ms)")
 PY
 log "results: $MIG_OUT/migrate.json"

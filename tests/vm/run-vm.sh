@@ -49,6 +49,10 @@
 #                   mq=on on the device, as libvirt writes <driver
 #                   queues='N'/>)
 #   VM_SMP=N        guest CPUs (default 1)
+#   VM_TRACE=PATTERN  QEMU trace events to log to VM_LOG.trace (each line
+#                   PID@EPOCH-SECONDS:EVENT), e.g.
+#                   'vmstate_downtime*' for where a migration's downtime
+#                   goes, device by device
 #   VM_NIC_OPTS=P=V,...  more properties of the virtio-net-pci device, e.g.
 #                   csum=off,guest_csum=off,guest_tso4=off,... to run
 #                   without the offloads a vhost-user back-end offers
@@ -182,6 +186,9 @@ NOREBOOT=-no-reboot
 [ -z "${VM_REBOOT:-}" ] || NOREBOOT=
 PIDFILE=""
 [ -z "${VM_PIDFILE:-}" ] || PIDFILE="-pidfile $VM_PIDFILE"
+TRACE=""
+[ -z "${VM_TRACE:-}" ] ||
+	TRACE="-d trace:$VM_TRACE -D $LOG.trace -msg timestamp=on"
 DISK=""
 [ -z "${VM_DISK:-}" ] ||
 	DISK="-drive file=$VM_DISK,format=raw,if=virtio,snapshot=on"
@@ -190,7 +197,7 @@ rm -f "$LOG" "$LOG.raw"
 echo "run-vm: $SCENARIO, $ACCEL, netdev ${NETDEV:-stream}, log $LOG" >&2
 start=$(date +%s.%N)
 rc=0
-# shellcheck disable=SC2086 # $PCAP, $DISK, $VU and $MON are lists of words
+# shellcheck disable=SC2086 # $PCAP, $DISK, $VU, $MON, $TRACE: lists of words
 timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" \
 	-m "$MEM" $VU -smp "${VM_SMP:-1}" \
 	-nographic -nodefaults $NOREBOOT $PIDFILE $MON \
@@ -198,7 +205,7 @@ timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" \
 	-kernel "$KERNEL" -initrd "$INITRD" \
 	-append "console=ttyS0 quiet panic=-1 netshim.run=$SCENARIO $GUEST_ARGS $*" \
 	-device "virtio-net-pci,netdev=n,mac=52:54:00:12:34:56,romfile=${VM_NIC_OPTS:+,$VM_NIC_OPTS}" \
-	-netdev "$NET" $PCAP $DISK </dev/null >&3 ||
+	-netdev "$NET" $PCAP $DISK $TRACE </dev/null >&3 ||
 	rc=$?
 end=$(date +%s.%N)
 # Plain lines for parsers: no carriage returns, no firmware escape codes.
