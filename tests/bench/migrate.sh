@@ -18,7 +18,8 @@
 #
 # PASST names passt with --vhost-user (its passt-repair beside it); its
 # rows are left out without one.  Writes OUTDIR/migrate.json and a table,
-# and keeps each run's back-end logs in OUTDIR/BACKEND-CONNS/.
+# and keeps each run's back-end logs, QEMU's traces and its last
+# query-migrate in OUTDIR/BACKEND-CONNS/.
 
 set -u
 MIG_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
@@ -185,6 +186,7 @@ one_run() {
 	mkdir -p "$MIG_OUT/$b-$n"
 	cp "$run"/backend-*.log "$run"/vm-*.log.trace "$MIG_OUT/$b-$n/" \
 		2>/dev/null
+	echo "$out" >"$MIG_OUT/$b-$n/query-migrate.json"
 }
 
 topo_init
