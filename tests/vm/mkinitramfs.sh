@@ -95,6 +95,7 @@ inputs() {
 	echo "$VMDIR/mkinitramfs.sh"
 	echo "$VMDIR/conns.c"
 	echo "$VMDIR/qstats.c"
+	echo "$VMDIR/udphold.c"
 	find "$VMDIR/init" "$VMDIR/guest" "$VMDIR/scenarios" -type f
 }
 
@@ -156,14 +157,15 @@ add_binaries() {
 	done
 }
 
-# add_conns - the guest's programs for many connections (conns.c) and
-# per-queue packet counts (qstats.c), built static here: the guest has no
-# compiler and no libc of its own
+# add_conns - the guest's programs for many connections (conns.c),
+# per-queue packet counts (qstats.c) and datagrams held unread across a
+# migration (udphold.c), built static here: the guest has no compiler and
+# no libc of its own
 add_conns() {
-	cc -O2 -static -Wall -Wextra -Werror -o "$ROOT/usr/bin/conns" \
-		"$VMDIR/conns.c" || die "cannot build conns.c (cc -static)"
-	cc -O2 -static -Wall -Wextra -Werror -o "$ROOT/usr/bin/qstats" \
-		"$VMDIR/qstats.c" || die "cannot build qstats.c (cc -static)"
+	for p in conns qstats udphold; do
+		cc -O2 -static -Wall -Wextra -Werror -o "$ROOT/usr/bin/$p" \
+			"$VMDIR/$p.c" || die "cannot build $p.c (cc -static)"
+	done
 }
 
 # add_scripts - install /init, the guest helpers and the scenarios.
