@@ -51,6 +51,19 @@ static inline struct in_addr inany_to4(const struct in6_addr *a)
 }
 
 /**
+ * inany_is_loopback() - is this a loopback address of either family
+ * @a:		address, v4-mapped for IPv4
+ *
+ * Return: true for 127.0.0.0/8 and ::1
+ */
+static inline bool inany_is_loopback(const struct in6_addr *a)
+{
+	if (inany_is4(a))
+		return a->s6_addr[12] == 127;
+	return IN6_IS_ADDR_LOOPBACK(a);
+}
+
+/**
  * inany_eq() - compare two addresses
  * @a:		first
  * @b:		second

@@ -224,9 +224,7 @@ void tcp_accept_fwd(struct ctx *c, const struct fwd_listener *l)
 
 	/* A rule's own guest address is reached through the link only */
 	if (c->splice && IN6_IS_ADDR_UNSPECIFIED(&to_addr) &&
-	    (IN6_IS_ADDR_LOOPBACK(&raddr) ||
-	     (inany_is4(&raddr) &&
-	      (ntohl(inany_to4(&raddr).s_addr) >> 24) == 127))) {
+	    inany_is_loopback(&raddr)) {
 		tcp_splice_local(c, fd, &raddr, gport);
 		return;
 	}
@@ -247,8 +245,7 @@ void tcp_accept_fwd(struct ctx *c, const struct fwd_listener *l)
 		if (!c->conf.v4)
 			goto refuse;
 		gaddr = gaddr_inbound(c, false);
-		if (inany_eq(&raddr, &gaddr) ||
-		    (ntohl(inany_to4(&raddr).s_addr) >> 24) == 127)
+		if (inany_eq(&raddr, &gaddr) || inany_is_loopback(&raddr))
 			raddr = inany_from4(c->conf.gw4);
 	} else {
 		if (!c->conf.v6)

@@ -114,19 +114,6 @@ unsigned int udp_splice_count(const struct ctx *c)
 }
 
 /**
- * udp_splice_is_lo() - tell if an address is a loopback one
- * @a:		address, v4-mapped for IPv4
- *
- * Return: true for 127.0.0.0/8 and ::1
- */
-bool udp_splice_is_lo(const struct in6_addr *a)
-{
-	if (inany_is4(a))
-		return (ntohl(inany_to4(a).s_addr) >> 24) == 127;
-	return IN6_IS_ADDR_LOOPBACK(a);
-}
-
-/**
  * udp_splice_hash() - hash of a flow's key
  * @lfd:	socket the client writes to
  * @caddr:	client address
@@ -293,7 +280,7 @@ int udp_splice_peek_lo(const struct ctx *c, int fd)
 		     (struct sockaddr *)&sa, &sl) < 0)
 		return -1;
 	inany_from_sockaddr(&sa, &a, &port);
-	return udp_splice_is_lo(&a);
+	return inany_is_loopback(&a);
 }
 
 /**

@@ -218,6 +218,28 @@ static void test_reachable(void **state)
 	assert_false(reach("fe80::5054:ff:fe12:3456", "ff02::1"));
 }
 
+/* Loopback of either family, as the pod's splice and inbound paths ask */
+static void test_is_loopback(void **state)
+{
+	struct in6_addr a;
+
+	(void)state;
+	a = inany_from4(unit_a4("127.0.0.1"));
+	assert_true(inany_is_loopback(&a));
+	a = inany_from4(unit_a4("127.255.3.9"));
+	assert_true(inany_is_loopback(&a));
+	a = inany_from4(unit_a4("128.0.0.1"));
+	assert_false(inany_is_loopback(&a));
+	a = inany_from4(unit_a4("203.0.113.127"));
+	assert_false(inany_is_loopback(&a));
+	a = unit_a6("::1");
+	assert_true(inany_is_loopback(&a));
+	a = unit_a6("::127.0.0.1");	/* IPv4-compatible, not mapped */
+	assert_false(inany_is_loopback(&a));
+	a = unit_a6("2001:db8::1");
+	assert_false(inany_is_loopback(&a));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +251,7 @@ int main(void)
 		cmocka_unit_test_setup(test_bcast4, ctx_setup),
 		cmocka_unit_test_setup(test_inbound_local, ctx_setup),
 		cmocka_unit_test_setup(test_reachable, ctx_setup),
+		cmocka_unit_test(test_is_loopback),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
