@@ -170,58 +170,45 @@ except OSError as e:
 print("upload: %d lines, %d wrong, %s%s" % (n, bad, how,
       ", %d bytes left over" % len(rest) if rest else ""), flush=True)
 ' "$UPLOAD_PORT"
-# The UDP session's server: from the guest's first datagram on, one
-# datagram every 0.2 s to where it came from, as a game or voice server
-# pushes to its client; the guest sends nothing more, so only a flow that
-# went with it (its socket open again at the destination on the same pod
-# port) takes the pushes after the migration
-vm_peer_start udp python3 -c '
+# The peer's UDP servers, one script: from a client's first datagram on,
+# one datagram every 0.2 s to where it came from, the guest sending
+# nothing more.  KIND udp: "N\n" without end, as a game or voice server
+# pushes to its client; only a flow that went with the guest (its socket
+# open again at the destination on the same pod port) takes them after
+# the migration.  KIND hold: 1000 at most, of 8000 bytes each, larger than
+# a receive buffer, a four-byte count then a pattern the count decides
+# (udphold.c's), fewer than the guest's socket holds unread.
+# Arguments: PORT KIND
+PUSH_PY='
 import socket, sys, threading, time
+kind = sys.argv[2]
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("0.0.0.0", int(sys.argv[1])))
+def payload(n):
+    if kind == "hold":
+        return n.to_bytes(4, "big") + bytes(
+            (n * 131 + i * 7 + (i >> 8)) & 255 for i in range(4, 8000))
+    return b"%d\n" % n
 def push(a):
     n = 0
-    while True:
+    while kind != "hold" or n < 1000:
         try:
-            s.sendto(b"%d\n" % n, a)
+            s.sendto(payload(n), a)
         except OSError:
             pass
         n += 1
         time.sleep(0.2)
+    print("%s: sent %d" % (kind, n), flush=True)
 seen = set()
 while True:
     b, a = s.recvfrom(2048)
     if a not in seen:
         seen.add(a)
-        print("udp: from %s:%d" % a, flush=True)
+        print("%s: from %s:%d" % ((kind,) + a), flush=True)
         threading.Thread(target=push, args=(a,), daemon=True).start()
-' "$UDP_PORT"
-# The held datagrams' server: from the guest's first datagram on, five a
-# second of 8000 bytes each, larger than a receive buffer, a four-byte
-# count then a pattern the count decides (udphold.c's), to where it came
-# from; 1000 at most, less than the guest's socket holds unread
-vm_peer_start hold python3 -c '
-import socket, sys, threading, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("0.0.0.0", int(sys.argv[1])))
-def send(a):
-    for n in range(1000):
-        d = n.to_bytes(4, "big") + bytes((n * 131 + i * 7 + (i >> 8)) & 255
-                                         for i in range(4, 8000))
-        try:
-            s.sendto(d, a)
-        except OSError:
-            pass
-        time.sleep(0.2)
-    print("hold: sent 1000", flush=True)
-seen = set()
-while True:
-    b, a = s.recvfrom(2048)
-    if a not in seen:
-        seen.add(a)
-        print("hold: from %s:%d" % a, flush=True)
-        threading.Thread(target=send, args=(a,), daemon=True).start()
-' "$HOLD_PORT"
+'
+vm_peer_start udp python3 -c "$PUSH_PY" "$UDP_PORT" udp
+vm_peer_start hold python3 -c "$PUSH_PY" "$HOLD_PORT" hold
 if [ "$CONNS" -gt 0 ]; then
 	# Every byte back as it came, on as many connections as come
 	vm_peer_start echo python3 -c '
