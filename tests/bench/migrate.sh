@@ -14,12 +14,20 @@
 # downtime: the back-end's device state saved and loaded, QEMU's last RAM
 # pass, and the guest's whole pause, source stopped to destination running.
 #
+# QEMU sizes its last RAM pass itself: it stops the guest once the RAM
+# left to send fits its downtime limit (300 ms) at the rate it measured
+# over the last 100 ms, then sends it at whatever rate the machine gives
+# it, which varies threefold here from run to run whichever the back-end
+# (traces show no back-end message in that pass).  The back-end's own
+# share is save and load; MIG_ROUNDS=N runs N rounds, alternating which
+# back-end goes first, and adds the medians.
+#
 #   tests/bench/migrate.sh [OUTDIR]     (default results/migrate-TIMESTAMP)
 #
 # PASST names passt with --vhost-user (its passt-repair beside it); its
 # rows are left out without one.  Writes OUTDIR/migrate.json and a table,
 # and keeps each run's back-end logs, QEMU's traces and its last
-# query-migrate in OUTDIR/BACKEND-CONNS/.
+# query-migrate in OUTDIR/BACKEND-CONNS/ (BACKEND-CONNS-ROUND/ with rounds).
 
 set -u
 MIG_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
@@ -30,12 +38,20 @@ MIG_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 
 MIG_OUT=${1:-$REPO/results/migrate-$(date +%Y%m%d-%H%M%S)}
 MIG_CONNS=${MIG_CONNS:-1 100 1000}
+MIG_ROUNDS=${MIG_ROUNDS:-1}
 HOLD=60
 
 # peer_conns() - TCP connections established to the peer's iperf3 ports
 peer_conns() {
 	in_peer ss -Htn state established '( sport >= :5201 and sport <= :5211 )' |
 		wc -l
+}
+
+# cpu_ticks() - CPU time a process used so far, user and system, in ticks
+# $1: its pid
+cpu_ticks() {
+	awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null ||
+		echo 0
 }
 
 # qmp() - one QMP command on a monitor
@@ -47,10 +63,12 @@ qmp() {
 }
 
 # mig_split() - where a migration's downtime went, from QEMU's traces of
-# both sides (VM_TRACE='vmstate_downtime*'): the back-end's device state
-# saved on the source and loaded on the destination, QEMU's last RAM pass,
-# and the guest's whole pause, from the source's stop to the destination's
-# start.  Prints the four in ms, "null" for what a trace lacks.
+# both sides (VM_TRACE='vmstate_downtime*,migration_thread_low_pending'):
+# the back-end's device state saved on the source and loaded on the
+# destination, QEMU's last RAM pass, the guest's whole pause, from the
+# source's stop to the destination's start, and the RAM QEMU had left to
+# send when it chose to stop the guest.  Prints the four in ms and the
+# last in MB, "null" for what a trace lacks.
 # $1: source's trace, $2: destination's
 mig_split() {
 	python3 - "$1" "$2" <<-'PY'
@@ -78,9 +96,11 @@ mig_split() {
 	src, dst = events(sys.argv[1]), events(sys.argv[2])
 	t0, t1 = at(src, "src-downtime-start"), at(dst, "dst-precopy-bh-vm-started")
 	pause = "%.1f" % ((t1 - t0) * 1000) if t0 and t1 else "null"
+	left = [a for t, e, a in src if e == "migration_thread_low_pending"]
+	pend = "%.1f" % (int(left[-1]) / 1e6) if left else "null"
 	print(dev_ms(src, "vmstate_downtime_save", "virtio-net"),
 	      dev_ms(dst, "vmstate_downtime_load", "virtio-net"),
-	      dev_ms(src, "vmstate_downtime_save", "ram"), pause)
+	      dev_ms(src, "vmstate_downtime_save", "ram"), pause, pend)
 	PY
 }
 
@@ -110,7 +130,8 @@ one_run() {
 	mv "$WORK/backend.log" "$run/backend-dst.log"
 
 	# QEMU's trace of the downtime, device by device, on both sides
-	export VM_TRACE='vmstate_downtime*'
+	# (MIG_TRACE adds events: QEMU's -d trace:PATTERN, comma-separated)
+	export VM_TRACE="vmstate_downtime*,migration_thread_low_pending${MIG_TRACE:+,$MIG_TRACE}"
 	NETDEV=vhost-user VM_QMP="$run/src.qmp" VM_LOG="$run/vm-src.log" \
 		VM_QUIET=1 VM_TIMEOUT=300 "$REPO/tests/vm/run-vm.sh" migbench \
 		"$run/src.sock" "netshim.conns=$n" "netshim.hold=$HOLD" \
@@ -142,7 +163,12 @@ one_run() {
 			>"$run/helper-$side.log" 2>&1 &
 		topo_pid_add $!
 	done
-	sleep 1
+	# The source back-end's CPU while the guest holds its connections
+	# idle: what it takes from QEMU's threads on a small machine
+	local t0 idle
+	t0=$(cpu_ticks "$src_pid")
+	sleep 5
+	idle=$(( ($(cpu_ticks "$src_pid") - t0) * 100 / 5 / $(getconf CLK_TCK) ))
 	qmp "$run/dst.qmp" "migrate-incoming {\"uri\": \"unix:$run/mig.sock\"}" \
 		>/dev/null 2>&1
 	qmp "$run/src.qmp" "migrate {\"uri\": \"unix:$run/mig.sock\"}" \
@@ -165,17 +191,18 @@ one_run() {
 	wait "$dst_run"
 	clients=$(tr -d '\r' <"$run/vm-dst.log" |
 		sed -n 's/^NETSHIM-RESULT migbench_clients //p')
-	local save load ram pause
-	read -r save load ram pause < <(mig_split "$run/vm-src.log.trace" \
+	local save load ram pause pend
+	read -r save load ram pause pend < <(mig_split "$run/vm-src.log.trace" \
 		"$run/vm-dst.log.trace")
 	log "$b, $n connections: $status in ${total:-?} ms, downtime" \
 		"${down:-?} ms (back-end: $save ms saving, $load ms loading;" \
-		"last RAM pass $ram ms; guest paused $pause ms); peer" \
+		"last RAM pass $ram ms, $pend MB left at the switch; guest" \
+		"paused $pause ms; source back-end at ${idle}% CPU before); peer" \
 		"connections $before before, $after after; iperf3 clients:" \
 		"${clients:-?}"
-	printf '{"backend": "%s", "conns": %s, "status": "%s", "total_ms": %s, "downtime_ms": %s, "save_ms": %s, "load_ms": %s, "ram_ms": %s, "pause_ms": %s, "peer_before": %s, "peer_after": %s, "clients": "%s"}\n' \
+	printf '{"backend": "%s", "conns": %s, "status": "%s", "total_ms": %s, "downtime_ms": %s, "save_ms": %s, "load_ms": %s, "ram_ms": %s, "pause_ms": %s, "switch_mb": %s, "idle_cpu_pct": %s, "round": %s, "peer_before": %s, "peer_after": %s, "clients": "%s"}\n' \
 		"$b" "$n" "$status" "${total:-null}" "${down:-null}" \
-		"$save" "$load" "$ram" "$pause" \
+		"$save" "$load" "$ram" "$pause" "$pend" "$idle" "$ROUND" \
 		"$before" "$after" "${clients:-}" >>"$WORK/rows"
 	for p in "$src_pid" "$dst_pid"; do
 		kill "$p" 2>/dev/null
@@ -183,10 +210,12 @@ one_run() {
 	wait "$src_pid" "$dst_pid" 2>/dev/null
 	pkill -f "$run/.*sock.repair" 2>/dev/null
 	# The back-ends' logs say where their part of the downtime went
-	mkdir -p "$MIG_OUT/$b-$n"
-	cp "$run"/backend-*.log "$run"/vm-*.log.trace "$MIG_OUT/$b-$n/" \
+	local keep=$MIG_OUT/$b-$n
+	[ "$MIG_ROUNDS" = 1 ] || keep=$keep-$ROUND
+	mkdir -p "$keep"
+	cp "$run"/backend-*.log "$run"/vm-*.log.trace "$keep/" \
 		2>/dev/null
-	echo "$out" >"$MIG_OUT/$b-$n/query-migrate.json"
+	echo "$out" >"$keep/query-migrate.json"
 }
 
 topo_init
@@ -198,11 +227,20 @@ vm_peer_wait tcp 5211
 : >"$WORK/rows"
 
 PASST=${PASST:-}
-for n in $MIG_CONNS; do
-	one_run netshim "$n"
-	if [ -n "$PASST" ] && [ -x "$(dirname "$PASST")/passt-repair" ]; then
-		one_run passt "$n"
-	fi
+# Rounds alternate which back-end goes first: the machine's state drifts
+for ROUND in $(seq "$MIG_ROUNDS"); do
+	for n in $MIG_CONNS; do
+		if [ -z "$PASST" ] ||
+			[ ! -x "$(dirname "$PASST")/passt-repair" ]; then
+			one_run netshim "$n"
+		elif [ $((ROUND % 2)) = 1 ]; then
+			one_run netshim "$n"
+			one_run passt "$n"
+		else
+			one_run passt "$n"
+			one_run netshim "$n"
+		fi
+	done
 done
 [ -n "$PASST" ] || log "no PASST: its rows left out"
 
@@ -211,16 +249,33 @@ python3 - "$WORK/rows" "$MIG_OUT/migrate.json" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 json.dump(rows, open(sys.argv[2], "w"), indent=1)
-fmt = "%-8s %6s %10s %9s %9s %8s %8s %8s %8s %10s  %s"
-print(fmt % ("backend", "conns", "status", "total ms", "downtime", "save",
-             "load", "RAM", "paused", "peer", "guest clients"))
+fmt = "%-8s %6s %5s %10s %9s %9s %7s %7s %7s %7s %7s %9s  %s"
+print(fmt % ("backend", "conns", "round", "status", "total ms", "downtime",
+             "save", "load", "RAM", "RAM MB", "paused", "peer",
+             "guest clients"))
 for r in rows:
-    print(fmt % (r["backend"], r["conns"], r["status"], r["total_ms"],
-                 r["downtime_ms"], r["save_ms"], r["load_ms"], r["ram_ms"],
-                 r["pause_ms"], "%s/%s" % (r["peer_before"], r["peer_after"]),
+    print(fmt % (r["backend"], r["conns"], r["round"], r["status"],
+                 r["total_ms"], r["downtime_ms"], r["save_ms"], r["load_ms"],
+                 r["ram_ms"], r["switch_mb"], r["pause_ms"],
+                 "%s/%s" % (r["peer_before"], r["peer_after"]),
                  r["clients"]))
 print("downtime: QEMU's; save, load: the back-end's device state on the "
-      "source, the destination; RAM: the source's last RAM pass; paused: "
-      "source stopped to destination running (ms)")
+      "source, the destination; RAM: the source's last RAM pass, RAM MB "
+      "what QEMU left for it; paused: source stopped to destination "
+      "running (ms)")
+if max(r["round"] for r in rows) > 1:
+    def med(v):
+        v = sorted(x for x in v if x is not None)
+        return v[len(v) // 2] if v else None
+    print("medians over the rounds:")
+    keys = ("downtime_ms", "save_ms", "load_ms", "ram_ms", "pause_ms")
+    print("%-8s %6s %9s %7s %7s %7s %7s" % ("backend", "conns", "downtime",
+          "save", "load", "RAM", "paused"))
+    for b in sorted({r["backend"] for r in rows}):
+        for n in sorted({r["conns"] for r in rows}):
+            sel = [r for r in rows if r["backend"] == b and r["conns"] == n]
+            if sel:
+                print("%-8s %6s %9s %7s %7s %7s %7s" % ((b, n) + tuple(
+                      med(r[k] for r in sel) for k in keys)))
 PY
 log "results: $MIG_OUT/migrate.json"

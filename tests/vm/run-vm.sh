@@ -49,8 +49,8 @@
 #                   mq=on on the device, as libvirt writes <driver
 #                   queues='N'/>)
 #   VM_SMP=N        guest CPUs (default 1)
-#   VM_TRACE=PATTERN  QEMU trace events to log to VM_LOG.trace (each line
-#                   PID@EPOCH-SECONDS:EVENT), e.g.
+#   VM_TRACE=PATTERN[,PATTERN...]  QEMU trace events to log to
+#                   VM_LOG.trace (each line PID@EPOCH-SECONDS:EVENT), e.g.
 #                   'vmstate_downtime*' for where a migration's downtime
 #                   goes, device by device
 #   VM_NIC_OPTS=P=V,...  more properties of the virtio-net-pci device, e.g.
@@ -188,7 +188,7 @@ PIDFILE=""
 [ -z "${VM_PIDFILE:-}" ] || PIDFILE="-pidfile $VM_PIDFILE"
 TRACE=""
 [ -z "${VM_TRACE:-}" ] ||
-	TRACE="-d trace:$VM_TRACE -D $LOG.trace -msg timestamp=on"
+	TRACE="-d trace:$(echo "$VM_TRACE" | sed 's/,/,trace:/g') -D $LOG.trace -msg timestamp=on"
 DISK=""
 [ -z "${VM_DISK:-}" ] ||
 	DISK="-drive file=$VM_DISK,format=raw,if=virtio,snapshot=on"
