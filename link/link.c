@@ -263,10 +263,11 @@ void tx_commit_offload(struct ctx *c, uint8_t *frame, size_t len,
  * @n:		frames wanted
  * @f:		filled in, one per frame reserved
  *
- * In place only where the guest finishes checksums itself (the payload
- * is never read here then) and nothing is waiting in the queue, which
- * would otherwise be overtaken; never while capturing, since the capture
- * would have to read the guest's buffers back.  Frames must be committed
+ * In place where nothing is waiting in the queue, which would otherwise
+ * be overtaken; never while capturing, since the capture would have to
+ * read the guest's buffers back.  A guest that takes no partial checksum
+ * has the payload summed where it lies (ip_frame_fill_offload()), which
+ * costs less than copying it there from the queue.  Frames must be committed
  * in order; those not committed are given back by the next reservation
  * or flush.
  *
@@ -282,8 +283,7 @@ int tx_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
 		return 0;
 	if (n > LINK_RESERVE_MAX)
 		n = LINK_RESERVE_MAX;
-	if (c->link.ops->reserve_frames && c->link.caps.csum &&
-	    c->pcap_fd < 0) {
+	if (c->link.ops->reserve_frames && c->pcap_fd < 0) {
 		if (lq_pending(&c->link.tx) && c->link.ops->flush(c) < 0)
 			return 0;
 		if (!lq_pending(&c->link.tx)) {

@@ -4,6 +4,7 @@
  * Sums are accumulated in 32 bits over 16-bit big-endian words, so the
  * result does not depend on host byte order or on buffer alignment.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "checksum.h"
@@ -58,6 +59,38 @@ uint32_t csum_add(const void *buf, size_t len, uint32_t sum)
 	r = (uint16_t)(r << 8 | r >> 8);
 #endif
 	return sum + r;
+}
+
+/**
+ * csum_add_iov() - add scattered bytes to a running sum
+ * @iov:	the buffers, in order
+ * @n:		entries of @iov
+ * @len:	bytes to add from their start, at most what they hold
+ * @sum:	running sum (0 to start)
+ *
+ * A buffer that starts at an odd offset of the whole has its bytes in
+ * the other halves of the 16-bit words: its sum is byte-swapped before it
+ * is added (RFC 1071, 2.B).
+ *
+ * Return: the new running sum, not folded
+ */
+uint32_t csum_add_iov(const struct iovec *iov, size_t n, size_t len,
+		      uint32_t sum)
+{
+	bool odd = false;
+	size_t i;
+
+	for (i = 0; i < n && len; i++) {
+		size_t l = iov[i].iov_len < len ? iov[i].iov_len : len;
+		uint32_t r = csum_add(iov[i].iov_base, l, 0);
+
+		if (odd)
+			r = (uint16_t)(r << 8 | r >> 8);
+		sum += r;
+		odd ^= l & 1;
+		len -= l;
+	}
+	return sum;
 }
 
 /**

@@ -6,9 +6,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 #include <netinet/in.h>
 
 uint32_t csum_add(const void *buf, size_t len, uint32_t sum);
+uint32_t csum_add_iov(const struct iovec *iov, size_t n, size_t len,
+		     uint32_t sum);
 uint16_t csum_fold(uint32_t sum);
 uint16_t csum_ip4_header(const void *hdr, size_t len);
 uint32_t csum_pseudo4(struct in_addr src, struct in_addr dst, uint8_t proto,

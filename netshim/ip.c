@@ -228,40 +228,61 @@ void ip_frame_fill(const struct ctx *c, uint8_t *frame,
 }
 
 /**
- * ip_frame_fill_offload() - the same, leaving the checksum to the guest
+ * ip_frame_fill_offload() - write Ethernet and IP headers and the layer-4
+ *			     checksum of a frame whose payload may be
+ *			     scattered, or leave the checksum to the guest
  *			     when it negotiated that
  * @c:		execution context
- * @frame:	frame start; layer 4 is already in place behind the headers
+ * @f:		the frame: headers up to layer 4's at @f->l2 (@f->hlen
+ *		bytes, the layer-4 header already written), the payload in
+ *		@f->iov, possibly the guest's own buffers
  * @src:	source address (v4-mapped for IPv4)
  * @dst:	destination address (v4-mapped for IPv4)
  * @proto:	IPPROTO_TCP or IPPROTO_UDP
- * @l4len:	layer-4 length
+ * @l4len:	layer-4 length, header and payload
  * @o:		filled in: NEEDS_CSUM and where, or no flags if the checksum
  *		was computed here; segmentation fields are the caller's
  *
  * A partial checksum is the pseudo-header's sum in the checksum field,
  * not complemented, as a driver's NEEDS_CSUM frame has it (virtio 1.2,
- * 5.1.6.2): the guest finishes it over the payload, or trusts it.
+ * 5.1.6.2): the guest finishes it over the payload, or trusts it.  A full
+ * one reads the payload where it is: in the guest's buffers, a guest
+ * that rewrites them meanwhile only spoils its own frame.
  */
-void ip_frame_fill_offload(const struct ctx *c, uint8_t *frame,
+void ip_frame_fill_offload(const struct ctx *c, const struct link_frame *f,
 			   const struct in6_addr *src,
 			   const struct in6_addr *dst, uint8_t proto,
 			   size_t l4len, struct link_offload *o)
 {
 	size_t l3 = ip_l2l3_len(!inany_is4(dst));
-	size_t csum_off = ip_l4_csum_offset(proto);
+	size_t csum_off = ip_l4_csum_offset(proto), l4hdr = f->hlen - l3;
+	uint8_t *l4 = f->l2 + l3;
+	uint32_t sum;
+	uint16_t csum;
 
-	if (!link_caps(c)->csum) {
-		o->flags = 0;
-		ip_frame_fill(c, frame, src, dst, proto, l4len, NULL);
+	if (link_caps(c)->csum) {
+		/* csum_fold() complements: the partial sum is the plain
+		 * fold
+		 */
+		wr16(l4 + csum_off, (uint16_t)~csum_fold(ip_hdrs_fill(c,
+				f->l2, src, dst, proto, l4len, NULL)));
+		o->flags = VNET_F_NEEDS_CSUM;
+		o->csum_start = (uint16_t)l3;
+		o->csum_offset = (uint16_t)csum_off;
 		return;
 	}
-	/* csum_fold() complements: the partial sum is the plain fold */
-	wr16(frame + l3 + csum_off, (uint16_t)~csum_fold(ip_hdrs_fill(c, frame,
-			src, dst, proto, l4len, NULL)));
-	o->flags = VNET_F_NEEDS_CSUM;
-	o->csum_start = (uint16_t)l3;
-	o->csum_offset = (uint16_t)csum_off;
+	o->flags = 0;
+	wr16(l4 + csum_off, 0);
+	sum = ip_hdrs_fill(c, f->l2, src, dst, proto, l4len, NULL);
+	/* Layer-4 headers are of even length: the payload starts on a
+	 * 16-bit word of the sum
+	 */
+	sum = csum_add(l4, l4hdr, sum);
+	sum = csum_add_iov(f->iov, f->niov, l4len - l4hdr, sum);
+	csum = csum_fold(sum);
+	if (proto == IPPROTO_UDP && !csum)
+		csum = 0xffff;
+	wr16(l4 + csum_off, csum);
 }
 
 /**

@@ -50,7 +50,8 @@ size_t ip_l4_csum_offset(uint8_t proto);
 void ip_frame_fill(const struct ctx *c, uint8_t *frame,
 		   const struct in6_addr *src, const struct in6_addr *dst,
 		   uint8_t proto, size_t l4len, const uint8_t *dst_mac);
-void ip_frame_fill_offload(const struct ctx *c, uint8_t *frame,
+struct link_frame;
+void ip_frame_fill_offload(const struct ctx *c, const struct link_frame *f,
 			   const struct in6_addr *src,
 			   const struct in6_addr *dst, uint8_t proto,
 			   size_t l4len, struct link_offload *o);

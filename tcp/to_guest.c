@@ -454,7 +454,7 @@ void tcp_send_data(struct ctx *c, struct tcp_conn *conn)
 			      conn->seq_from_guest,
 			      TH_ACK | ((size_t)n == plen ? TH_PSH : 0),
 			      wnd_to_guest(room, conn->ws_ours), 0, -1);
-		ip_frame_fill_offload(c, frame, &conn->raddr, &conn->gaddr,
+		ip_frame_fill_offload(c, &f[i], &conn->raddr, &conn->gaddr,
 				      IPPROTO_TCP, TCP_HLEN + plen, &o);
 		if (plen > mss) {
 			o.gso_type = v6 ? VNET_GSO_TCPV6 : VNET_GSO_TCPV4;

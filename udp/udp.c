@@ -318,8 +318,10 @@ static bool udp_frame_out(struct ctx *c, const struct flow *f,
 	wr16(out, f->rport);
 	wr16(out + 2, f->gport);
 	wr16(out + 4, (uint16_t)(UDP_HLEN + n));
-	/* A guest that takes partial checksums sums the payload itself */
-	ip_frame_fill_offload(c, lf->l2, &f->raddr, &f->gaddr, IPPROTO_UDP,
+	/* A guest that takes partial checksums sums the payload itself;
+	 * else it is summed here, where it lies
+	 */
+	ip_frame_fill_offload(c, lf, &f->raddr, &f->gaddr, IPPROTO_UDP,
 			      UDP_HLEN + n, &o);
 	tx_commit_frame(c, lf, n, &o);
 	return queued;
@@ -332,8 +334,8 @@ static bool udp_frame_out(struct ctx *c, const struct flow *f,
  * @f:		flow, or NULL to take the source from the datagram (listener)
  * @lst:	listener, when @f is NULL
  *
- * Where the guest finishes checksums itself, the datagram is received
- * straight into the guest's own receive buffers when the link has them
+ * The datagram is received straight into the guest's own receive
+ * buffers when the link has them
  * (tx_reserve_frames()), with room for what its MTU lets through: a
  * larger one spills over into a buffer of ours and is queued, copied.
  * Otherwise it is received into a frame of the queue, as large as any.
@@ -357,8 +359,7 @@ static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
 	uint16_t rport;
 	ssize_t n;
 
-	if (!(room && link_caps(c)->csum &&
-	      tx_reserve_frames(c, hlen, room, 1, &lf) == 1 &&
+	if (!(room && tx_reserve_frames(c, hlen, room, 1, &lf) == 1 &&
 	      !link_frame_queued(&lf)) &&
 	    !tx_reserve_queued(c, hlen, UDP_MAX_PAYLOAD, &lf)) {
 		/* The VMM is not reading: drop as a full NIC queue would,
@@ -430,7 +431,7 @@ static int udp_to_guest_batch(struct ctx *c, struct flow *f)
 	struct mmsghdr mm[UDP_MMSG];
 	int n, k, i;
 
-	if (!room || !link_caps(c)->csum)
+	if (!room)
 		return -1;
 	n = tx_reserve_frames(c, hlen, room, UDP_MMSG, lf);
 	if (n < 1 || link_frame_queued(&lf[0]))

@@ -11,6 +11,7 @@
 #include "netshim/ctx.h"
 #include "netshim/inany.h"
 #include "netshim/ip.h"
+#include "link/link.h"
 
 #define PKT_MAX		1024
 #define EXT_HBH		0
@@ -920,7 +921,8 @@ static void test_csum_icmp(void **state)
 /**
  * check_partial() - a frame left to the guest's checksum offload, finished
  *		     as a virtio device finishes it (virtio 1.2, 5.1.6.2), is
- *		     the frame netshim sums itself
+ *		     the frame netshim sums itself, whether its payload is in
+ *		     one piece or scattered over buffers
  * @v6:		IPv6, else IPv4
  * @proto:	IPPROTO_TCP or IPPROTO_UDP
  * @l4len:	layer-4 length
@@ -933,19 +935,52 @@ static void check_partial(bool v6, uint8_t proto, size_t l4len)
 	struct in6_addr dst = v6 ? unit_a6("2001:db8:1::2") :
 				   inany_from4(unit_a4("203.0.113.2"));
 	size_t l3 = ETH_HLEN_ + (v6 ? 40 : 20), i, at;
+	size_t l4hdr = proto == IPPROTO_TCP ? 20 : 8, off, k;
 	uint8_t full[ETH_HLEN_ + 40 + 1500], part[sizeof(full)];
+	uint8_t hdrs[ETH_HLEN_ + 40 + 20], pay[1500 + 16];
+	static const size_t cut[] = { 1, 3, 8, 5, 64, 1, 2 };
 	struct link_offload o = { 0 };
+	struct link_frame f = { 0 };
 
 	for (i = 0; i < l4len; i++)
 		full[l3 + i] = (uint8_t)(i * 7 + l4len);
 	memcpy(part, full, sizeof(full));
 
 	c.link.caps.csum = false;
-	ip_frame_fill_offload(&c, full, &src, &dst, proto, l4len, &o);
+	f.l2 = full;
+	f.hlen = l3 + l4hdr;
+	f.iov[0].iov_base = full + f.hlen;
+	f.iov[0].iov_len = l4len - l4hdr;
+	f.niov = 1;
+	ip_frame_fill_offload(&c, &f, &src, &dst, proto, l4len, &o);
 	assert_int_equal(o.flags, 0);
 
+	/* The same payload scattered over buffers of odd and even lengths,
+	 * with room to spare in the last, as the guest's buffers may be
+	 */
+	memcpy(hdrs, part, l3 + l4hdr);
+	f.l2 = hdrs;
+	f.niov = 0;
+	for (off = 0, k = 0; off < l4len - l4hdr; k++) {
+		size_t l = k < sizeof(cut) / sizeof(cut[0]) ? cut[k] : 1500;
+
+		if (l > l4len - l4hdr - off)
+			l = l4len - l4hdr - off;
+		memcpy(pay + off + k, part + l3 + l4hdr + off, l);
+		f.iov[f.niov].iov_base = pay + off + k;
+		f.iov[f.niov++].iov_len = l + (off + l == l4len - l4hdr);
+		off += l;
+	}
+	ip_frame_fill_offload(&c, &f, &src, &dst, proto, l4len, &o);
+	assert_int_equal(o.flags, 0);
+	assert_memory_equal(hdrs, full, l3 + l4hdr);
+
 	c.link.caps.csum = true;
-	ip_frame_fill_offload(&c, part, &src, &dst, proto, l4len, &o);
+	f.l2 = part;
+	f.iov[0].iov_base = part + f.hlen;
+	f.iov[0].iov_len = l4len - l4hdr;
+	f.niov = 1;
+	ip_frame_fill_offload(&c, &f, &src, &dst, proto, l4len, &o);
 	assert_int_equal(o.flags, VNET_F_NEEDS_CSUM);
 	assert_int_equal(o.csum_start, l3);
 	assert_int_equal(o.csum_offset, proto == IPPROTO_TCP ? 16 : 6);
