@@ -148,6 +148,7 @@ demo: deps $(BIN) tests/relay
 	tests/vm/demo.sh
 
 bench: deps $(BIN) tests/relay
+	$(if $(BENCH_QUICK),,contrib/install-deps.sh bench)
 	tests/bench/bench.sh
 
 include tests/fuzz/fuzz.mk

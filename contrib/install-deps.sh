@@ -9,6 +9,9 @@ PKGS="gcc make libc6-dev libmnl-dev liburing-dev libcmocka-dev pkg-config
       clang libclang-rt-14-dev kmod isc-dhcp-client nftables ndisc6 python3
       mmdebstrap e2fsprogs curl libbpf-dev bpftool libelf-dev zlib1g-dev
       dhcpcd-base traceroute iputils-tracepath iputils-ping"
+# "bench": also what only the full benchmark uses (DPDK's testpmd, a
+# vhost-user front-end without a VM: tests/bench/vu_testpmd.sh)
+[ "${1:-}" != bench ] || PKGS="$PKGS dpdk-dev"
 
 # libvirt 11.3 and QEMU 10, from bookworm-backports on Debian 12
 "$(dirname "$0")/install-deps-backports.sh"

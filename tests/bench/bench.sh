@@ -26,7 +26,11 @@
 # backend's CPU time per GiB moved, its peak RSS, and TCP connections per
 # second (short connect/send/recv/close loops, tests/bench/connrate.py).
 # Then -t all with one socket per port against eBPF sk_lookup: start-up
-# time, descriptors, RSS, kernel memory (tests/bench/fwdall.sh).
+# time, descriptors, RSS, kernel memory (tests/bench/fwdall.sh).  Not with
+# BENCH_QUICK: memory with 1000 and 10 000 connections (memory.sh), live
+# migration beside passt (migrate.sh), and the cost of a frame without
+# offloads through DPDK's testpmd beside passt (vu_testpmd.sh, into
+# DIR/testpmd.txt).
 #
 # Environment:
 #   BENCH_TIME=SEC    seconds per iperf3 run (default 10)
@@ -38,6 +42,8 @@
 #                     repeats of a few rows: kernel, relay, vu, ns, local,
 #                     udp, vm (default: all; the local.sh detail and
 #                     fwdall.sh run only with all)
+#   BENCH_PREV=PATH   a previous netshim build, put beside this one in the
+#                     testpmd rows
 #   VM_ACCEL=kvm|tcg  skip the KVM probe
 #   PASST_VU=PATH     passt with --vhost-user for its vhost-user rows
 #                     (default: build/passt-vu/passt, built by
@@ -623,6 +629,21 @@ if [ -z "${BENCH_QUICK:-}" ] && [ -z "$BENCH_ONLY" ]; then
 	mig_passt=
 	[ -n "${PASST_VU_SKIP:-}" ] || mig_passt=$PASST_VU
 	PASST=$mig_passt "$BENCH_DIR/migrate.sh" "$OUT" || rc=1
+fi
+# The cost of a frame without offloads at MTU 1500, DPDK's testpmd as the
+# vhost-user front-end (vu_testpmd.sh): netshim beside passt, and beside
+# a previous build of it with BENCH_PREV=PATH
+if [ -z "${BENCH_QUICK:-}" ] && [ -z "$BENCH_ONLY" ]; then
+	want vu || passt_vu
+	tp="netshim"
+	[ -z "${BENCH_PREV:-}" ] || tp="$tp prev=$BENCH_PREV"
+	[ -n "${PASST_VU_SKIP:-}" ] || tp="$tp passt"
+	if NETSHIM=$NETSHIM PASST=$PASST_VU BACKENDS=$tp ROUNDS=2 \
+		"$BENCH_DIR/vu_testpmd.sh" >"$OUT/testpmd.txt" 2>&1; then
+		grep -v '^\[' "$OUT/testpmd.txt"
+	else
+		log "testpmd bench failed: $(tail -n 2 "$OUT/testpmd.txt")"
+	fi
 fi
 plot
 log "results: $OUT/results.json, chart: $OUT/throughput.png"
