@@ -17,7 +17,7 @@
 # QEMU sizes its last RAM pass itself: it stops the guest once the RAM
 # left to send fits its downtime limit (300 ms) at the rate it measured
 # over the last 100 ms, then sends it at whatever rate the machine gives
-# it, which varies threefold here from run to run whichever the back-end
+# it, which varies tenfold here from run to run whichever the back-end
 # (traces show no back-end message in that pass).  The back-end's own
 # share is save and load; MIG_ROUNDS=N runs N rounds, alternating which
 # back-end goes first, and adds the medians.
