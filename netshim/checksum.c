@@ -16,49 +16,46 @@
  * @sum:	running sum (0 to start)
  *
  * The one's complement sum does not depend on byte order except for a final
- * swap (RFC 1071, 2.B), so it is taken over native 64-bit words with an
- * end-around carry: this runs on every segment to the guest.
+ * swap (RFC 1071, 2.B), and its carries may be added late (2.C): native
+ * 32-bit words go into four 64-bit sums, which no carry leaves before 2^32
+ * words and which do not wait on each other.  Measured here at 1460-byte
+ * segments, that sums twice as fast as one 64-bit sum with an end-around
+ * carry at every word: this runs on every frame a guest without checksum
+ * offload sends or gets.
  *
  * Return: the new running sum, not folded
  */
 uint32_t csum_add(const void *buf, size_t len, uint32_t sum)
 {
+	uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, acc;
 	const uint8_t *b = buf;
-	uint64_t acc = 0, v;
-	uint32_t r;
+	uint32_t w[8], v;
 
 	for (; len >= 32; b += 32, len -= 32) {
-		uint64_t w[4];
-
 		memcpy(w, b, 32);
-		acc += w[0];
-		acc += acc < w[0];
-		acc += w[1];
-		acc += acc < w[1];
-		acc += w[2];
-		acc += acc < w[2];
-		acc += w[3];
-		acc += acc < w[3];
+		a0 += (uint64_t)w[0] + w[4];
+		a1 += (uint64_t)w[1] + w[5];
+		a2 += (uint64_t)w[2] + w[6];
+		a3 += (uint64_t)w[3] + w[7];
 	}
-	for (; len >= 8; b += 8, len -= 8) {
-		memcpy(&v, b, 8);
+	acc = a0 + a1 + a2 + a3;
+	for (; len >= 4; b += 4, len -= 4) {
+		memcpy(&v, b, 4);
 		acc += v;
-		acc += acc < v;
 	}
 	v = 0;
 	memcpy(&v, b, len);	/* the tail, zero-padded */
 	acc += v;
-	acc += acc < v;
 
 	acc = (acc & 0xffffffff) + (acc >> 32);
 	acc = (acc & 0xffffffff) + (acc >> 32);
-	r = (uint32_t)acc;
-	r = (r & 0xffff) + (r >> 16);
-	r = (r & 0xffff) + (r >> 16);
+	v = (uint32_t)acc;
+	v = (v & 0xffff) + (v >> 16);
+	v = (v & 0xffff) + (v >> 16);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	r = (uint16_t)(r << 8 | r >> 8);
+	v = (uint16_t)(v << 8 | v >> 8);
 #endif
-	return sum + r;
+	return sum + v;
 }
 
 /**
