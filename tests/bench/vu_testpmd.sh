@@ -52,7 +52,9 @@
 #                after each round, into DIR
 #
 # Prints one line per run: back-end, direction, Gbit/s, the back-end's CPU
-# seconds per GiB moved, the sender's TCP retransmissions.
+# seconds per GiB moved, the sender's TCP retransmissions; then one per
+# request/response size (RR_SIZES, default "1 1024"; tests/bench/rr.c,
+# the guest asking the peer): p50 and p99 latency, transactions/s.
 
 set -u
 DIR=$(cd "$(dirname "$0")" && pwd)
@@ -122,6 +124,35 @@ testpmd_start() {
 		fail "testpmd's tap did not appear: $(tail -n 5 "$WORK/testpmd.log")"
 }
 
+# rr() - request/response latency from the guest to the peer through the
+# back-end (tests/bench/rr.c): RR_SIZES bytes each way, one transaction at
+# a time, 20000 or 4 s; one line per size: p50 and p99 in microseconds,
+# and transactions per second
+# $1: back-end label
+rr() {
+	local size out
+
+	for size in $RR_SIZES; do
+		if ! out=$(in_guest timeout 30 "$RR" client 203.0.113.1 5210 \
+			"$size" 20000 4 0 2>&1); then
+			printf '%-*s rr %5s B  failed: %s\n' "$LABEL_WIDTH" "$1" \
+				"$size" "$out"
+			continue
+		fi
+		echo "$out" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+print("%-*s rr %5s B  p50 %7.1f us  p99 %7.1f us  %7.0f/s" % (
+      int(sys.argv[1]), sys.argv[2], r["size"], r["p50_us"], r["p99_us"],
+      1e6 / r["mean_us"]))' "$LABEL_WIDTH" "$1"
+	done
+}
+
+RR_SIZES=${RR_SIZES:-1 1024}
+RR_DIR=$(mktemp -d)
+RR=$RR_DIR/rr
+cc -O2 -Wall -Wextra -o "$RR" "$DIR/rr.c" || exit 1
+
 for r in $(seq "$ROUNDS"); do
 	for b in $BACKENDS; do
 		case "$b" in
@@ -142,6 +173,10 @@ for r in $(seq "$ROUNDS"); do
 		echo "round $r, $b, $QUEUES queue pair(s)"
 		run "$b" up
 		run "$b" down
+		in_peer "$RR" server 203.0.113.1 5210 >/dev/null 2>&1 &
+		topo_pid_add $!
+		sleep 0.3
+		rr "$b"
 		if [ -n "${COUNTERS:-}" ]; then
 			mkdir -p "$COUNTERS"
 			[ "$BACKEND" = netshim ] &&
@@ -157,3 +192,4 @@ for r in $(seq "$ROUNDS"); do
 		trap - EXIT
 	done
 done
+rm -rf "$RR_DIR"

@@ -82,7 +82,11 @@ if sys.argv[1] == "peer":
 s.settimeout(5)
 s.sendto(b"go", ("203.0.113.1", 7100))
 for i in range(40):
-    d = s.recv(65536)
+    try:
+        d = s.recv(65536)
+    except TimeoutError:
+        sys.exit("datagram %d of 40 (%d bytes) not there after 5 s"
+                 % (i, SIZES[i]))
     if d != dg(i):
         sys.exit("datagram %d: got %d bytes, expected %d, or other bytes"
                  % (i, len(d), SIZES[i]))
@@ -93,7 +97,9 @@ ip netns exec "$NS_PEER" timeout 15 python3 "$WORK/burst.py" peer &
 topo_pid_add $!
 sleep 0.3
 out=$(in_guest timeout 15 python3 "$WORK/burst.py" guest 2>&1) ||
-	fail "burst to the guest: $out"
+	fail "burst to the guest: $out; netshim's counters:" \
+		"$(topo_counters | grep -E ' (udp|drop|frames)_' |
+			awk '$4 != 0 { printf " %s=%s", $3, $4 }')"
 log "ok: $out"
 [ "$(topo_counter udp_in_place)" -gt "$before" ] ||
 	fail "the burst took no datagram straight into the guest's buffers"
