@@ -54,7 +54,8 @@
 # Prints one line per run: back-end, direction, Gbit/s, the back-end's CPU
 # seconds per GiB moved, the sender's TCP retransmissions; then one per
 # request/response size (RR_SIZES, default "1 1024"; tests/bench/rr.c,
-# the guest asking the peer): p50 and p99 latency, transactions/s.
+# the guest asking the peer): p50 and p99 latency, transactions/s; and the
+# rate of short connections from the guest (CONNS, tests/bench/connrate.py).
 
 set -u
 DIR=$(cd "$(dirname "$0")" && pwd)
@@ -148,6 +149,26 @@ print("%-*s rr %5s B  p50 %7.1f us  p99 %7.1f us  %7.0f/s" % (
 	done
 }
 
+# conns() - short connections from the guest to the peer through the
+# back-end (tests/bench/connrate.py: connect, one byte each way, close),
+# CONNS of them (default 1000) 8 at a time: connections per second
+# $1: back-end label
+conns() {
+	local out
+
+	if out=$(in_guest timeout -k 5 60 python3 "$DIR/connrate.py" client \
+		203.0.113.1 5211 -n "${CONNS:-1000}" -j 8 --limit 45 2>&1); then
+		echo "$out" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+print("%-*s conn/s %7.0f  (%d ok, %d failed)" % (int(sys.argv[1]),
+      sys.argv[2], r["per_s"], r["ok"], r["failed"]))' "$LABEL_WIDTH" "$1"
+	else
+		printf '%-*s conn/s failed: %s\n' "$LABEL_WIDTH" "$1" \
+			"$(echo "$out" | tail -n 1)"
+	fi
+}
+
 RR_SIZES=${RR_SIZES:-1 1024}
 RR_DIR=$(mktemp -d)
 RR=$RR_DIR/rr
@@ -175,8 +196,12 @@ for r in $(seq "$ROUNDS"); do
 		run "$b" down
 		in_peer "$RR" server 203.0.113.1 5210 >/dev/null 2>&1 &
 		topo_pid_add $!
+		in_peer python3 "$DIR/connrate.py" server 5211 \
+			>/dev/null 2>&1 &
+		topo_pid_add $!
 		sleep 0.3
 		rr "$b"
+		conns "$b"
 		if [ -n "${COUNTERS:-}" ]; then
 			mkdir -p "$COUNTERS"
 			[ "$BACKEND" = netshim ] &&
