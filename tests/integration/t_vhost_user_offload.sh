@@ -92,6 +92,12 @@ for i in range(40):
                  % (i, len(d), SIZES[i]))
 print("40 datagrams of up to %d bytes, whole and in order" % max(SIZES))
 PY
+# udp_overflows() - datagrams a namespace's sockets had no room for
+# $1: the namespace
+udp_overflows() {
+	ip netns exec "$1" awk '/^Udp: [0-9]/ { print $6 }' /proc/net/snmp
+}
+
 before=$(topo_counter udp_in_place)
 ip netns exec "$NS_PEER" timeout 15 python3 "$WORK/burst.py" peer &
 topo_pid_add $!
@@ -99,7 +105,9 @@ sleep 0.3
 out=$(in_guest timeout 15 python3 "$WORK/burst.py" guest 2>&1) ||
 	fail "burst to the guest: $out; netshim's counters:" \
 		"$(topo_counters | grep -E ' (udp|drop|frames)_' |
-			awk '$4 != 0 { printf " %s=%s", $3, $4 }')"
+			awk '$4 != 0 { printf " %s=%s", $3, $4 }');" \
+		"UDP receive buffer overflows, pod $(udp_overflows "$NS_POD")," \
+		"guest $(udp_overflows "$NS_GUEST")"
 log "ok: $out"
 [ "$(topo_counter udp_in_place)" -gt "$before" ] ||
 	fail "the burst took no datagram straight into the guest's buffers"
