@@ -201,6 +201,23 @@ static uint32_t ip_hdrs_fill(const struct ctx *c, uint8_t *frame,
 }
 
 /**
+ * ip_l4_csum_put() - write a layer-4 checksum from its running sum
+ * @at:		the checksum field
+ * @proto:	layer-4 protocol
+ * @sum:	running sum of the pseudo-header, header and payload
+ *
+ * A UDP checksum of zero is sent as all ones (RFC 768): zero means none.
+ */
+static void ip_l4_csum_put(uint8_t *at, uint8_t proto, uint32_t sum)
+{
+	uint16_t csum = csum_fold(sum);
+
+	if (proto == IPPROTO_UDP && !csum)
+		csum = 0xffff;
+	wr16(at, csum);
+}
+
+/**
  * ip_frame_fill() - write Ethernet and IP headers and the layer-4 checksum
  * @c:		execution context
  * @frame:	frame start; layer 4 is already in place behind the headers
@@ -217,14 +234,10 @@ void ip_frame_fill(const struct ctx *c, uint8_t *frame,
 	uint8_t *l4 = frame + ip_l2l3_len(!inany_is4(dst));
 	size_t csum_off = ip_l4_csum_offset(proto);
 	uint32_t sum;
-	uint16_t csum;
 
 	wr16(l4 + csum_off, 0);
 	sum = ip_hdrs_fill(c, frame, src, dst, proto, l4len, dst_mac);
-	csum = csum_l4(sum, l4, l4len);
-	if (proto == IPPROTO_UDP && !csum)
-		csum = 0xffff;
-	wr16(l4 + csum_off, csum);
+	ip_l4_csum_put(l4 + csum_off, proto, csum_add(l4, l4len, sum));
 }
 
 /**
@@ -258,7 +271,6 @@ void ip_frame_fill_offload(const struct ctx *c, const struct link_frame *f,
 	size_t csum_off = ip_l4_csum_offset(proto), l4hdr = f->hlen - l3;
 	uint8_t *l4 = f->l2 + l3;
 	uint32_t sum;
-	uint16_t csum;
 
 	if (link_caps(c)->csum) {
 		/* csum_fold() complements: the partial sum is the plain
@@ -278,11 +290,8 @@ void ip_frame_fill_offload(const struct ctx *c, const struct link_frame *f,
 	 * 16-bit word of the sum
 	 */
 	sum = csum_add(l4, l4hdr, sum);
-	sum = csum_add_iov(f->iov, f->niov, l4len - l4hdr, sum);
-	csum = csum_fold(sum);
-	if (proto == IPPROTO_UDP && !csum)
-		csum = 0xffff;
-	wr16(l4 + csum_off, csum);
+	ip_l4_csum_put(l4 + csum_off, proto,
+		       csum_add_iov(f->iov, f->niov, l4len - l4hdr, sum));
 }
 
 /**

@@ -35,6 +35,8 @@ MIG_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 . "$MIG_DIR/../lib/topo.sh"
 # shellcheck source=../vm/peer.sh
 . "$MIG_DIR/../vm/peer.sh"
+# shellcheck source=lib.sh
+. "$MIG_DIR/lib.sh"
 
 MIG_OUT=${1:-$REPO/results/migrate-$(date +%Y%m%d-%H%M%S)}
 MIG_CONNS=${MIG_CONNS:-1 100 1000}
@@ -45,13 +47,6 @@ HOLD=60
 peer_conns() {
 	in_peer ss -Htn state established '( sport >= :5201 and sport <= :5211 )' |
 		wc -l
-}
-
-# cpu_ticks() - CPU time a process used so far, user and system, in ticks
-# $1: its pid
-cpu_ticks() {
-	awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null ||
-		echo 0
 }
 
 # qmp() - one QMP command on a monitor
@@ -166,9 +161,9 @@ one_run() {
 	# The source back-end's CPU while the guest holds its connections
 	# idle: what it takes from QEMU's threads on a small machine
 	local t0 idle
-	t0=$(cpu_ticks "$src_pid")
+	t0=$(ticks "$src_pid")
 	sleep 5
-	idle=$(( ($(cpu_ticks "$src_pid") - t0) * 100 / 5 / $(getconf CLK_TCK) ))
+	idle=$(( ($(ticks "$src_pid") - t0) * 100 / 5 / $(getconf CLK_TCK) ))
 	qmp "$run/dst.qmp" "migrate-incoming {\"uri\": \"unix:$run/mig.sock\"}" \
 		>/dev/null 2>&1
 	qmp "$run/src.qmp" "migrate {\"uri\": \"unix:$run/mig.sock\"}" \
