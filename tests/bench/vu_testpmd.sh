@@ -48,6 +48,7 @@
 #                --vhost-user (default build/passt-vu/passt, which
 #                make bench builds: tests/bench/passt-vu.sh)
 #   PERF=DIR     record each netshim run with perf record -g into DIR
+#   SYSCALLS=DIR count each back-end's system calls per run into DIR
 #   COUNTERS=DIR netshim's counters and testpmd's forwarding statistics
 #                after each round, into DIR
 #
