@@ -17,7 +17,7 @@ CC       ?= cc
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
             -DNETSHIM_VERSION='"$(VERSION)"' -I.
-LDLIBS   += -lmnl -lbpf
+LDLIBS   += -lmnl -lbpf -luring
 
 # eBPF programs (bpf/*.bpf.c) are compiled by clang's BPF target and
 # embedded in the daemon as libbpf skeletons (build/bpf/NAME.skel.h); their

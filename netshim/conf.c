@@ -256,6 +256,11 @@ static const uint8_t conf_default_mac[ETH_ALEN_] = {
 	  "kernel and privileges allow, the default),\n"		\
 	  "off, or require (exit if they cannot load)",			\
 	  conf_opt_bpf(c, arg))						\
+	X(IO_URING, "io-uring", 0, required_argument, "MODE",		\
+	  "the loop's io_uring: off (epoll alone, the\n"		\
+	  "default), auto (where the kernel and seccomp\n"		\
+	  "allow), or require (exit if it cannot)",			\
+	  conf_opt_io_uring(c, arg))					\
 	X(NETNS, "netns", 0, required_argument, "PATH|PID",		\
 	  "serve this network namespace (a process's,\n"		\
 	  "or a file such as /run/netns/NAME)",				\
@@ -1103,6 +1108,27 @@ static int conf_opt_bpf(struct conf *c, const char *arg)
 		c->bpf = CONF_BPF_REQUIRE;
 	else
 		return conf_bad(OPT_BPF, arg, "expected auto, off or require");
+	return 0;
+}
+
+/**
+ * conf_opt_io_uring() - --io-uring: whether the loop uses io_uring
+ * @c:		configuration
+ * @arg:	auto, off or require
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_opt_io_uring(struct conf *c, const char *arg)
+{
+	if (!strcmp(arg, "auto"))
+		c->io_uring = CONF_IO_URING_AUTO;
+	else if (!strcmp(arg, "off"))
+		c->io_uring = CONF_IO_URING_OFF;
+	else if (!strcmp(arg, "require"))
+		c->io_uring = CONF_IO_URING_REQUIRE;
+	else
+		return conf_bad(OPT_IO_URING, arg,
+				"expected auto, off or require");
 	return 0;
 }
 

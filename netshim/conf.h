@@ -73,6 +73,19 @@ enum conf_bpf {
 	CONF_BPF_REQUIRE,
 };
 
+/**
+ * enum conf_io_uring - --io-uring: whether the loop uses io_uring
+ * @CONF_IO_URING_OFF:		never: epoll alone (the default: io_uring
+ *				measured no faster, README.md)
+ * @CONF_IO_URING_AUTO:		where the kernel and seccomp allow
+ * @CONF_IO_URING_REQUIRE:	always: exit if it cannot
+ */
+enum conf_io_uring {
+	CONF_IO_URING_OFF = 0,
+	CONF_IO_URING_AUTO,
+	CONF_IO_URING_REQUIRE,
+};
+
 struct conf {
 	/* link to the VMM */
 	char sock_path[108];
@@ -160,6 +173,7 @@ struct conf {
 	bool no_tcp, no_udp, no_icmp;	/* guest traffic of it dropped */
 	bool no_peek_off;		/* TCP: as if without SO_PEEK_OFF */
 	enum conf_bpf bpf;		/* --bpf: eBPF programs of bpf/ */
+	enum conf_io_uring io_uring;	/* --io-uring: the loop's io_uring */
 };
 
 /**

@@ -53,6 +53,10 @@ static const long isolate_syscalls[] = {
 	__NR_epoll_wait,
 #endif
 	__NR_epoll_pwait, __NR_epoll_ctl,
+	/* The loop's ring (netshim/uring.c), made before and restricted to
+	 * an epoll wait and recv(): io_uring_setup() stays out
+	 */
+	__NR_io_uring_enter,
 	__NR_recvfrom, __NR_recvmsg, __NR_sendto, __NR_sendmsg,
 	__NR_recvmmsg, __NR_sendmmsg,	/* UDP local flows, batched */
 	__NR_socket, __NR_connect, __NR_bind, __NR_accept4, __NR_shutdown,

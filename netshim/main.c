@@ -4,9 +4,10 @@
  * Start-up sizes every table and buffer; the loop then only moves bytes
  * between the VMM's socket and host sockets, allocating nothing.
  *
- * The loop is epoll, not io_uring: the RuntimeDefault seccomp profiles of
- * containerd and Docker refuse io_uring_setup, so a backend built on it
- * would not start in the pods it is for.
+ * The loop is epoll's, waited for through io_uring with --io-uring where
+ * the pod allows it (netshim/uring.c): the RuntimeDefault seccomp profiles
+ * of containerd and Docker refuse io_uring_setup, so a backend that
+ * needed io_uring would not start in the pods it is for.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +41,7 @@
 #include "tcp/splice.h"
 #include "tcp/tcp.h"
 #include "nssock.h"
+#include "uring.h"
 
 #define EVENTS_MAX	256
 #define TICK_MS		50
@@ -256,12 +258,18 @@ static void loop(struct ctx *c)
 		bool busy = link_up(c) && !link_blocked(c) &&
 			    (link_pending(c) || tcp_tx_waiting(c));
 
-		n = epoll_wait(c->epfd, ev, EVENTS_MAX, busy ? 0 : -1);
+		/* Just before the wait: with io_uring, submitted with it */
+		tcp_drop_pending(c, true);
+		if (uring_on(c))
+			n = uring_wait(c, ev, EVENTS_MAX, busy);
+		else
+			n = epoll_wait(c->epfd, ev, EVENTS_MAX, busy ? 0 : -1);
 		if (n < 0 && errno != EINTR) {
-			err("epoll_wait: %m");
+			err("%s: %m", uring_on(c) ? "io_uring" : "epoll_wait");
 			return;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &c->now);
+		tcp_drop_failed(c);
 		for (i = 0; i < n && !c->quit; i++) {
 			dispatch(c, &ev[i]);
 			guest_news(c);
@@ -514,7 +522,7 @@ int main(int argc, char **argv)
 				c->conf.sock_path);
 	}
 
-	if (daemonize(c, &ready) || write_pid_file(c) ||
+	if (daemonize(c, &ready) || uring_init(c) || write_pid_file(c) ||
 	    isolate(&c->conf, &sock_k, &pid_k, splice_bpf_loaded(c))) {
 		if (*c->conf.sock_path)
 			unlink(c->conf.sock_path);

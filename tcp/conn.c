@@ -200,11 +200,36 @@ void conn_free(struct ctx *c, struct tcp_conn *conn, bool rst)
 
 			setsockopt(conn->fd, SOL_SOCKET, SO_LINGER, &l,
 				   sizeof(l));
+		} else {
+			/* Unread data would make close() send a RST */
+			conn_drop_acked(conn);
 		}
 		close(conn->fd);
 	}
 	conn->fd = -1;
 	conn->state = CONN_FREE;
+}
+
+/**
+ * conn_drop_acked() - drop from the socket what the guest acknowledged
+ * @conn:	connection
+ *
+ * Return: 0 on success, -1 if the socket had less than that (the
+ * connection is then broken: reset it)
+ */
+int conn_drop_acked(struct tcp_conn *conn)
+{
+	while (conn->unread_acked) {
+		ssize_t n = recv(conn->fd, NULL, conn->unread_acked,
+				 MSG_TRUNC | MSG_DONTWAIT);
+
+		if (n <= 0) {
+			conn->unread_acked = 0;
+			return -1;
+		}
+		conn->unread_acked -= (uint32_t)n;
+	}
+	return 0;
 }
 
 /**

@@ -31,6 +31,8 @@ enum tcp_state {
 #define F_KEEPALIVE	0x400	/* the guest probes: so does the host socket */
 #define F_MIGRATED	0x800	/* its socket went to a migration's destination:
 				 * out of the loop, in repair mode */
+#define F_ROOM_IDLE	0x1000	/* @room_idle holds the room of an empty send
+				 * buffer, nothing written since */
 
 /**
  * struct tcp_conn - one guest TCP connection and its host socket
@@ -64,6 +66,10 @@ enum tcp_state {
  * @rtt_start:		when that byte was sent (ms), 0 when no sample runs
  * @recover:		after a fast retransmission, no other until this is
  *			acknowledged (RFC 6582's recovery point)
+ * @room_idle:		with F_ROOM_IDLE, what tcp_sock_room() measured
+ * @unread_acked:	bytes the guest acknowledged that are still in the
+ *			socket: dropped from it once per loop iteration, or
+ *			before the socket is read or closed (tcp_drop_later())
  * @last:		last activity, seconds
  * @next_pending:	deferred ACK or TX-wait list, -1 for none
  */
@@ -91,6 +97,8 @@ struct tcp_conn {
 	uint32_t rtt_seq;
 	int64_t rtt_start;
 	uint32_t recover;
+	uint32_t unread_acked;
+	uint32_t room_idle;
 	time_t last;
 	int32_t next_pending;
 	int32_t next_wait;

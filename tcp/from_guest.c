@@ -54,16 +54,7 @@ static bool tcp_guest_ack(struct ctx *c, struct tcp_conn *conn,
 			conn->flags |= F_FIN_ACKED;
 			data--;
 		}
-		while (data) {
-			ssize_t n = recv(conn->fd, NULL, data,
-					 MSG_TRUNC | MSG_DONTWAIT);
-
-			if (n <= 0) {
-				tcp_reset(c, conn);
-				return false;
-			}
-			data -= (uint32_t)n;
-		}
+		tcp_drop_later(c, conn, data);
 		conn->seq_acked = s->ack;
 		conn->retries = 0;
 		conn->dup_acks = 0;
@@ -137,6 +128,7 @@ void tcp_flush_writes(struct ctx *c)
 		if (!k)
 			break;		/* cannot be: a frame has fewer */
 		mh.msg_iovlen = k;
+		conn->flags &= ~F_ROOM_IDLE;	/* the buffer fills */
 		n = sendmsg(conn->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (n < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK &&

@@ -27,6 +27,7 @@
 #define TCP_PEEK_IOV		1024	/* buffers per peek: IOV_MAX */
 #define TCP_WRITE_IOV		1024	/* buffers per write: IOV_MAX */
 #define TCP_WBATCH		256	/* guest segments per write */
+#define TCP_DROP_BATCH		64	/* connections dropping ACKed bytes */
 #define TCP_RTO_INIT_MS		1000	/* RFC 6298 2.1, before a sample */
 #define TCP_RETRIES_MAX		10
 #define TCP_HANDSHAKE_TIMEOUT	10	/* s, SYN to the guest unanswered */
@@ -52,6 +53,8 @@
  * @peek_off:	the kernel has SO_PEEK_OFF for TCP
  * @discard:	bytes peeked again without SO_PEEK_OFF land here
  * @frames:	frames reserved on the link for one peek
+ * @drop:	connections with acknowledged bytes left in their socket
+ * @n_drop:	entries in @drop
  * @isn_key:	secret for initial sequence numbers
  */
 struct tcp_table {
@@ -68,6 +71,8 @@ struct tcp_table {
 	bool peek_off;
 	uint8_t *discard;
 	struct link_frame frames[TCP_BATCH];
+	int32_t drop[TCP_DROP_BATCH];
+	int n_drop;
 	uint64_t isn_key;
 };
 
@@ -85,6 +90,7 @@ struct tcp_conn *conn_new(struct ctx *c, const struct in6_addr *gaddr,
 			  uint16_t rport);
 void conn_free(struct ctx *c, struct tcp_conn *conn, bool rst);
 void conn_epoll(struct ctx *c, struct tcp_conn *conn, uint32_t events);
+int conn_drop_acked(struct tcp_conn *conn);
 void tcp_sock_opts(int fd);
 
 /* to_guest.c */
@@ -97,6 +103,7 @@ void tcp_send_dupacks(struct ctx *c, struct tcp_conn *conn, int n);
 void tcp_reset(struct ctx *c, struct tcp_conn *conn);
 void tcp_ack_later(struct ctx *c, struct tcp_conn *conn);
 void tcp_update_clamp(struct tcp_conn *conn);
+void tcp_drop_later(struct ctx *c, struct tcp_conn *conn, uint32_t bytes);
 void tcp_set_peek_off(struct tcp_conn *conn);
 void tcp_rewind(struct ctx *c, struct tcp_conn *conn);
 void tcp_timer_arm(struct ctx *c, struct tcp_conn *conn);

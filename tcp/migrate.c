@@ -304,6 +304,8 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 	uint32_t i, n = 0, moved = 0;
 	bool rep = false;
 
+	/* The queues sent start at the guest's ACK: nothing before it */
+	tcp_drop_pending(c, false);
 	for (i = 0; i < t->idx.hiwater; i++) {
 		n += t->c[i].state != CONN_FREE;
 		rep |= tcp_migratable(&t->c[i]);

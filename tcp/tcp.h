@@ -21,6 +21,8 @@ void tcp_timer(struct ctx *c);
 void tcp_tx_resume(struct ctx *c);
 bool tcp_tx_waiting(const struct ctx *c);
 void tcp_flush_acks(struct ctx *c);
+void tcp_drop_pending(struct ctx *c, bool defer);
+void tcp_drop_failed(struct ctx *c);
 void tcp_flush_writes(struct ctx *c);
 void tcp_guest_gone(struct ctx *c);
 unsigned int tcp_count(struct ctx *c);

@@ -20,6 +20,7 @@
 #include "icmp/icmp.h"
 #include "netshim/inany.h"
 #include "netshim/log.h"
+#include "netshim/uring.h"
 
 /**
  * tcp_link_mss() - largest segment the guest's link carries
@@ -47,15 +48,21 @@ uint16_t tcp_link_mss(const struct ctx *c, bool v6)
  * Advertising more than the socket takes would make the guest send data
  * we can only drop, so an eighth is kept back as well.
  *
+ * The room of an empty send buffer stays what it is until something is
+ * written (the buffer grows with acknowledged data only): kept, it saves
+ * a getsockopt() per peek of a transfer towards the guest.
+ *
  * Return: bytes
  */
-static uint32_t tcp_sock_room(const struct tcp_conn *conn)
+static uint32_t tcp_sock_room(struct tcp_conn *conn)
 {
 	uint32_t mi[SK_MEMINFO_VARS];
 	socklen_t sl = sizeof(mi);
 	uint64_t room, queued;
 	int outq = 0;
 
+	if (conn->flags & F_ROOM_IDLE)
+		return conn->room_idle;
 	if (getsockopt(conn->fd, SOL_SOCKET, SO_MEMINFO, mi, &sl) ||
 	    sl < sizeof(uint32_t) * (SK_MEMINFO_WMEM_QUEUED + 1))
 		return 0;
@@ -69,7 +76,13 @@ static uint32_t tcp_sock_room(const struct tcp_conn *conn)
 	else
 		room /= 2;	/* nothing queued to measure the overhead by */
 	room -= room / 8;
-	return room > UINT32_MAX ? UINT32_MAX : (uint32_t)room;
+	if (room > UINT32_MAX)
+		room = UINT32_MAX;
+	if (!queued) {
+		conn->flags |= F_ROOM_IDLE;
+		conn->room_idle = (uint32_t)room;
+	}
+	return (uint32_t)room;
 }
 
 /**
@@ -265,6 +278,89 @@ void tcp_set_peek_off(struct tcp_conn *conn)
 }
 
 /**
+ * tcp_drop_later() - drop bytes the guest acknowledged from the socket,
+ *		      with the next tcp_drop_pending()
+ * @c:		execution context
+ * @conn:	connection
+ * @bytes:	bytes acknowledged
+ *
+ * A guest acknowledges every other segment: dropping each ACK's bytes
+ * at once cost a recv() per ACK, five times as many as the peeks of a
+ * transfer to the guest (measured, MTU 1500).  Peeks with SO_PEEK_OFF
+ * need not wait for it: the kernel moves the offset back by what is
+ * dropped.
+ */
+void tcp_drop_later(struct ctx *c, struct tcp_conn *conn, uint32_t bytes)
+{
+	struct tcp_table *t = c->tcp;
+
+	if (!bytes)
+		return;
+	if (!conn->unread_acked) {
+		if (t->n_drop == TCP_DROP_BATCH)
+			tcp_drop_pending(c, false);
+		t->drop[t->n_drop++] = conn_index(t, conn);
+	}
+	conn->unread_acked += bytes;
+}
+
+/**
+ * tcp_drop_pending() - drop what the guest acknowledged from the sockets
+ * @c:		execution context
+ * @defer:	just before the loop waits: with io_uring, the drops are
+ *		submitted with the wait (tcp_drop_failed() after it)
+ *
+ * Once per loop iteration, and before a migration reads the queues.
+ */
+void tcp_drop_pending(struct ctx *c, bool defer)
+{
+	struct tcp_table *t = c->tcp;
+	int i;
+
+	for (i = 0; i < t->n_drop; i++) {
+		int32_t idx = t->drop[i];
+		struct tcp_conn *conn = &t->c[idx];
+		uint64_t tag = (uint64_t)idx << 32 | (uint32_t)conn->fd;
+
+		/* A slot freed and taken again since has nothing owed */
+		if (conn->state == CONN_FREE || !conn->unread_acked)
+			continue;
+		if (defer &&
+		    uring_discard(c, conn->fd, conn->unread_acked, tag)) {
+			conn->unread_acked = 0;
+			continue;
+		}
+		if (conn_drop_acked(conn))
+			tcp_reset(c, conn);
+	}
+	t->n_drop = 0;
+}
+
+/**
+ * tcp_drop_failed() - reset connections whose drop through io_uring failed
+ * @c:		execution context
+ *
+ * Right after the wait that submitted them, where they completed: the
+ * slot and descriptor of each are still those of the connection.
+ */
+void tcp_drop_failed(struct ctx *c)
+{
+	struct tcp_table *t = c->tcp;
+	uint64_t tag;
+
+	while (uring_failed(c, &tag)) {
+		uint32_t idx = (uint32_t)(tag >> 32);
+		struct tcp_conn *conn;
+
+		if (idx >= t->idx.n)
+			continue;
+		conn = &t->c[idx];
+		if (conn->state != CONN_FREE && conn->fd == (int)(uint32_t)tag)
+			tcp_reset(c, conn);
+	}
+}
+
+/**
  * tcp_rewind() - retransmit: send again from the first unacknowledged byte
  * @c:		execution context
  * @conn:	connection
@@ -276,6 +372,11 @@ void tcp_rewind(struct ctx *c, struct tcp_conn *conn)
 	conn->recover = conn->seq_to_guest;
 	conn->rtt_start = 0;		/* Karn: no samples from resent data */
 	conn->seq_to_guest = conn->seq_acked;
+	/* The offset counts from the socket's head: the ACK's point */
+	if (conn_drop_acked(conn)) {
+		tcp_reset(c, conn);
+		return;
+	}
 	if (c->tcp->peek_off)
 		tcp_set_peek_off(conn);
 	conn->dup_acks = 0;
@@ -332,6 +433,11 @@ static ssize_t tcp_peek(struct ctx *c, struct tcp_conn *conn,
 	int i, n = 0;
 
 	if (!c->tcp->peek_off) {
+		/* Skipping what is in flight, from the socket's head */
+		if (conn_drop_acked(conn)) {
+			errno = ECONNRESET;
+			return -1;
+		}
 		iov[n].iov_base = c->tcp->discard;
 		iov[n++].iov_len = conn->seq_to_guest - conn->seq_acked;
 	}

@@ -15,7 +15,7 @@ FUZZ_B       := build/fuzz
 FUZZ_CFLAGS  := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
                 -g -O1 -std=gnu11 -D_GNU_SOURCE -I. \
                 -DNETSHIM_VERSION='"fuzz"' -Wall -Wextra -Ibuild/bpf
-FUZZ_LDLIBS  := -lmnl -lbpf
+FUZZ_LDLIBS  := -lmnl -lbpf -luring
 
 FUZZ_LIB_SRCS := $(filter-out netshim/main.c %.bpf.c,\
                  $(wildcard $(SRC_DIRS:%=%/*.c)))
