@@ -25,6 +25,9 @@
 # For the relay guests at MTU 65520 (and the kernel path) also: the
 # backend's CPU time per GiB moved, its peak RSS, and TCP connections per
 # second (short connect/send/recv/close loops, tests/bench/connrate.py).
+# For the kernel path, the relay guests (the stream back-end) and
+# namespace mode to the peer (the tap): request/response latency and
+# transactions per second, 1 B and 1 KiB each way (tests/bench/rr.c).
 # Then -t all with one socket per port against eBPF sk_lookup: start-up
 # time, descriptors, RSS, kernel memory (tests/bench/fwdall.sh).  Not with
 # BENCH_QUICK: memory with 1000 and 10 000 connections (memory.sh), live
@@ -76,6 +79,7 @@ BENCH_RUNS=${BENCH_RUNS:-3}
 BENCH_CONNS=${BENCH_CONNS:-2000}
 BENCH_PARALLEL=8
 CONN_PORT=5300
+RR_PORT=5310
 SERVER=203.0.113.1
 BIG_MTU=65520
 STAMP=$(date +%Y%m%d-%H%M%S)
@@ -180,6 +184,22 @@ connrate() {
 		log "  connection loop failed"
 }
 
+# rr() - request/response from a namespace to the peer (tests/bench/rr.c):
+# one transaction at a time, 1 B and 1 KiB each way, 20000 of them or
+# BENCH_TIME seconds (at least 4), into rr-SIZE.json
+# $1: namespace the client runs in
+rr() {
+	local size secs=$((BENCH_TIME < 4 ? 4 : BENCH_TIME))
+
+	[ -n "${BENCH_QUICK:-}" ] && secs=1
+	for size in 1 1024; do
+		ip netns exec "$1" timeout -k 5 $((secs + 30)) "$RR" client \
+			"$SERVER" "$RR_PORT" "$size" 20000 "$secs" 0 \
+			>"$RAW/$CASE/rr-$size.json" 2>"$RAW/$CASE/rr-$size.err" ||
+			log "  request/response $size B failed"
+	done
+}
+
 # peak_rss() - record the backend's peak resident set size (VmHWM, kB)
 # $1: pid
 peak_rss() {
@@ -247,6 +267,7 @@ case_kernel() {
 		mtu=1500
 	iperf_runs "$NS_POD" ""
 	connrate "$NS_POD"
+	rr "$NS_POD"
 }
 
 # case_kernel_lo() - the ceiling of local flows: the pod's own loopback
@@ -279,6 +300,7 @@ case_relay() {
 	guest_dhcp4
 	iperf_runs "$NS_GUEST" "$BPID"
 	[ "$mtu" = "$BIG_MTU" ] && connrate "$NS_GUEST"
+	rr "$NS_GUEST"
 	peak_rss "$BPID"
 	backend_stop
 }
@@ -400,6 +422,7 @@ case_ns() {
 		fail "cannot name the namespace of $b's command"
 	SERVER=$server IPERF_UDP=$udp iperf_runs "$NS_GUEST" "$pid"
 	[ -n "$udp" ] || SERVER=$server connrate "$NS_GUEST"
+	[ "$server" = 127.0.0.1 ] || rr "$NS_GUEST"
 	peak_rss "$pid"
 	stop_pid "$child"
 	stop_pid "$pid"
@@ -555,6 +578,10 @@ topo_peer_pod
 vm_peer_iperf
 vm_peer_start connrate python3 "$BENCH_DIR/connrate.py" server "$CONN_PORT"
 vm_peer_wait tcp "$CONN_PORT"
+RR=$WORK/rr
+cc -O2 -Wall -Wextra -o "$RR" "$BENCH_DIR/rr.c" || fail "cannot build rr"
+vm_peer_start rr "$RR" server "$SERVER" "$RR_PORT"
+vm_peer_wait tcp "$RR_PORT"
 
 if want kernel; then
 	case_kernel

@@ -8,7 +8,8 @@ OUTDIR/raw holds what bench.sh measured: "cases" lists the case ids in
 order and "info" the run's key=value settings; each OUTDIR/raw/CASE/ has
 "meta" (key=value: label, backend, guest, mtu, skip), per run DIR-N.json
 (iperf3 -J, DIR up or down) and DIR-N.cpu (the backend's utime+stime ticks
-before and after), and optionally "rss" (VmHWM, kB) and "connrate.json".
+before and after), and optionally "rss" (VmHWM, kB), "connrate.json" and
+rr-1.json, rr-1024.json (tests/bench/rr.c: request/response latency).
 
 Writes OUTDIR/results.json and OUTDIR/throughput.dat (for throughput.gp)
 and prints the table. Exit status 1 when any transfer failed or moved
@@ -21,6 +22,7 @@ import statistics
 import sys
 
 DIRS = ("up", "down")
+RR_SIZES = (1, 1024)
 DIR_NAMES = {"up": "guest->peer", "down": "peer->guest"}
 GIB = 1 << 30
 SLOW = 0.1
@@ -181,6 +183,13 @@ def summarise_case(raw, case, nruns):
     conn = read_json(os.path.join(casedir, "connrate.json"))
     if conn is not None:
         out["connrate"] = conn
+    rr = {}
+    for size in RR_SIZES:
+        r = read_json(os.path.join(casedir, f"rr-{size}.json"))
+        if r is not None:
+            rr[str(size)] = r
+    if rr:
+        out["rr"] = rr
     return out
 
 
@@ -250,6 +259,32 @@ def table(cases):
     print(LEGEND)
 
 
+def rr_table(cases):
+    """Print request/response latency of the cases that measured it.
+
+    @cases: summarised cases, in order
+    """
+    rows = [c for c in cases if c.get("rr")]
+    if not rows:
+        return
+    print()
+    print(f"{'request/response':<26}" + "".join(
+        f" {f'{s} B p50/p99 us':>18} {'trans/s':>8}" for s in RR_SIZES))
+    for c in rows:
+        line = f"{c['label']:<26}"
+        for s in RR_SIZES:
+            r = c["rr"].get(str(s))
+            if r is None:
+                line += f" {'failed':>18} {'-':>8}"
+                continue
+            lat = f"{r['p50_us']:.1f}/{r['p99_us']:.1f}"
+            tps = 1e6 / r["mean_us"] if r.get("mean_us") else None
+            line += f" {lat:>18} {fmt(tps, '.0f'):>8}"
+        print(line)
+    print("one transaction at a time from the guest to the peer, each way"
+          " SIZE bytes (tests/bench/rr.c)")
+
+
 def plot_data(path, cases):
     """Write throughput.dat: one line per measured case for gnuplot.
 
@@ -316,6 +351,7 @@ def main():
     plot_data(os.path.join(outdir, "throughput.dat"), cases)
     header(info)
     table(cases)
+    rr_table(cases)
     errors = broken(cases)
     for e in errors:
         print(f"FAILED: {e}")
