@@ -31,8 +31,7 @@ enum tcp_state {
 #define F_KEEPALIVE	0x400	/* the guest probes: so does the host socket */
 #define F_MIGRATED	0x800	/* its socket went to a migration's destination:
 				 * out of the loop, in repair mode */
-#define F_ROOM_IDLE	0x1000	/* @room_idle holds the room of an empty send
-				 * buffer, nothing written since */
+#define F_ROOM_KNOWN	0x1000	/* @room_est holds the socket's room */
 
 /**
  * struct tcp_conn - one guest TCP connection and its host socket
@@ -66,7 +65,8 @@ enum tcp_state {
  * @rtt_start:		when that byte was sent (ms), 0 when no sample runs
  * @recover:		after a fast retransmission, no other until this is
  *			acknowledged (RFC 6582's recovery point)
- * @room_idle:		with F_ROOM_IDLE, what tcp_sock_room() measured
+ * @room_meas:		with F_ROOM_KNOWN, what tcp_sock_room() last measured
+ * @room_est:		that, less what was written to the socket since
  * @unread_acked:	bytes the guest acknowledged that are still in the
  *			socket: dropped from it once per loop iteration, or
  *			before the socket is read or closed (tcp_drop_later())
@@ -98,7 +98,7 @@ struct tcp_conn {
 	int64_t rtt_start;
 	uint32_t recover;
 	uint32_t unread_acked;
-	uint32_t room_idle;
+	uint32_t room_meas, room_est;
 	time_t last;
 	int32_t next_pending;
 	int32_t next_wait;

@@ -128,7 +128,6 @@ void tcp_flush_writes(struct ctx *c)
 		if (!k)
 			break;		/* cannot be: a frame has fewer */
 		mh.msg_iovlen = k;
-		conn->flags &= ~F_ROOM_IDLE;	/* the buffer fills */
 		n = sendmsg(conn->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (n < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK &&
@@ -138,6 +137,9 @@ void tcp_flush_writes(struct ctx *c)
 			}
 			n = 0;
 		}
+		/* What tcp_sock_room() measured, less what went in */
+		conn->room_est -= (uint32_t)n < conn->room_est ?
+				  (uint32_t)n : conn->room_est;
 		done += (uint32_t)n;
 		if ((uint32_t)n < chunk)
 			break;

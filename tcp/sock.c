@@ -72,7 +72,7 @@ void tcp_sock_ready(struct ctx *c, uint32_t idx, uint32_t events)
 	if (conn->state != CONN_ESTABLISHED)
 		return;
 	if (events & EPOLLOUT && conn->flags & F_WANT_ROOM) {
-		conn->flags &= ~F_WANT_ROOM;
+		conn->flags &= ~(F_WANT_ROOM | F_ROOM_KNOWN);
 		conn_epoll(c, conn, EPOLLIN);
 		if (tcp_send_ctl(c, conn, TH_ACK, conn->seq_to_guest)) {
 			tcp_ack_later(c, conn);
@@ -99,6 +99,7 @@ static void tcp_conn_timer(struct ctx *c, struct tcp_conn *conn)
 {
 	time_t idle = c->now.tv_sec - conn->last;
 
+	conn->flags &= ~F_ROOM_KNOWN;	/* measured again when next needed */
 	link_steer(c, conn->qp);
 	if ((conn->state == CONN_SYN_SENT ||
 	     conn->state == CONN_SYNACK_SENT) && idle > TCP_HANDSHAKE_TIMEOUT) {
