@@ -16,8 +16,8 @@
  * kernels without the epoll wait, keep the epoll loop: said once in the
  * log, or a failed start with --io-uring=require.
  *
- * Not the default: it measured level with epoll, not faster (README.md),
- * the drops it saves being as many as the waits it adds.
+ * Not the default: it measured level with epoll in CPU per byte, not
+ * faster, for a quarter fewer calls towards the guest (README.md).
  */
 #include <errno.h>
 #include <string.h>
