@@ -1092,6 +1092,24 @@ static int conf_opt_netmask(struct conf *c, const char *arg)
 }
 
 /**
+ * conf_word() - which of a few words an argument is
+ * @arg:	the argument
+ * @words:	the words, in the order of the values they stand for
+ * @n:		how many
+ *
+ * Return: the index of @arg in @words, -1 if it is none of them
+ */
+static int conf_word(const char *arg, const char *const *words, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(arg, words[i]))
+			return i;
+	return -1;
+}
+
+/**
  * conf_opt_bpf() - --bpf: whether to load the eBPF programs of bpf/
  * @c:		configuration
  * @arg:	auto, off or require
@@ -1100,14 +1118,13 @@ static int conf_opt_netmask(struct conf *c, const char *arg)
  */
 static int conf_opt_bpf(struct conf *c, const char *arg)
 {
-	if (!strcmp(arg, "auto"))
-		c->bpf = CONF_BPF_AUTO;
-	else if (!strcmp(arg, "off"))
-		c->bpf = CONF_BPF_OFF;
-	else if (!strcmp(arg, "require"))
-		c->bpf = CONF_BPF_REQUIRE;
-	else
+	/* In the order of enum conf_bpf */
+	static const char *const words[] = { "auto", "off", "require" };
+	int m = conf_word(arg, words, 3);
+
+	if (m < 0)
 		return conf_bad(OPT_BPF, arg, "expected auto, off or require");
+	c->bpf = (enum conf_bpf)m;
 	return 0;
 }
 
@@ -1120,15 +1137,14 @@ static int conf_opt_bpf(struct conf *c, const char *arg)
  */
 static int conf_opt_io_uring(struct conf *c, const char *arg)
 {
-	if (!strcmp(arg, "auto"))
-		c->io_uring = CONF_IO_URING_AUTO;
-	else if (!strcmp(arg, "off"))
-		c->io_uring = CONF_IO_URING_OFF;
-	else if (!strcmp(arg, "require"))
-		c->io_uring = CONF_IO_URING_REQUIRE;
-	else
+	/* In the order of enum conf_io_uring */
+	static const char *const words[] = { "off", "auto", "require" };
+	int m = conf_word(arg, words, 3);
+
+	if (m < 0)
 		return conf_bad(OPT_IO_URING, arg,
 				"expected auto, off or require");
+	c->io_uring = (enum conf_io_uring)m;
 	return 0;
 }
 
