@@ -63,12 +63,12 @@ static void counters_log(struct ctx *c)
 		info("  local flows open: %u TCP, %u UDP", splice_count(c),
 		     udp_splice_count(c));
 #define COUNTER_LOG(name, desc)						\
-	info("  %-16s %12llu  %s", #name,				\
+	info("  %-18s %10llu  %s", #name,				\
 	     (unsigned long long)c->cnt.name, desc);
 	COUNTERS(COUNTER_LOG)
 #undef COUNTER_LOG
 	if (c->sk_lookup)
-		info("  %-16s %12llu  %s", "sk_lookup",
+		info("  %-18s %10llu  %s", "sk_lookup",
 		     (unsigned long long)sk_lookup_assigned(c),
 		     "TCP connections handed over by eBPF sk_lookup");
 }

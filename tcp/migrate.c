@@ -130,7 +130,7 @@ static int tcp_opt_get(int fd, int opt, uint32_t *v)
  * tcp_peek_queue() - copy a whole queue of a socket in repair mode
  * @fd:		socket, its repair queue selected
  * @buf:	where
- * @len:	its length, from SIOCOUTQ or SIOCINQ
+ * @len:	its length, from SIOCINQ
  *
  * Both queues are read from their start by each peek: one call.
  *
@@ -149,6 +149,17 @@ static int tcp_peek_queue(int fd, uint8_t *buf, uint32_t len)
  * @fd:		socket
  * @st:		filled; its queues go to tcp_mig_q, send queue first
  *
+ * Each system call here is paid once per connection inside the guest's
+ * pause, so the reads are as few as the state allows:
+ * - the send queue is peeked into the whole buffer, and the kernel says
+ *   how long it is: no SIOCOUTQ before, none after.  Its end, the
+ *   sequence read, cannot move (nothing is written to the socket), and
+ *   an ACK of the peer meanwhile only drops bytes the destination
+ *   sends again, which the peer ignores;
+ * - the receive queue grows with the peer's segments, which a socket in
+ *   repair mode still takes: its end sequence is read before and after
+ *   its length and its bytes, and a change means read again.
+ *
  * Return: 0 on success, 1 if segments of the peer moved the queues
  * meanwhile (read again), -1 if it cannot move (its state, its queues)
  */
@@ -158,6 +169,7 @@ static int tcp_sock_dump_once(int fd, struct tcp_sock_state *st)
 	struct tcp_info ti;
 	uint32_t seq;
 	socklen_t sl;
+	ssize_t n;
 	int v, off = -1;
 
 	memset(st, 0, sizeof(*st));
@@ -185,46 +197,44 @@ static int tcp_sock_dump_once(int fd, struct tcp_sock_state *st)
 	sl = sizeof(st->w);
 	if (getsockopt(fd, SOL_TCP, TCP_REPAIR_WINDOW, &st->w, &sl))
 		return -1;
-	/* Peeks from the start of each queue, whatever was peeked before */
-	setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off));
-	if (ioctl(fd, SIOCOUTQ, &v))
-		return -1;
-	st->sndq = (uint32_t)v;
-	if (ioctl(fd, SIOCOUTQNSD, &v))
-		return -1;
-	st->notsent = (uint32_t)v;
-	if (ioctl(fd, SIOCINQ, &v))
-		return -1;
-	st->rcvq = (uint32_t)v;
-	if (st->notsent > st->sndq)
-		return -1;
-	if ((uint64_t)st->sndq + st->rcvq > MIGRATE_TCP_QBUF) {
-		info("migration: TCP connection to port %u: %u bytes queued, "
-		     "more than %u MiB: it is reset", st->pport,
-		     st->sndq + st->rcvq, MIGRATE_TCP_QBUF >> 20);
-		return -1;
-	}
 	if (tcp_opt(fd, TCP_REPAIR_QUEUE, TCP_SEND_QUEUE) ||
 	    tcp_opt_get(fd, TCP_QUEUE_SEQ, &st->snd_seq))
 		return -1;
-	if (tcp_peek_queue(fd, tcp_mig_q, st->sndq))
-		return 1;
-	if (tcp_opt(fd, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE) ||
-	    tcp_opt_get(fd, TCP_QUEUE_SEQ, &st->rcv_seq))
-		return -1;
-	if (tcp_peek_queue(fd, tcp_mig_q + st->sndq, st->rcvq))
-		return 1;
-	/* A socket in repair mode still takes the peer's segments, and
-	 * acknowledges them: one that came while the queues were read
-	 * moved their ends, and the parts read would not fit together (the
-	 * receive queue placed at the wrong sequence, the send queue's
-	 * first bytes gone).  The caller reads again until they hold still.
+	/* The whole send queue, retransmission queue first: the kernel
+	 * returns its length even where it did not fit
 	 */
-	if (ioctl(fd, SIOCOUTQ, &v) || (uint32_t)v != st->sndq ||
-	    ioctl(fd, SIOCINQ, &v) || (uint32_t)v != st->rcvq ||
-	    tcp_opt_get(fd, TCP_QUEUE_SEQ, &seq) || seq != st->rcv_seq)
+	n = recv(fd, tcp_mig_q, MIGRATE_TCP_QBUF, MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0)
+		return -1;
+	if ((size_t)n >= MIGRATE_TCP_QBUF)
+		goto big;
+	st->sndq = (uint32_t)n;
+	if (ioctl(fd, SIOCOUTQNSD, &v) || (uint32_t)v > st->sndq)
+		return -1;
+	st->notsent = (uint32_t)v;
+	if (tcp_opt(fd, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE) ||
+	    tcp_opt_get(fd, TCP_QUEUE_SEQ, &st->rcv_seq) ||
+	    ioctl(fd, SIOCINQ, &v))
+		return -1;
+	st->rcvq = (uint32_t)v;
+	if ((uint64_t)st->sndq + st->rcvq > MIGRATE_TCP_QBUF)
+		goto big;
+	if (st->rcvq) {
+		/* From the start of the queue, whatever was peeked before */
+		setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off));
+		if (tcp_peek_queue(fd, tcp_mig_q + st->sndq, st->rcvq))
+			return 1;
+	}
+	/* A segment of the peer that came meanwhile moved the end of the
+	 * receive queue: its length and bytes would not fit the sequence
+	 */
+	if (tcp_opt_get(fd, TCP_QUEUE_SEQ, &seq) || seq != st->rcv_seq)
 		return 1;
 	return 0;
+big:
+	info("migration: TCP connection to port %u: more than %u MiB "
+	     "queued: it is reset", st->pport, MIGRATE_TCP_QBUF >> 20);
+	return -1;
 }
 
 /* Reads of a socket that the peer's segments keep moving before giving up
@@ -673,11 +683,14 @@ static int tcp_sock_restore(struct ctx *c, const struct tcp_sock_state *st,
 	sl = inany_sockaddr(&ss, &st->laddr, st->lport);
 	if (bind(fd, (struct sockaddr *)&ss, sl))
 		goto fail;
+	/* The send queue is left selected: an idle connection's queues
+	 * then take no call of their own
+	 */
 	what = "sequence numbers";
-	if (tcp_opt(fd, TCP_REPAIR_QUEUE, TCP_SEND_QUEUE) ||
-	    tcp_opt(fd, TCP_QUEUE_SEQ, (int)(st->snd_seq - st->sndq)) ||
-	    tcp_opt(fd, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE) ||
+	if (tcp_opt(fd, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE) ||
 	    tcp_opt(fd, TCP_QUEUE_SEQ, (int)(st->rcv_seq - st->rcvq)) ||
+	    tcp_opt(fd, TCP_REPAIR_QUEUE, TCP_SEND_QUEUE) ||
+	    tcp_opt(fd, TCP_QUEUE_SEQ, (int)(st->snd_seq - st->sndq)) ||
 	    ((st->options & TCPI_OPT_TIMESTAMPS) &&
 	     tcp_opt(fd, TCP_TIMESTAMP, (int)st->ts)))
 		goto fail;
@@ -686,9 +699,12 @@ static int tcp_sock_restore(struct ctx *c, const struct tcp_sock_state *st,
 	if (connect(fd, (struct sockaddr *)&ss, sl))
 		goto fail;
 	what = "queues";
-	if (tcp_send_all(fd, tcp_mig_q + st->sndq, st->rcvq) ||
-	    tcp_opt(fd, TCP_REPAIR_QUEUE, TCP_SEND_QUEUE) ||
-	    tcp_send_all(fd, tcp_mig_q, st->sndq - st->notsent))
+	if (st->rcvq &&
+	    (tcp_opt(fd, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE) ||
+	     tcp_send_all(fd, tcp_mig_q + st->sndq, st->rcvq) ||
+	     tcp_opt(fd, TCP_REPAIR_QUEUE, TCP_SEND_QUEUE)))
+		goto fail;
+	if (tcp_send_all(fd, tcp_mig_q, st->sndq - st->notsent))
 		goto fail;
 	what = "options";
 	o[no++] = (struct tcp_repair_opt){ TCPOPT_MAXSEG, st->mss };
