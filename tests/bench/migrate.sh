@@ -22,12 +22,19 @@
 # share is save and load; MIG_ROUNDS=N runs N rounds, alternating which
 # back-end goes first, and adds the medians.
 #
+# MIG_DOWNTIME="qemu 30" (the default) runs every case under each of
+# these downtime limits: "qemu" leaves QEMU's own (300 ms), a number sets
+# it in ms on the source (migrate-set-parameters downtime-limit).  With a
+# small one QEMU copies on until little RAM is left, its last pass
+# shrinks to a few ms, and the pause is the back-ends' own: saving,
+# loading, and the sockets rebuilt.
+#
 #   tests/bench/migrate.sh [OUTDIR]     (default results/migrate-TIMESTAMP)
 #
 # PASST names passt with --vhost-user (its passt-repair beside it); its
 # rows are left out without one.  Writes OUTDIR/migrate.json and a table,
 # and keeps each run's back-end logs, QEMU's traces and its last
-# query-migrate in OUTDIR/BACKEND-CONNS/ (BACKEND-CONNS-ROUND/ with rounds).
+# query-migrate in OUTDIR/BACKEND-CONNS-LIMIT/ (-ROUND added with rounds).
 
 set -u
 MIG_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
@@ -41,6 +48,7 @@ MIG_DIR=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 MIG_OUT=${1:-$REPO/results/migrate-$(date +%Y%m%d-%H%M%S)}
 MIG_CONNS=${MIG_CONNS:-1 100 1000}
 MIG_ROUNDS=${MIG_ROUNDS:-1}
+MIG_DOWNTIME=${MIG_DOWNTIME:-qemu 30}
 HOLD=60
 
 # peer_conns() - TCP connections established to the peer's iperf3 ports
@@ -166,6 +174,9 @@ one_run() {
 	idle=$(( ($(ticks "$src_pid") - t0) * 100 / 5 / $(getconf CLK_TCK) ))
 	qmp "$run/dst.qmp" "migrate-incoming {\"uri\": \"unix:$run/mig.sock\"}" \
 		>/dev/null 2>&1
+	[ "$LIMIT" = qemu ] || qmp "$run/src.qmp" \
+		"migrate-set-parameters {\"downtime-limit\": $LIMIT}" \
+		>/dev/null 2>&1
 	qmp "$run/src.qmp" "migrate {\"uri\": \"unix:$run/mig.sock\"}" \
 		>/dev/null 2>&1
 	status=
@@ -186,17 +197,22 @@ one_run() {
 	wait "$dst_run"
 	clients=$(tr -d '\r' <"$run/vm-dst.log" |
 		sed -n 's/^NETSHIM-RESULT migbench_clients //p')
+	# What a failed iperf3 client said last, from the guest
+	tr -d '\r' <"$run/vm-dst.log" |
+		sed -n 's/^NETSHIM-RESULT migbench_error /guest: /p' |
+		head -n 3 | while read -r line; do log "$line"; done
 	local save load ram pause pend
 	read -r save load ram pause pend < <(mig_split "$run/vm-src.log.trace" \
 		"$run/vm-dst.log.trace")
-	log "$b, $n connections: $status in ${total:-?} ms, downtime" \
+	log "$b, $n connections, limit $LIMIT: $status in ${total:-?} ms," \
+		"downtime" \
 		"${down:-?} ms (back-end: $save ms saving, $load ms loading;" \
 		"last RAM pass $ram ms, $pend MB left at the switch; guest" \
 		"paused $pause ms; source back-end at ${idle}% CPU before); peer" \
 		"connections $before before, $after after; iperf3 clients:" \
 		"${clients:-?}"
-	printf '{"backend": "%s", "conns": %s, "status": "%s", "total_ms": %s, "downtime_ms": %s, "save_ms": %s, "load_ms": %s, "ram_ms": %s, "pause_ms": %s, "switch_mb": %s, "idle_cpu_pct": %s, "round": %s, "peer_before": %s, "peer_after": %s, "clients": "%s"}\n' \
-		"$b" "$n" "$status" "${total:-null}" "${down:-null}" \
+	printf '{"backend": "%s", "conns": %s, "limit": "%s", "status": "%s", "total_ms": %s, "downtime_ms": %s, "save_ms": %s, "load_ms": %s, "ram_ms": %s, "pause_ms": %s, "switch_mb": %s, "idle_cpu_pct": %s, "round": %s, "peer_before": %s, "peer_after": %s, "clients": "%s"}\n' \
+		"$b" "$n" "$LIMIT" "$status" "${total:-null}" "${down:-null}" \
 		"$save" "$load" "$ram" "$pause" "$pend" "$idle" "$ROUND" \
 		"$before" "$after" "${clients:-}" >>"$WORK/rows"
 	for p in "$src_pid" "$dst_pid"; do
@@ -205,7 +221,7 @@ one_run() {
 	wait "$src_pid" "$dst_pid" 2>/dev/null
 	pkill -f "$run/.*sock.repair" 2>/dev/null
 	# The back-ends' logs say where their part of the downtime went
-	local keep=$MIG_OUT/$b-$n
+	local keep=$MIG_OUT/$b-$n-$LIMIT
 	[ "$MIG_ROUNDS" = 1 ] || keep=$keep-$ROUND
 	mkdir -p "$keep"
 	cp "$run"/backend-*.log "$run"/vm-*.log.trace "$keep/" \
@@ -224,17 +240,19 @@ vm_peer_wait tcp 5211
 PASST=${PASST:-}
 # Rounds alternate which back-end goes first: the machine's state drifts
 for ROUND in $(seq "$MIG_ROUNDS"); do
-	for n in $MIG_CONNS; do
-		if [ -z "$PASST" ] ||
-			[ ! -x "$(dirname "$PASST")/passt-repair" ]; then
-			one_run netshim "$n"
-		elif [ $((ROUND % 2)) = 1 ]; then
-			one_run netshim "$n"
-			one_run passt "$n"
-		else
-			one_run passt "$n"
-			one_run netshim "$n"
-		fi
+	for LIMIT in $MIG_DOWNTIME; do
+		for n in $MIG_CONNS; do
+			if [ -z "$PASST" ] ||
+				[ ! -x "$(dirname "$PASST")/passt-repair" ]; then
+				one_run netshim "$n"
+			elif [ $((ROUND % 2)) = 1 ]; then
+				one_run netshim "$n"
+				one_run passt "$n"
+			else
+				one_run passt "$n"
+				one_run netshim "$n"
+			fi
+		done
 	done
 done
 [ -n "$PASST" ] || log "no PASST: its rows left out"
@@ -244,33 +262,44 @@ python3 - "$WORK/rows" "$MIG_OUT/migrate.json" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 json.dump(rows, open(sys.argv[2], "w"), indent=1)
-fmt = "%-8s %6s %5s %10s %9s %9s %7s %7s %7s %7s %7s %9s  %s"
-print(fmt % ("backend", "conns", "round", "status", "total ms", "downtime",
-             "save", "load", "RAM", "RAM MB", "paused", "peer",
+fmt = "%-8s %6s %5s %5s %10s %9s %9s %7s %7s %7s %7s %7s %9s  %s"
+print(fmt % ("backend", "conns", "limit", "round", "status", "total ms",
+             "downtime", "save", "load", "RAM", "RAM MB", "paused", "peer",
              "guest clients"))
 for r in rows:
-    print(fmt % (r["backend"], r["conns"], r["round"], r["status"],
+    print(fmt % (r["backend"], r["conns"], r["limit"], r["round"],
+                 r["status"],
                  r["total_ms"], r["downtime_ms"], r["save_ms"], r["load_ms"],
                  r["ram_ms"], r["switch_mb"], r["pause_ms"],
                  "%s/%s" % (r["peer_before"], r["peer_after"]),
                  r["clients"]))
-print("downtime: QEMU's; save, load: the back-end's device state on the "
+print("limit: QEMU's downtime limit (ms, qemu: its default); "
+      "downtime: QEMU's; save, load: the back-end's device state on the "
       "source, the destination; RAM: the source's last RAM pass, RAM MB "
       "what QEMU left for it; paused: source stopped to destination "
       "running (ms)")
 if max(r["round"] for r in rows) > 1:
     def med(v):
         v = sorted(x for x in v if x is not None)
-        return v[len(v) // 2] if v else None
+        if not v:
+            return None
+        h = len(v) // 2
+        return v[h] if len(v) % 2 else round((v[h - 1] + v[h]) / 2, 1)
     print("medians over the rounds:")
     keys = ("downtime_ms", "save_ms", "load_ms", "ram_ms", "pause_ms")
-    print("%-8s %6s %9s %7s %7s %7s %7s" % ("backend", "conns", "downtime",
-          "save", "load", "RAM", "paused"))
-    for b in sorted({r["backend"] for r in rows}):
+    print("%-8s %6s %5s %9s %7s %7s %7s %7s" % ("backend", "conns",
+          "limit", "downtime", "save", "load", "RAM", "paused"))
+    for lim in sorted({r["limit"] for r in rows}):
         for n in sorted({r["conns"] for r in rows}):
-            sel = [r for r in rows if r["backend"] == b and r["conns"] == n]
-            if sel:
-                print("%-8s %6s %9s %7s %7s %7s %7s" % ((b, n) + tuple(
-                      med(r[k] for r in sel) for k in keys)))
+            for b in sorted({r["backend"] for r in rows}):
+                sel = [r for r in rows if r["backend"] == b and
+                       r["conns"] == n and r["limit"] == lim]
+                if sel:
+                    print("%-8s %6s %5s %9s %7s %7s %7s %7s" % (
+                          (b, n, lim) + tuple(med(r[k] for r in sel)
+                                              for k in keys)))
 PY
+# What the peer's iperf3 servers failed on, if anything, each message once
+cat "$WORK"/peer-iperf3-*.log 2>/dev/null | grep -o 'iperf3: error - .*' |
+	sort | uniq -c | while read -r line; do log "peer: $line"; done
 log "results: $MIG_OUT/migrate.json"
