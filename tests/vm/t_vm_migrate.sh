@@ -22,6 +22,12 @@
 #   - with MIG_HELPER=none, the destination resets the guest's connections
 #     at once (the sockets stayed with the source): the transfers end with
 #     a reset, not a hang, and the lines before it are intact;
+#   - the inbound connection went with it: the peer, connected to the
+#     pod's port 5315, which the first back-end forwards (-t), before the
+#     first migration, has each line it writes echoed by the guest, in
+#     order, before and after the last one (the other back-ends share the
+#     pod, where a second listener could not bind the port: between
+#     pods, as KubeVirt migrates, each would forward it);
 #   - the guest's UDP flow went with it: the peer, which pushes a datagram
 #     every 0.2 s to where the guest's only datagram came from, still
 #     reaches it from the destination (netshim; passt carries TCP only);
@@ -60,6 +66,7 @@ UPLOAD_PORT=5311
 UDP_PORT=5312
 ECHO_PORT=5313
 HOLD_PORT=5314
+INBOUND_PORT=5315
 # MIG_CONNS=N: the guest also holds N TCP connections to the peer's echo
 # server, each checked round after round (tests/vm/conns.c)
 CONNS=${MIG_CONNS:-0}
@@ -465,17 +472,57 @@ hop() {
 # The guest starts on n0, without --migrate-exit where it must take its
 # connections back (MIG_FAIL)
 if [ -n "${MIG_FAIL:-}" ]; then
-	backend n0
+	backend n0 -t "$INBOUND_PORT"
 elif [ "$BACKEND" = netshim ]; then
-	backend n0 --migrate-exit --migrate-no-linger
+	backend n0 -t "$INBOUND_PORT" --migrate-exit --migrate-no-linger
 else
-	backend n0 --migrate-no-linger
+	backend n0 -t "$INBOUND_PORT" --migrate-no-linger
 fi
 guest n0
 wait_console "$WORK/vm-n0.log" migrate_ready 200 ||
 	fail "the guest did not start its download:" \
 		"$(tail -n 5 "$WORK/vm-n0.log.raw" "$WORK/run-n0.out")"
 log "guest: $(result_of "$WORK/vm-n0.log.raw" migrate_ready)"
+# The inbound connection: from the peer to the pod's forwarded port, to
+# the guest's echo server, a line every 0.1 s, each read back before the
+# next, until the test says stop; the lines echoed once the test marked
+# the guest's last arrival are counted apart
+vm_peer_start inbound python3 -c '
+import os, socket, sys, time
+addr, port, mark, stop = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+c = None
+for _ in range(100):
+    try:
+        c = socket.create_connection((addr, port), timeout=5)
+        break
+    except OSError:
+        time.sleep(0.2)
+if c is None:
+    print("inbound: no connection", flush=True)
+    sys.exit()
+c.settimeout(30)
+n = before = bad = 0
+how = "stopped"
+try:
+    while not os.path.exists(stop):
+        want = b"%d\n" % n
+        c.sendall(want)
+        got = b""
+        while len(got) < len(want):
+            b = c.recv(len(want) - len(got))
+            if not b:
+                raise OSError("closed by the other end")
+            got += b
+        bad += got != want
+        n += 1
+        if not os.path.exists(mark):
+            before = n
+        time.sleep(0.1)
+except OSError as e:
+    how = "error: %s" % e
+print("inbound: %d lines echoed, %d after the last migration, %d wrong, %s"
+      % (n, n - before, bad, how), flush=True)
+' 203.0.113.2 "$INBOUND_PORT" "$WORK/inbound.mark" "$WORK/inbound.stop"
 helper n0
 at=n0
 hops=""
@@ -493,8 +540,9 @@ hops="$hops$SUMMARY"
 # it goes on there a little, then ends
 grep -q '^counter: sent' "$WORK/peer-counter.log" &&
 	fail "the download ended before the last migration (DOWN_S $DOWN_S)"
+touch "$WORK/inbound.mark"
 sleep 3
-touch "$WORK/counter.stop"
+touch "$WORK/counter.stop" "$WORK/inbound.stop"
 
 if [ -n "${MIG_FAIL:-}" ]; then
 	# The destination refused the state: its QEMU gives up, and the
@@ -550,6 +598,15 @@ if [ "$MIG_HELPER" != none ] && [ -z "$NEWPOD" ]; then
 		fail "upload: the guest sent $((UP_LINES + 1)) lines, the" \
 			"peer says '$got'"
 	kept="both connections kept: $lines down, ${got#upload: } up"
+	# The inbound one too, echoing after the last migration (3 s of
+	# lines at 10 a second, fewer under TCG)
+	topo_wait_log "$WORK/peer-inbound.log" '^inbound:' 350
+	inb=$(grep '^inbound:' "$WORK/peer-inbound.log")
+	case "$inb" in
+	"inbound: "*" lines echoed, "[1-9][0-9]*" after the last migration, 0 wrong, stopped") ;;
+	*) fail "the inbound connection did not go on: ${inb:-no result}" ;;
+	esac
+	kept="$kept; ${inb#inbound: }"
 else
 	case "$lines" in
 	*" 0 wrong, "[01]" short") ;;
@@ -618,7 +675,8 @@ done
 ln -sf "backend-$at.log" "$WORK/backend.log"
 BACKEND_PID=${BPID[$at]}
 if [ -n "${MIG_FAIL:-}" ]; then
-	grep -q 'migration failed or cancelled: 2 TCP connections go on' \
+	# The download, the upload and the inbound connection
+	grep -q 'migration failed or cancelled: 3 TCP connections go on' \
 		"$WORK/backend-n0.log" ||
 		fail "the source did not take its connections back:" \
 			"$(grep migration "$WORK/backend-n0.log" | tail -n 3)"

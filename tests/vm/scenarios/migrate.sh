@@ -15,6 +15,10 @@
 #   udp   one datagram from port 5312 to the peer's UDP server on 5312,
 #         which from then on pushes one back every 0.2 s: the pushes
 #         counted, the guest sending nothing more;
+#   echo  a TCP echo server on port 5315, which the back-ends forward
+#         from the pod (-t): the peer's inbound connection, opened before
+#         the first migration, writes a line and reads it back, checked,
+#         until the test ends it;
 #   hold  one datagram from port 5314 to the peer's server there, whose
 #         answers, large datagrams of a pattern, stay unread in the
 #         receive buffers the back-end wrote them to until the download
@@ -88,6 +92,7 @@ if dhcp4; then
 	(seq 0 "$up_lines" | socat -u - "TCP:$PEER4:5311" 2>/tmp/up.err
 	 echo "$?" >/tmp/up.rc) &
 	up=$!
+	socat TCP-LISTEN:5315,reuseaddr,fork PIPE 2>/tmp/echo.err &
 	sleep 3
 	result migrate_ready "$(cat /tmp/down.n 2>/dev/null) lines so far" \
 		"${cpid:+, $(cat /tmp/conns.n 2>/dev/null) rounds of $conns connections}"
