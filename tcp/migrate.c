@@ -127,12 +127,13 @@ static int tcp_opt_get(int fd, int opt, uint32_t *v)
 }
 
 /**
- * tcp_peek_queue() - copy a whole queue of a socket in repair mode
- * @fd:		socket, its repair queue selected
+ * tcp_peek_queue() - copy the whole receive queue of a socket in repair
+ *		      mode
+ * @fd:		socket, its receive queue selected, its peek offset reset
  * @buf:	where
  * @len:	its length, from SIOCINQ
  *
- * Both queues are read from their start by each peek: one call.
+ * One call: the queue is read from its start.
  *
  * Return: 0 if all of it came, -1 otherwise
  */
