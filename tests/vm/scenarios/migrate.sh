@@ -15,7 +15,7 @@
 #   udp   one datagram from port 5312 to the peer's UDP server on 5312,
 #         which from then on pushes one back every 0.2 s: the pushes
 #         counted, the guest sending nothing more;
-#   echo  a TCP echo server on port 5315, which the back-ends forward
+#   echo  a TCP echo server on port 5315, which the first back-end forwards
 #         from the pod (-t): the peer's inbound connection, opened before
 #         the first migration, writes a line and reads it back, checked,
 #         until the test ends it;
