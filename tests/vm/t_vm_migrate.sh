@@ -60,6 +60,7 @@
 set -u
 . "$(dirname "$0")/../lib/topo.sh"
 . "$(dirname "$0")/peer.sh"
+. "$(dirname "$0")/migrate-lib.sh"
 
 COUNTER_PORT=5310
 UPLOAD_PORT=5311
@@ -83,34 +84,6 @@ if [ "$BACKEND" = passt ]; then
 else
 	MIG_HELPER=${MIG_HELPER:-$REPO/build/netshim-repair}
 fi
-
-# qmp() - one QMP command on a monitor, its answer on stdout
-# $1: monitor socket, $2...: command and JSON arguments
-qmp() {
-	local mon=$1
-
-	shift
-	python3 "$(dirname "$0")/qmp.py" "$mon" "$@"
-}
-
-# wait_console() - wait for a result line on a running guest's console
-# (run-vm.sh writes LOG.raw while QEMU runs, LOG once it ended)
-# $1: console log, $2: result key, $3: seconds
-wait_console() {
-	local _
-
-	for _ in $(seq $(($3 * 10))); do
-		grep -q "^NETSHIM-RESULT $2" "$1.raw" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-# result_of() - a result line's text on a guest's console
-# $1: console log (or LOG.raw), $2: key
-result_of() {
-	tr -d '\r' <"$1" | sed -n "s/^NETSHIM-RESULT $2 //p" | tail -n 1
-}
 
 topo_init
 topo_peer_pod
@@ -255,24 +228,6 @@ vm_peer_wait udp "$UDP_PORT"
 [ -z "${MIG_FAIL:-}" ] || { [ "$ROUNDS" -eq 1 ] && [ -z "$CANCEL" ]; } ||
 	fail "MIG_FAIL is one migration, without MIG_CANCEL"
 
-declare -A BPID QRUN
-# backend() - a back-end in the pod on $WORK/NAME.sock, its repair socket
-# beside it, its log in $WORK/backend-NAME.log
-# $1: NAME, $@: more options
-backend() {
-	local name=$1
-
-	shift
-	topo_backend --vhost-user "$@" ${MIG_DEBUG:+-d}
-	BPID[$name]=$BACKEND_PID
-	mv "$WORK/backend.sock" "$WORK/$name.sock"
-	# passt listens for passt-repair beside its socket: out of the
-	# next one's way
-	[ -S "$WORK/backend.sock.repair" ] &&
-		mv "$WORK/backend.sock.repair" "$WORK/$name.sock.repair"
-	mv "$WORK/backend.log" "$WORK/backend-$name.log"
-}
-
 # guest() - a QEMU on back-end NAME, console in $WORK/vm-NAME.log, QMP on
 # $WORK/NAME.qmp; with a second argument, waiting for a migration.  The
 # guest kernel runs with init_on_alloc=0, as kernels before 5.3 and those
@@ -299,54 +254,6 @@ guest() {
 	# QEMU itself, stopped with the test's processes if it fails
 	topo_wait_file "$WORK/$name.qemu.pid" &&
 		topo_pid_add "$(cat "$WORK/$name.qemu.pid")"
-}
-
-# helper() - the repair helper for back-end NAME, as virt-handler starts
-# one on each side when a migration begins; it stays until the back-end
-# closes its connection
-# $1: NAME
-helper() {
-	[ "$MIG_HELPER" = none ] && return
-	[ -x "$MIG_HELPER" ] || fail "no repair helper $MIG_HELPER (make)"
-	ip netns exec "$NS_POD" "$MIG_HELPER" "$WORK/$1.sock.repair" \
-		>"$WORK/helper-$1.log" 2>&1 &
-	topo_pid_add $!
-}
-
-# migration_status() - the source's migration status, its query-migrate
-# answer in $WORK/query-migrate.out
-# $1: source NAME
-migration_status() {
-	qmp "$WORK/$1.qmp" query-migrate >"$WORK/query-migrate.out" 2>&1
-	sed -n 's/.*"status": "\([a-z-]*\)".*/\1/p' "$WORK/query-migrate.out" |
-		head -n 1
-}
-
-# migration_wait() - wait until the source's migration completed, failed
-# or was cancelled, or its QEMU ended; sets STATUS
-# $1: source NAME, $2: seconds to wait
-migration_wait() {
-	local end=$((SECONDS + $2))
-
-	while [ "$SECONDS" -lt "$end" ]; do
-		STATUS=$(migration_status "$1")
-		case "$STATUS" in
-		completed | failed | cancelled) return ;;
-		esac
-		if ! kill -0 "${QRUN[$1]}" 2>/dev/null; then
-			STATUS="not done: QEMU $1 ended ($(tail -n 2 \
-				"$WORK/run-$1.out" | tr '\n' ' '))"
-			return
-		fi
-		sleep 0.1
-	done
-}
-
-# migration_field() - a number from the last query-migrate answer
-# $1: field name
-migration_field() {
-	sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" "$WORK/query-migrate.out" |
-		head -n 1
 }
 
 # hop() - migrate the guest from back-end SRC to a new back-end DST, on a
@@ -387,20 +294,7 @@ hop() {
 			'migrate-set-parameters {"max-bandwidth": 2097152}' \
 			>/dev/null || fail "QEMU $src: max-bandwidth refused"
 	fi
-	# Both back-ends share the pod: between the source letting go of a
-	# socket (--migrate-no-linger) and the destination restoring it, the
-	# pod's kernel would answer a segment of the peer (a window probe, an
-	# ACK) with a reset, which between two nodes, the source's socket
-	# lingering, nobody sends.  The test drops those while it migrates.
-	ip netns exec "$NS_POD" nft -f - <<-EOF ||
-		table inet migtest {
-			chain out {
-				type filter hook output priority 0; policy accept;
-				tcp flags & rst == rst counter drop
-			}
-		}
-	EOF
-		fail "nft in the pod"
+	mig_rst_drop
 	start=$(date +%s.%N)
 	qmp "$WORK/$src.qmp" "migrate {\"uri\": \"unix:$WORK/mig-$dst.sock\"}" \
 		>"$WORK/qmp-migrate.out" 2>&1 ||
@@ -430,7 +324,7 @@ hop() {
 			fail "back-end $src exited after migrate_cancel:" \
 				"$(tail -n 3 "$WORK/backend-$src.log")"
 		kill "${BPID[$dst]}"
-		ip netns exec "$NS_POD" nft delete table inet migtest
+		mig_rst_release
 		SUMMARY="cancelled"
 		return
 	fi
@@ -445,12 +339,7 @@ hop() {
 	SUMMARY="$(migration_field total-time) ms, downtime $(migration_field downtime) ms"
 	# The destination restored its sockets as the guest resumed
 	sleep 1
-	ip netns exec "$NS_POD" nft list table inet migtest 2>/dev/null |
-		sed -n 's/.*counter packets \([1-9][0-9]*\) .*/\1/p' |
-		while read -r n; do
-			log "$src -> $dst: $n resets of the pod's kernel dropped"
-		done
-	ip netns exec "$NS_POD" nft delete table inet migtest
+	mig_rst_release "$src -> $dst"
 	# The sockets where the guest arrived, for a failure to show
 	ip netns exec "$NS_POD" ss -tnieo >"$WORK/ss-pod-$dst.txt" 2>&1
 	ip netns exec "$NS_PEER" ss -tnieo >"$WORK/ss-peer-$dst.txt" 2>&1
