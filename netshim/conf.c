@@ -1094,7 +1094,7 @@ static int conf_opt_netmask(struct conf *c, const char *arg)
 /**
  * conf_word() - which of a few words an argument is
  * @arg:	the argument
- * @words:	the words, in the order of the values they stand for
+ * @words:	the words, each at the index of the value it stands for
  * @n:		how many
  *
  * Return: the index of @arg in @words, -1 if it is none of them
@@ -1118,9 +1118,12 @@ static int conf_word(const char *arg, const char *const *words, int n)
  */
 static int conf_opt_bpf(struct conf *c, const char *arg)
 {
-	/* In the order of enum conf_bpf */
-	static const char *const words[] = { "auto", "off", "require" };
-	int m = conf_word(arg, words, 3);
+	static const char *const words[] = {
+		[CONF_BPF_AUTO] = "auto",
+		[CONF_BPF_OFF] = "off",
+		[CONF_BPF_REQUIRE] = "require",
+	};
+	int m = conf_word(arg, words, (int)(sizeof(words) / sizeof(words[0])));
 
 	if (m < 0)
 		return conf_bad(OPT_BPF, arg, "expected auto, off or require");
@@ -1137,9 +1140,12 @@ static int conf_opt_bpf(struct conf *c, const char *arg)
  */
 static int conf_opt_io_uring(struct conf *c, const char *arg)
 {
-	/* In the order of enum conf_io_uring */
-	static const char *const words[] = { "off", "auto", "require" };
-	int m = conf_word(arg, words, 3);
+	static const char *const words[] = {
+		[CONF_IO_URING_OFF] = "off",
+		[CONF_IO_URING_AUTO] = "auto",
+		[CONF_IO_URING_REQUIRE] = "require",
+	};
+	int m = conf_word(arg, words, (int)(sizeof(words) / sizeof(words[0])));
 
 	if (m < 0)
 		return conf_bad(OPT_IO_URING, arg,
