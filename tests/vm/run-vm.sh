@@ -38,6 +38,9 @@
 #                   guest of tests/vm/debian/ runs its own checks)
 #   VM_DISK=FILE    raw disk image on virtio-blk (/dev/vda), opened with
 #                   snapshot=on: the guest's writes never reach FILE
+#   VM_DISK_SHARED=1  write VM_DISK in place instead: a test's own copy of
+#                   the image, which a live migration's source and
+#                   destination QEMUs share as two nodes share storage
 #   VM_MEM=MIB      guest memory (default 512)
 #   VM_MAXMEM=MIB   room for memory hot-plug: two DIMM slots, up to this
 #                   much memory in all (-m MEM,slots=2,maxmem=MAXMEM)
@@ -190,8 +193,11 @@ TRACE=""
 [ -z "${VM_TRACE:-}" ] ||
 	TRACE="-d trace:$(echo "$VM_TRACE" | sed 's/,/,trace:/g') -D $LOG.trace -msg timestamp=on"
 DISK=""
-[ -z "${VM_DISK:-}" ] ||
+if [ -n "${VM_DISK_SHARED:-}" ]; then
+	DISK="-drive file=$VM_DISK,format=raw,if=virtio"
+elif [ -n "${VM_DISK:-}" ]; then
 	DISK="-drive file=$VM_DISK,format=raw,if=virtio,snapshot=on"
+fi
 mkdir -p "$(dirname "$LOG")"
 rm -f "$LOG" "$LOG.raw"
 echo "run-vm: $SCENARIO, $ACCEL, netdev ${NETDEV:-stream}, log $LOG" >&2

@@ -564,8 +564,8 @@ done
 ln -sf "backend-$at.log" "$WORK/backend.log"
 BACKEND_PID=${BPID[$at]}
 if [ -n "${MIG_FAIL:-}" ]; then
-	# The download, the upload and the inbound connection
-	grep -q 'migration failed or cancelled: 3 TCP connections go on' \
+	# The download, the upload, the inbound connection and MIG_CONNS more
+	grep -q "migration failed or cancelled: $((3 + CONNS)) TCP connections go on" \
 		"$WORK/backend-n0.log" ||
 		fail "the source did not take its connections back:" \
 			"$(grep migration "$WORK/backend-n0.log" | tail -n 3)"
