@@ -126,27 +126,48 @@ static int tcp_opt_get(int fd, int opt, uint32_t *v)
 	return getsockopt(fd, SOL_TCP, opt, v, &sl);
 }
 
-/**
- * tcp_peek_queue() - copy the whole receive queue of a socket in repair
- *		      mode
- * @fd:		socket, its receive queue selected, its peek offset reset
- * @buf:	where
- * @len:	its length, from SIOCINQ
- *
- * One call: the queue is read from its start.
- *
- * Return: 0 if all of it came, -1 otherwise
+/* Reads of the receive queue's end and length that segments of the peer
+ * keep splitting before giving up on the socket (it is reset towards the
+ * guest then)
  */
-static int tcp_peek_queue(int fd, uint8_t *buf, uint32_t len)
+#define TCP_DUMP_TRIES		16
+
+/**
+ * tcp_rcvq_head() - the sequence number the receive queue starts at
+ * @fd:		socket in repair mode, its receive queue selected
+ * @head:	set
+ * @len:	set to its length then
+ *
+ * Nothing reads the queue, so its start does not move; its end does, with
+ * each segment of the peer, which a socket in repair mode still takes.
+ * The start is the end less the length, read back to back until no
+ * segment came between them: a window of two system calls, where a
+ * whole read of the queue could be overrun again and again by a fast
+ * sender.
+ *
+ * Return: 0 on success, -1 if segments kept coming between the two
+ */
+static int tcp_rcvq_head(int fd, uint32_t *head, uint32_t *len)
 {
-	if (!len)
-		return 0;
-	return recv(fd, buf, len, MSG_PEEK | MSG_DONTWAIT) == (ssize_t)len ?
-	       0 : -1;
+	uint32_t end, again;
+	int i, v;
+
+	for (i = 0; i < TCP_DUMP_TRIES; i++) {
+		if (tcp_opt_get(fd, TCP_QUEUE_SEQ, &end) ||
+		    ioctl(fd, SIOCINQ, &v) ||
+		    tcp_opt_get(fd, TCP_QUEUE_SEQ, &again))
+			return -1;
+		if (end == again) {
+			*len = (uint32_t)v;
+			*head = end - *len;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 /**
- * tcp_sock_dump_once() - what a socket in repair mode is made of, read once
+ * tcp_sock_dump() - what a socket in repair mode is made of
  * @fd:		socket
  * @st:		filled; its queues go to tcp_mig_q, send queue first
  *
@@ -157,18 +178,19 @@ static int tcp_peek_queue(int fd, uint8_t *buf, uint32_t len)
  *   sequence read, cannot move (nothing is written to the socket), and
  *   an ACK of the peer meanwhile only drops bytes the destination
  *   sends again, which the peer ignores;
- * - the receive queue grows with the peer's segments, which a socket in
- *   repair mode still takes: its end sequence is read before and after
- *   its length and its bytes, and a change means read again.
+ * - the receive queue is peeked from its start (tcp_rcvq_head()) into
+ *   the rest of the buffer, and its end is its start plus what came: a
+ *   segment that lands after the peek is not in the state, and the
+ *   peer, which the destination never acknowledged it to, sends it
+ *   again there.
  *
- * Return: 0 on success, 1 if segments of the peer moved the queues
- * meanwhile (read again), -1 if it cannot move (its state, its queues)
+ * Return: 0 on success, -1 if it cannot move (its state, its queues)
  */
-static int tcp_sock_dump_once(int fd, struct tcp_sock_state *st)
+static int tcp_sock_dump(int fd, struct tcp_sock_state *st)
 {
 	struct sockaddr_storage ss;
 	struct tcp_info ti;
-	uint32_t seq;
+	uint32_t head, len;
 	socklen_t sl;
 	ssize_t n;
 	int v, off = -1;
@@ -195,6 +217,9 @@ static int tcp_sock_dump_once(int fd, struct tcp_sock_state *st)
 	    ((st->options & TCPI_OPT_TIMESTAMPS) &&
 	     tcp_opt_get(fd, TCP_TIMESTAMP, &st->ts)))
 		return -1;
+	/* Before the receive queue is read: the window's left edge
+	 * (rcv_wup) must not be past the end the state gives it
+	 */
 	sl = sizeof(st->w);
 	if (getsockopt(fd, SOL_TCP, TCP_REPAIR_WINDOW, &st->w, &sl))
 		return -1;
@@ -213,54 +238,38 @@ static int tcp_sock_dump_once(int fd, struct tcp_sock_state *st)
 	if (ioctl(fd, SIOCOUTQNSD, &v) || (uint32_t)v > st->sndq)
 		return -1;
 	st->notsent = (uint32_t)v;
-	if (tcp_opt(fd, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE) ||
-	    tcp_opt_get(fd, TCP_QUEUE_SEQ, &st->rcv_seq) ||
-	    ioctl(fd, SIOCINQ, &v))
+	if (tcp_opt(fd, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE))
 		return -1;
-	st->rcvq = (uint32_t)v;
-	if ((uint64_t)st->sndq + st->rcvq > MIGRATE_TCP_QBUF)
-		goto big;
-	if (st->rcvq) {
-		/* From the start of the queue, whatever was peeked before */
-		setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off));
-		if (tcp_peek_queue(fd, tcp_mig_q + st->sndq, st->rcvq))
-			return 1;
+	if (tcp_rcvq_head(fd, &head, &len)) {
+		info("migration: TCP connection to port %u: its receive "
+		     "queue kept moving while read: it is reset", st->pport);
+		return -1;
 	}
-	/* A segment of the peer that came meanwhile moved the end of the
-	 * receive queue: its length and bytes would not fit the sequence
+	st->rcv_seq = head;
+	if (!len)	/* what comes now is sent again to the destination */
+		return 0;
+	/* From the start of the queue, whatever was peeked before */
+	setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off));
+	n = recv(fd, tcp_mig_q + st->sndq, MIGRATE_TCP_QBUF - st->sndq,
+		 MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0 && errno != EAGAIN)
+		return -1;
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= MIGRATE_TCP_QBUF - st->sndq)
+		goto big;
+	/* The queue only grows: less than it held is a peek cut short,
+	 * and bytes we acknowledged would be missing
 	 */
-	if (tcp_opt_get(fd, TCP_QUEUE_SEQ, &seq) || seq != st->rcv_seq)
-		return 1;
+	if ((uint32_t)n < len)
+		return -1;
+	st->rcvq = (uint32_t)n;
+	st->rcv_seq += st->rcvq;
 	return 0;
 big:
 	info("migration: TCP connection to port %u: more than %u MiB "
 	     "queued: it is reset", st->pport, MIGRATE_TCP_QBUF >> 20);
 	return -1;
-}
-
-/* Reads of a socket that the peer's segments keep moving before giving up
- * on it (it is reset towards the guest then)
- */
-#define TCP_DUMP_TRIES		8
-
-/**
- * tcp_sock_dump() - what a socket in repair mode is made of, its queues
- *		     and sequence numbers read as one
- * @fd:		socket
- * @st:		filled; its queues go to tcp_mig_q, send queue first
- *
- * Return: 0 on success, -1 if it cannot move
- */
-static int tcp_sock_dump(int fd, struct tcp_sock_state *st)
-{
-	int i, rc = 1;
-
-	for (i = 0; i < TCP_DUMP_TRIES && rc == 1; i++)
-		rc = tcp_sock_dump_once(fd, st);
-	if (rc == 1)
-		info("migration: TCP connection to port %u: its queues kept "
-		     "moving while read: it is reset", st->pport);
-	return rc ? -1 : 0;
 }
 
 /**
