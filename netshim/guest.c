@@ -17,6 +17,7 @@
 #include "eth.h"
 #include "flow.h"
 #include "gaddr.h"
+#include "repair.h"
 #include "migrate.h"
 #include "icmp/icmp.h"
 #include "inany.h"
@@ -256,6 +257,8 @@ void guest_link_event(struct ctx *c, uint32_t idx, uint32_t events)
 void guest_news(struct ctx *c)
 {
 	if (link_take_gone(c)) {
+		/* A migration's source is done once its front-end goes */
+		repair_done(c);
 		tcp_guest_gone(c);
 		flow_guest_gone(c);
 		gaddr_reset(c);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "migrate.h"
+#include "repair.h"
 #include "migio.h"
 #include "log.h"
 #include "link/link.h"
@@ -192,9 +193,18 @@ void migrate_news(struct ctx *c)
 			c->cnt.migrations_refused++;
 		else if (load)
 			c->cnt.migrations_in++;
+		/* The destination's sockets are out of repair mode */
+		if (load)
+			repair_done(c);
 	}
-	if (link_take_state_back(c))
+	if (link_take_state_back(c)) {
 		tcp_migrate_back(c);
+		repair_done(c);
+	}
+	/* Not yet over for the source: the destination may still refuse,
+	 * and the guest run on here (above).  It is when the front-end goes
+	 * (guest_news()) or we exit.
+	 */
 	if (link_take_state_out(c)) {
 		c->cnt.migrations_out++;
 		if (c->conf.migrate_exit) {

@@ -60,8 +60,27 @@ int repair_listen(struct ctx *c)
 }
 
 /**
- * repair_accept() - a helper connects: keep the first, turn others away
+ * repair_close() - forget the helper
  * @c:		execution context
+ */
+static void repair_close(struct ctx *c)
+{
+	if (c->repair.fd < 0)
+		return;
+	epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->repair.fd, NULL);
+	close(c->repair.fd);
+	c->repair.fd = -1;
+	c->repair.n = 0;
+}
+
+/**
+ * repair_accept() - a helper connects: it replaces the one connected
+ * @c:		execution context
+ *
+ * KubeVirt's virt-handler starts a helper on each side of every migration;
+ * one still connected (a migration cancelled before its state was asked
+ * for leaves it) is older than what the launcher means to be used now,
+ * and exits once we hang up.
  */
 void repair_accept(struct ctx *c)
 {
@@ -76,10 +95,8 @@ void repair_accept(struct ctx *c)
 	if (fd < 0)
 		return;
 	if (c->repair.fd >= 0) {
-		info("TCP repair helper: one is connected already, "
-		     "turning another away");
-		close(fd);
-		return;
+		info("TCP repair helper: a new one replaces the one connected");
+		repair_close(c);
 	}
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
 	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
@@ -97,26 +114,29 @@ void repair_accept(struct ctx *c)
 }
 
 /**
- * repair_close() - forget the helper
- * @c:		execution context
- */
-static void repair_close(struct ctx *c)
-{
-	if (c->repair.fd < 0)
-		return;
-	epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->repair.fd, NULL);
-	close(c->repair.fd);
-	c->repair.fd = -1;
-	c->repair.n = 0;
-}
-
-/**
  * repair_event() - the helper hung up
  * @c:		execution context
  */
 void repair_event(struct ctx *c)
 {
 	info("TCP repair helper gone");
+	repair_close(c);
+}
+
+/**
+ * repair_done() - a migration is over here: hang up on the helper
+ * @c:		execution context
+ *
+ * The helper holds CAP_NET_ADMIN: it should live no longer than the
+ * migration it was started for.  It exits when we hang up, as
+ * passt-repair does when passt hangs up after each migration, and the
+ * launcher starts a new one for the next, as virt-handler does.
+ */
+void repair_done(struct ctx *c)
+{
+	if (c->repair.fd < 0)
+		return;
+	info("TCP repair helper: migration over, hanging up on it");
 	repair_close(c);
 }
 

@@ -37,6 +37,7 @@ struct repair {
 int repair_listen(struct ctx *c);
 void repair_accept(struct ctx *c);
 void repair_event(struct ctx *c);
+void repair_done(struct ctx *c);
 bool repair_wait(struct ctx *c);
 int repair_set(struct ctx *c, int fd, int8_t cmd);
 int repair_flush(struct ctx *c);

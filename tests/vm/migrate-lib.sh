@@ -39,7 +39,7 @@ result_of() {
 	tr -d '\r' <"$1" | sed -n "s/^NETSHIM-RESULT $2 //p" | tail -n 1
 }
 
-declare -A BPID QRUN
+declare -A BPID QRUN HPID
 # backend() - a back-end in the pod on $WORK/NAME.sock, its repair socket
 # beside it, its log in $WORK/backend-NAME.log
 # $1: NAME, $@: more options
@@ -57,16 +57,39 @@ backend() {
 	mv "$WORK/backend.log" "$WORK/backend-$name.log"
 }
 
-# helper() - the repair helper for back-end NAME, as virt-handler starts
-# one on each side when a migration begins; it stays until the back-end
-# closes its connection
+# helper() - a repair helper for back-end NAME, as virt-handler starts
+# one on each side of every migration: netshim and passt hang up on it
+# once the migration is over, and it exits; its pid in HPID[NAME], its
+# log in $WORK/helper-NAME.log, then -NAME.log.1, ...
 # $1: NAME
 helper() {
+	local log=$WORK/helper-$1.log n=0
+
+	while [ -e "$log" ]; do
+		n=$((n + 1))
+		log=$WORK/helper-$1.log.$n
+	done
 	[ "$MIG_HELPER" = none ] && return
 	[ -x "$MIG_HELPER" ] || fail "no repair helper $MIG_HELPER (make)"
 	ip netns exec "$NS_POD" "$MIG_HELPER" "$WORK/$1.sock.repair" \
-		>"$WORK/helper-$1.log" 2>&1 &
+		>"$log" 2>&1 &
+	HPID[$1]=$!
 	topo_pid_add $!
+}
+
+# helpers_gone() - fail unless the repair helpers of back-ends exited
+# (their back-ends hung up on them once the migration was over: a
+# process with CAP_NET_ADMIN lives no longer than it is needed)
+# $@: NAMEs
+helpers_gone() {
+	local n
+
+	for n in "$@"; do
+		[ -n "${HPID[$n]:-}" ] || continue
+		topo_wait_exit "${HPID[$n]}" 50 ||
+			fail "the repair helper of back-end $n still runs" \
+				"after the migration: $(tail -n 3 "$WORK/backend-$n.log")"
+	done
 }
 
 # migration_status() - the source's migration status, its query-migrate

@@ -11,7 +11,8 @@
 # memory copy: QEMU refuses to start without the dirty log (LOG_ALL,
 # LOG_SHMFD).  A TCP repair helper (MIG_HELPER, default
 # build/netshim-repair; passt's passt-repair speaks the same protocol)
-# runs beside each back-end, as KubeVirt's virt-handler runs passt-repair;
+# starts beside the source and the destination of each migration, as
+# KubeVirt's virt-handler starts passt-repair;
 # the source runs with --migrate-no-linger, since the destination restores
 # the same 4-tuples in the same namespace.  Then:
 #   - the source netshim (--migrate-exit) handed its state over and exits;
@@ -280,7 +281,9 @@ hop() {
 	fi
 	NS_POD=$pod backend "$dst" "${opts[@]}"
 	guest "$dst" incoming
+	# A helper on each side, for this migration
 	NS_POD=$pod helper "$dst"
+	helper "$src"
 	topo_wait_file "$WORK/$dst.qmp" ||
 		fail "QEMU $dst did not start: $(tail -n 3 "$WORK/run-$dst.out")"
 	qmp "$WORK/$dst.qmp" "migrate-incoming {\"uri\": \"unix:$WORK/mig-$dst.sock\"}" \
@@ -350,6 +353,7 @@ hop() {
 	# The source QEMU is done; with --migrate-exit, its back-end too
 	qmp "$WORK/$src.qmp" quit >/dev/null 2>&1
 	wait "${QRUN[$src]}"
+	helpers_gone "$src" "$dst"
 	[ "$BACKEND" = netshim ] || return
 	topo_wait_exit "${BPID[$src]}" ||
 		fail "back-end $src did not exit (--migrate-exit)"
@@ -412,7 +416,6 @@ except OSError as e:
 print("inbound: %d lines echoed, %d after the last migration, %d wrong, %s"
       % (n, n - before, bad, how), flush=True)
 ' 203.0.113.2 "$INBOUND_PORT" "$WORK/inbound.mark" "$WORK/inbound.stop"
-helper n0
 at=n0
 hops=""
 if [ -n "$CANCEL" ]; then
@@ -569,6 +572,7 @@ if [ -n "${MIG_FAIL:-}" ]; then
 		"$WORK/backend-n0.log" ||
 		fail "the source did not take its connections back:" \
 			"$(grep migration "$WORK/backend-n0.log" | tail -n 3)"
+	helpers_gone n0 n1
 elif [ "$BACKEND" = netshim ]; then
 	n=$(topo_counter migrations_in)
 	[ "${n:-0}" -eq 1 ] || fail "destination: migrations_in is '$n', not 1"
