@@ -6,7 +6,9 @@
 # Live migration of a distribution's guest, configured as a stock cloud
 # image is: the Debian 12 guest of t_vm_debian.sh (systemd-networkd with
 # DHCP=yes, its IPv6 address by SLAAC from the back-end's router
-# advertisements, systemd-resolved), on QEMU 10's vhost-user front-end,
+# advertisements, systemd-resolved), here with RFC 4941 temporary
+# addresses too (IPv6PrivacyExtensions=yes, netshim.privacy=1), on QEMU
+# 10's vhost-user front-end,
 # moved to a new QEMU on a new back-end in the same pod, each with its
 # repair helper, as t_vm_migrate.sh moves the busybox guest.  The two
 # QEMUs share the guest's disk (a copy of the image for this test), as
@@ -19,7 +21,8 @@
 #   - both downloads ended on the connections they started on, every line
 #     in its place, after the migration was over, and as many lines as
 #     the peer sent (the test compares), with no reset counted;
-#   - it holds the addresses it had, IPv4 and IPv6;
+#   - it holds the addresses it had, IPv4 and IPv6, the temporary one
+#     among them;
 #   - resolved resolves, and curl reaches the peer and the host behind it
 #     by name over both families and from each IPv6 address, through the
 #     neighbour entries and routes it kept;
@@ -57,7 +60,7 @@ guest() {
 		VM_PIDFILE="$WORK/$name.qemu.pid" VM_TIMEOUT=560 \
 		VM_INITRD="$IMG/initrd.gz" VM_DISK="$WORK/disk.img" \
 		VM_DISK_SHARED=1 "$VM/run-vm.sh" debian "$WORK/$name.sock" \
-		netshim.token="$TOKEN" netshim.mode=migrate \
+		netshim.token="$TOKEN" netshim.mode=migrate netshim.privacy=1 \
 		>"$WORK/run-$name.out" 2>&1 &
 	QRUN[$name]=$!
 	topo_pid_add $!
@@ -118,7 +121,6 @@ cp --sparse=always "$IMG/rootfs.img" "$WORK/disk.img" ||
 
 backend n0 "${MIG_OPTS[@]}"
 guest n0
-helper n0
 start=$SECONDS
 while ! grep -aq '^NETSHIM-READY migrate' "$WORK/vm-n0.log.raw" 2>/dev/null; do
 	kill -0 "${QRUN[n0]}" 2>/dev/null ||
@@ -132,7 +134,9 @@ log "guest on line and downloading after $((SECONDS - start)) s"
 
 backend n1 "${MIG_OPTS[@]}"
 guest n1 incoming
+# A helper on each side, as virt-handler starts them
 helper n1
+helper n0
 topo_wait_file "$WORK/n1.qmp" ||
 	fail "QEMU n1 did not start: $(tail -n 3 "$WORK/run-n1.out")"
 qmp "$WORK/n1.qmp" "migrate-incoming {\"uri\": \"unix:$WORK/mig-n1.sock\"}" \
@@ -151,6 +155,7 @@ mig_rst_release "n0 -> n1"
 log "n0 -> n1: $STATUS in $SUMMARY"
 qmp "$WORK/n0.qmp" quit >/dev/null 2>&1
 wait "${QRUN[n0]}"
+helpers_gone n0 n1
 if [ "$BACKEND" = netshim ]; then
 	topo_wait_exit "${BPID[n0]}" ||
 		fail "back-end n0 did not exit (--migrate-exit)"
@@ -170,7 +175,7 @@ grep -a '^NETSHIM-' "$WORK/vm-n1.log" | grep -v '^NETSHIM-DIAG' >&2
 }
 
 # Before: on line as a cloud image gets there
-for k in online ipv4_addr ipv6_addr route4 route6; do
+for k in online ipv4_addr ipv6_addr temp6 route4 route6; do
 	expect "$WORK/vm-n0.log" "$k"
 done
 # After
