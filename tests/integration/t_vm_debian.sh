@@ -47,14 +47,9 @@ deb_image
 
 topo_peer_pod
 topo_dns
-TOKEN=$ID-$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
-mkdir "$WORK/www"
-echo "netshim-peer $TOKEN" >"$WORK/www/index.html"
+deb_www "$NS_PEER" peer
 head -c 262144 /dev/urandom >"$WORK/www/blob.bin"
 BLOB_SHA=$(sha256sum <"$WORK/www/blob.bin" | cut -d' ' -f1)
-ip netns exec "$NS_PEER" busybox httpd -f -p 80 -h "$WORK/www" \
-	>"$WORK/httpd.log" 2>&1 &
-topo_pid_add "$!"
 vm_peer_wait tcp 80
 # The nested network behind the guest, by target address (passt 2026's
 # form: passt before 2026-07 has no target addresses)

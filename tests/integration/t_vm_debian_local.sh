@@ -37,13 +37,8 @@ trap deb_stop_vm EXIT
 deb_image
 
 topo_ns_add "$NS_POD"
-TOKEN=$ID-$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
-mkdir "$WORK/www"
-echo "netshim-pod $TOKEN" >"$WORK/www/index.html"
 # The pod has loopback only: this server is on 127.0.0.1 and ::1
-ip netns exec "$NS_POD" busybox httpd -f -p 80 -h "$WORK/www" \
-	>"$WORK/httpd.log" 2>&1 &
-topo_pid_add "$!"
+deb_www "$NS_POD" pod
 tcp_wait_listen "$NS_POD" 80
 
 TOPO_LOCAL=1 topo_backend --vhost-user -t 8080

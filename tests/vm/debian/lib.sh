@@ -41,6 +41,19 @@ deb_image() {
 	IMG=$REPO/build/vm/debian
 }
 
+# deb_www - a token for this run, and a web server on port 80 of a
+# namespace serving $WORK/www, whose index.html says "netshim-WHO TOKEN";
+# sets TOKEN.  The caller waits for it to listen.
+# $1: namespace, $2: WHO (peer, pod)
+deb_www() {
+	TOKEN=$ID-$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
+	mkdir "$WORK/www"
+	echo "netshim-$2 $TOKEN" >"$WORK/www/index.html"
+	ip netns exec "$1" busybox httpd -f -p 80 -h "$WORK/www" \
+		>"$WORK/httpd.log" 2>&1 &
+	topo_pid_add "$!"
+}
+
 # deb_boot - boot the guest on the backend's socket and run it to its
 # end. When it says NETSHIM-READY, the inbound check runs and its verdict
 # line goes, as the file "inbound", to the web server the guest polls.
