@@ -80,12 +80,7 @@ topo_init
 deb_image
 topo_peer_pod
 topo_dns
-TOKEN=$ID-$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
-mkdir "$WORK/www"
-echo "netshim-peer $TOKEN" >"$WORK/www/index.html"
-ip netns exec "$NS_PEER" busybox httpd -f -p 80 -h "$WORK/www" \
-	>"$WORK/httpd.log" 2>&1 &
-topo_pid_add "$!"
+deb_www "$NS_PEER" peer
 # The endless page, over both families: an HTTP/1.0 answer of numbered
 # lines at 200 KB/s until the stop file is there, then the end
 vm_peer_start long python3 -c '
@@ -159,6 +154,8 @@ helpers_gone n0 n1
 if [ "$BACKEND" = netshim ]; then
 	topo_wait_exit "${BPID[n0]}" ||
 		fail "back-end n0 did not exit (--migrate-exit)"
+else
+	kill "${BPID[n0]}"	# its pod goes (passt deprecates --migrate-exit)
 fi
 
 # The guest hears it arrived, then the streams end while it is there

@@ -354,7 +354,14 @@ hop() {
 	qmp "$WORK/$src.qmp" quit >/dev/null 2>&1
 	wait "${QRUN[$src]}"
 	helpers_gone "$src" "$dst"
-	[ "$BACKEND" = netshim ] || return
+	if [ "$BACKEND" != netshim ]; then
+		# Its pod goes, as KubeVirt deletes the source's: passt 2026
+		# deprecates --migrate-exit, and a source left running kept
+		# the inbound connection stalling for seconds at every
+		# other hop here, once for more than 30 s
+		kill "${BPID[$src]}"
+		return
+	fi
 	topo_wait_exit "${BPID[$src]}" ||
 		fail "back-end $src did not exit (--migrate-exit)"
 	grep -q 'migration complete: exiting' "$WORK/backend-$src.log" ||
@@ -495,7 +502,7 @@ if [ "$MIG_HELPER" != none ] && [ -z "$NEWPOD" ]; then
 	topo_wait_log "$WORK/peer-inbound.log" '^inbound:' 350
 	inb=$(grep '^inbound:' "$WORK/peer-inbound.log")
 	case "$inb" in
-	"inbound: "*" lines echoed, "[1-9][0-9]*" after the last migration, 0 wrong, stopped") ;;
+	"inbound: "*" lines echoed, "[1-9]*" after the last migration, 0 wrong, stopped") ;;
 	*) fail "the inbound connection did not go on: ${inb:-no result}" ;;
 	esac
 	kept="$kept; ${inb#inbound: }"
