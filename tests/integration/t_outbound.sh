@@ -51,8 +51,10 @@ topo_pid_add $!
 ip netns exec "$NS_PEER" timeout 60 socat -T 1 UDP-RECVFROM:7001,fork \
 	SYSTEM:'echo $SOCAT_PEERADDR' >/dev/null 2>&1 &
 topo_pid_add $!
+# Both servers bound: a datagram that came first drew a port unreachable
 for _ in $(seq 30); do
-	in_peer ss -Htln 'sport = :7000' | grep -q . && break
+	in_peer ss -Htln 'sport = :7000' | grep -q . &&
+		in_peer ss -Hlun 'sport = :7001' | grep -q . && break
 	sleep 0.1
 done
 
