@@ -263,9 +263,12 @@ void guest_news(struct ctx *c)
 		flow_guest_gone(c);
 		gaddr_reset(c);
 	}
-	if (link_take_fresh(c) && link_up(c)) {
-		arp_probe_guest(c);
-		icmp_ndp_probe(c);
+	if (link_take_fresh(c)) {
+		tcp_guest_fresh(c);
+		if (link_up(c)) {
+			arp_probe_guest(c);
+			icmp_ndp_probe(c);
+		}
 	}
 	migrate_news(c);
 }

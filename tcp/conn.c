@@ -338,16 +338,47 @@ nomem:
 /**
  * tcp_guest_gone() - the VMM went away: reset every connection's remote
  * @c:		execution context
+ *
+ * But for the connections handed to a migration's destination: their
+ * sockets stay, in repair mode and deaf (tcp/migrate.c), so that what
+ * peers send to this pod until the network moves the address away is
+ * dropped, not answered with a reset, as passt keeps its own.  The
+ * launcher's source QEMU quits as soon as the migration completed, which
+ * may be before the network moved anything.  They go when we exit, or
+ * when another guest comes (tcp_guest_fresh()).
  */
 void tcp_guest_gone(struct ctx *c)
 {
 	struct tcp_table *t = c->tcp;
 	uint32_t i;
 
-	for (i = 0; i < t->idx.hiwater && t->idx.used; i++)
-		if (t->c[i].state != CONN_FREE)
-			conn_free(c, &t->c[i], true);
+	for (i = 0; i < t->idx.hiwater && t->idx.used; i++) {
+		struct tcp_conn *conn = &t->c[i];
+
+		if (conn->state == CONN_FREE)
+			continue;
+		if (conn->flags & F_MIGRATED)
+			conn->flags &= ~(F_ACK_LISTED | F_TX_WAIT);
+		else
+			conn_free(c, conn, true);
+	}
 	t->ack_list = t->wait_list = -1;
+}
+
+/**
+ * tcp_guest_fresh() - a VMM or front-end connected: the sockets a
+ *		       migration's source kept for the last guest go
+ *		       (silently: they are in repair mode)
+ * @c:		execution context
+ */
+void tcp_guest_fresh(struct ctx *c)
+{
+	struct tcp_table *t = c->tcp;
+	uint32_t i;
+
+	for (i = 0; i < t->idx.hiwater && t->idx.used; i++)
+		if (t->c[i].state != CONN_FREE && (t->c[i].flags & F_MIGRATED))
+			conn_free(c, &t->c[i], true);
 }
 
 /**

@@ -25,6 +25,7 @@ void tcp_drop_pending(struct ctx *c, bool defer);
 void tcp_drop_failed(struct ctx *c);
 void tcp_flush_writes(struct ctx *c);
 void tcp_guest_gone(struct ctx *c);
+void tcp_guest_fresh(struct ctx *c);
 unsigned int tcp_count(struct ctx *c);
 int tcp_migrate_save(struct ctx *c, struct migio *io);
 int tcp_migrate_load(struct ctx *c, struct migio *io);
