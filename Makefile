@@ -57,7 +57,7 @@ $(BIN): $(B)/netshim/main.o $(B)/libnetshim.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # The TCP repair helper: alone, nothing of the daemon in it
-$(REPAIR_BIN): repair/netshim-repair.c
+$(REPAIR_BIN): repair/netshim-repair.c netshim/repair.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $<
 

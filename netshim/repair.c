@@ -11,6 +11,14 @@
  * SCM_RIGHTS; it sets the option on each and echoes the byte.  The helper's
  * socket is blocking with a timeout: it is used only while the guest is
  * stopped for the migration.
+ *
+ * netshim-repair also makes the sockets handed over deaf (REPAIR_DEAF, a
+ * socket filter, which recent kernels let only CAP_NET_ADMIN put on a TCP
+ * socket: 6.18 here), so that they acknowledge nothing more (tcp/migrate.c).  It says
+ * so without a byte on the wire, which passt would take for a reply, and
+ * without a command passt-repair does not know, on which it exits: its
+ * socket is bound to an abstract name starting with REPAIR_EXT_NAME, and
+ * accept() gives us that name.
  */
 #include <errno.h>
 #include <poll.h>
@@ -19,6 +27,8 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/un.h>
+#include <stddef.h>
 
 #include "ctx.h"
 #include "log.h"
@@ -71,6 +81,7 @@ static void repair_close(struct ctx *c)
 	close(c->repair.fd);
 	c->repair.fd = -1;
 	c->repair.n = 0;
+	c->repair.ext = false;
 }
 
 /**
@@ -87,11 +98,15 @@ void repair_accept(struct ctx *c)
 	struct epoll_event ev = { .events = EPOLLRDHUP,
 				  .data.u64 = epref(EPREF_REPAIR, 0) };
 	struct timeval tv = { .tv_sec = REPAIR_REPLY_S };
+	const size_t ext = sizeof(REPAIR_EXT_NAME) - 1;
+	struct sockaddr_un a;
+	socklen_t alen = sizeof(a);
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 	int fd;
 
-	fd = accept4(c->repair.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	fd = accept4(c->repair.listen_fd, (struct sockaddr *)&a, &alen,
+		     SOCK_CLOEXEC);
 	if (fd < 0)
 		return;
 	if (c->repair.fd >= 0) {
@@ -107,10 +122,13 @@ void repair_accept(struct ctx *c)
 	}
 	c->repair.fd = fd;
 	c->repair.n = 0;
-	if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
-		info("TCP repair helper connected, pid %d", (int)cred.pid);
-	else
-		info("TCP repair helper connected");
+	c->repair.ext = alen > offsetof(struct sockaddr_un, sun_path) + ext &&
+			!a.sun_path[0] && !memcmp(a.sun_path + 1,
+						  REPAIR_EXT_NAME, ext);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+		cred.pid = 0;
+	info("TCP repair helper connected, pid %d%s", (int)cred.pid,
+	     c->repair.ext ? ", makes sockets deaf" : "");
 }
 
 /**
@@ -195,7 +213,7 @@ int repair_flush(struct ctx *c)
 	errno = 0;
 	if (sendmsg(c->repair.fd, &msg, MSG_NOSIGNAL) != 1 ||
 	    recv(c->repair.fd, &reply, 1, 0) != 1 || reply != c->repair.cmd) {
-		warn("TCP repair helper did not set TCP_REPAIR %d: %s",
+		warn("TCP repair helper did not carry out command %d: %s",
 		     c->repair.cmd, errno ? strerror(errno) : "bad reply");
 		repair_close(c);
 		return -1;
@@ -208,7 +226,8 @@ int repair_flush(struct ctx *c)
  *		  full or the command changes
  * @c:		execution context
  * @fd:		TCP socket
- * @cmd:	REPAIR_ON, REPAIR_OFF or REPAIR_OFF_NO_WP
+ * @cmd:	REPAIR_ON, REPAIR_OFF or REPAIR_OFF_NO_WP, or, if
+ *		c->repair.ext, REPAIR_DEAF or REPAIR_HEAR
  *
  * Return: 0 on success, -1 if the helper failed
  */

@@ -15,6 +15,13 @@
 #define REPAIR_ON		1
 #define REPAIR_OFF		0
 #define REPAIR_OFF_NO_WP	(-1)
+/* netshim-repair's own, sent only to a helper that said it has them
+ * (bound to an abstract name starting with REPAIR_EXT_NAME): a socket
+ * filter that drops every segment the peer sends, and off again
+ */
+#define REPAIR_DEAF		16
+#define REPAIR_HEAR		17
+#define REPAIR_EXT_NAME		"netshim-repair/1/"
 
 struct ctx;
 
@@ -22,6 +29,7 @@ struct ctx;
  * struct repair - the helper's connection, and sockets waiting for it
  * @listen_fd:	socket the helper connects to, or -1
  * @fd:		the helper, or -1
+ * @ext:	the helper takes REPAIR_DEAF and REPAIR_HEAR
  * @cmd:	command for the sockets in @fds
  * @fds:	sockets waiting for the command (repair_flush())
  * @n:		how many
@@ -29,6 +37,7 @@ struct ctx;
 struct repair {
 	int listen_fd;
 	int fd;
+	bool ext;
 	int8_t cmd;
 	int fds[REPAIR_FDS_MAX];
 	unsigned int n;

@@ -13,13 +13,22 @@
  * with up to 253 TCP sockets as SCM_RIGHTS; it sets the option on each
  * and echoes the byte.  It exits when the back-end closes the connection.
  *
+ * For netshim it also makes sockets deaf (REPAIR_DEAF: a socket filter
+ * that drops every segment, which recent kernels let only CAP_NET_ADMIN
+ * put on a TCP socket) and hearing again (REPAIR_HEAR).  It says so by
+ * the abstract name its socket is bound to (REPAIR_EXT_NAME, then its
+ * pid), which netshim reads from accept() and passt ignores: nothing is
+ * sent that passt would not expect, and passt never sends those commands.
+ *
  * Once connected it can do nothing else: a seccomp filter allows only
- * receiving messages, setsockopt(SOL_TCP, TCP_REPAIR), sending the echo,
- * closing descriptors and exiting.
+ * receiving messages, setsockopt(SOL_TCP, TCP_REPAIR) and
+ * setsockopt(SOL_SOCKET, SO_ATTACH_FILTER or SO_DETACH_FILTER), sending
+ * the echo, closing descriptors and exiting.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +44,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+
+#include "netshim/repair.h"
 
 #define FDS_MAX		253	/* SCM_MAX_FD */
 #define DIR_WAIT_S	60	/* for a back-end's socket to appear */
@@ -60,19 +71,27 @@ static int sandbox(void)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_recvmsg, 10, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_sendto, 9, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_close, 8, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_write, 7, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_exit_group, 6, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_setsockopt, 0, 4),
-		/* setsockopt(fd, SOL_TCP, TCP_REPAIR, ...) only */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_recvmsg, 14, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_sendto, 13, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_close, 12, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_write, 11, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_exit_group, 10, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_setsockopt, 0, 8),
+		/* setsockopt(fd, SOL_TCP, TCP_REPAIR, ...) */
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, args[1])),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOL_TCP, 0, 2),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, args[2])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TCP_REPAIR, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TCP_REPAIR, 5, 4),
+		/* setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER or
+		 * SO_DETACH_FILTER, ...)
+		 */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOL_SOCKET, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, args[2])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SO_ATTACH_FILTER, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SO_DETACH_FILTER, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
@@ -123,6 +142,48 @@ static int find_socket(const char *dir, struct sockaddr_un *a)
 	return -1;
 }
 
+/**
+ * name() - bind the socket to the abstract name that tells netshim this
+ *	    helper makes sockets deaf; without it (a name taken), it is
+ *	    only passt-repair's equal
+ * @s:		the socket, not connected yet
+ */
+static void name(int s)
+{
+	struct sockaddr_un n = { .sun_family = AF_UNIX };
+	int l;
+
+	l = snprintf(n.sun_path + 1, sizeof(n.sun_path) - 1, "%s%d",
+		     REPAIR_EXT_NAME, (int)getpid());
+	if (bind(s, (struct sockaddr *)&n,
+		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+			     (size_t)l)))
+		fprintf(stderr, "netshim-repair: abstract name: %s: sockets "
+			"handed over will not be made deaf\n", strerror(errno));
+}
+
+/**
+ * deaf() - make a socket drop every segment that comes, or not
+ * @fd:		TCP socket
+ * @on:		drop, or take them again
+ *
+ * Return: 0 on success, -1 on failure
+ */
+static int deaf(int fd, bool on)
+{
+	static struct sock_filter none = BPF_STMT(BPF_RET | BPF_K, 0);
+	const struct sock_fprog prog = { 1, &none };
+	int zero = 0;
+
+	if (on)
+		return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
+				  sizeof(prog));
+	if (setsockopt(fd, SOL_SOCKET, SO_DETACH_FILTER, &zero,
+		       sizeof(zero)) && errno != ENOENT)
+		return -1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	union {
@@ -154,6 +215,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s >= 0)
+		name(s);
 	if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof(a))) {
 		fprintf(stderr, "netshim-repair: %s: %s\n", a.sun_path,
 			strerror(errno));
@@ -195,7 +258,8 @@ int main(int argc, char **argv)
 		}
 		n = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
 		if (cmd != TCP_REPAIR_ON && cmd != TCP_REPAIR_OFF &&
-		    cmd != TCP_REPAIR_OFF_NO_WP) {
+		    cmd != TCP_REPAIR_OFF_NO_WP && cmd != REPAIR_DEAF &&
+		    cmd != REPAIR_HEAR) {
 			fprintf(stderr, "netshim-repair: unknown command %d\n",
 				cmd);
 			return 1;
@@ -205,8 +269,14 @@ int main(int argc, char **argv)
 			int fd;
 
 			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(fd));
-			if (setsockopt(fd, SOL_TCP, TCP_REPAIR, &op,
-				       sizeof(op))) {
+			if (cmd == REPAIR_DEAF || cmd == REPAIR_HEAR) {
+				if (deaf(fd, cmd == REPAIR_DEAF)) {
+					fprintf(stderr, "netshim-repair: socket "
+						"filter: %s\n", strerror(errno));
+					return 1;
+				}
+			} else if (setsockopt(fd, SOL_TCP, TCP_REPAIR, &op,
+					      sizeof(op))) {
 				fprintf(stderr, "netshim-repair: TCP_REPAIR "
 					"%d: %s\n", op, strerror(errno));
 				return 1;

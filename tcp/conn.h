@@ -32,6 +32,8 @@ enum tcp_state {
 #define F_MIGRATED	0x800	/* its socket went to a migration's destination:
 				 * out of the loop, in repair mode */
 #define F_ROOM_KNOWN	0x1000	/* @room_est holds the socket's room */
+#define F_DEAF		0x2000	/* its socket drops what the peer sends
+				 * (tcp_sock_deaf()) */
 
 /**
  * struct tcp_conn - one guest TCP connection and its host socket

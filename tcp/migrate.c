@@ -40,6 +40,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <linux/filter.h>
 
 #include "tcp.h"
 #include "internal.h"
@@ -126,6 +127,65 @@ static int tcp_opt_get(int fd, int opt, uint32_t *v)
 	return getsockopt(fd, SOL_TCP, opt, v, &sl);
 }
 
+/**
+ * tcp_sock_deaf() - let a socket being handed over take nothing more from
+ *		     the peer, or again
+ * @c:		execution context
+ * @conn:	connection, its socket in repair mode
+ * @deaf:	true to drop every segment that comes, false to take them
+ *
+ * A socket in repair mode still takes the peer's segments, queues their
+ * bytes and acknowledges them: once its queues are read, those are bytes
+ * the destination never gets, acknowledged to a peer that will not send
+ * them again, and the connection stalls when it goes on there.  Segments
+ * reach the source for as long as the network routes the address there:
+ * until the destination took over, between pods that keep their address,
+ * or between the read and the close, in one namespace.  A socket filter
+ * that passes nothing runs before TCP sees a segment: dropped there, it
+ * is neither queued nor acknowledged, nor answered with a reset, and the
+ * peer sends it again to the destination when its timer fires.  The
+ * queues then stand still while they are read.  Taken off again if the
+ * guest stays (a migration that failed): the peer sends again what was
+ * dropped meanwhile.
+ *
+ * Recent kernels (6.18 here) let only CAP_NET_ADMIN put a filter on a TCP
+ * socket: netshim-repair does it (REPAIR_DEAF, batched like the repair
+ * commands: the caller flushes); with passt-repair, netshim tries itself,
+ * and once refused stays as passt is, its sockets hearing.
+ *
+ * Return: 0 on success or if refused, -1 if the helper failed
+ */
+static int tcp_sock_deaf(struct ctx *c, struct tcp_conn *conn, bool deaf)
+{
+	static struct sock_filter none = BPF_STMT(BPF_RET | BPF_K, 0);
+	static const struct sock_fprog prog = { 1, &none };
+	static bool refused;
+	int zero = 0;
+
+	if (deaf == !!(conn->flags & F_DEAF))
+		return 0;
+	if (c->repair.ext) {
+		if (repair_set(c, conn->fd, deaf ? REPAIR_DEAF : REPAIR_HEAR))
+			return -1;
+	} else if (!deaf) {
+		setsockopt(conn->fd, SOL_SOCKET, SO_DETACH_FILTER, &zero,
+			   sizeof(zero));
+	} else if (refused) {
+		return 0;
+	} else if (setsockopt(conn->fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
+			      sizeof(prog))) {
+		info("migration: this kernel lets neither netshim nor its "
+		     "repair helper make the sockets handed over deaf (%m): "
+		     "until the network moves the address away, they "
+		     "acknowledge what peers send, bytes the destination "
+		     "never gets (netshim-repair does it)");
+		refused = true;
+		return 0;
+	}
+	conn->flags ^= F_DEAF;
+	return 0;
+}
+
 /* Reads of the receive queue's end and length that segments of the peer
  * keep splitting before giving up on the socket (it is reset towards the
  * guest then)
@@ -138,12 +198,12 @@ static int tcp_opt_get(int fd, int opt, uint32_t *v)
  * @head:	set
  * @len:	set to its length then
  *
- * Nothing reads the queue, so its start does not move; its end does, with
- * each segment of the peer, which a socket in repair mode still takes.
- * The start is the end less the length, read back to back until no
- * segment came between them: a window of two system calls, where a
- * whole read of the queue could be overrun again and again by a fast
- * sender.
+ * Nothing reads the queue, so its start does not move.  Its end moves
+ * with each segment of the peer where the socket could not be made deaf
+ * (tcp_sock_deaf()), and only with those the kernel had in hand where it
+ * was.  The start is the end less the length, read back to back until no
+ * segment came between them: a window of two system calls, where a whole
+ * read of the queue could be overrun again and again by a fast sender.
  *
  * Return: 0 on success, -1 if segments kept coming between the two
  */
@@ -171,8 +231,9 @@ static int tcp_rcvq_head(int fd, uint32_t *head, uint32_t *len)
  * @fd:		socket
  * @st:		filled; its queues go to tcp_mig_q, send queue first
  *
- * Each system call here is paid once per connection inside the guest's
- * pause, so the reads are as few as the state allows:
+ * The caller made the socket deaf where it could (tcp_sock_deaf()).  Each
+ * system call here is paid once per connection inside the guest's pause,
+ * so the reads are as few as the state allows:
  * - the send queue is peeked into the whole buffer, and the kernel says
  *   how long it is: no SIOCOUTQ before, none after.  Its end, the
  *   sequence read, cannot move (nothing is written to the socket), and
@@ -180,9 +241,8 @@ static int tcp_rcvq_head(int fd, uint32_t *head, uint32_t *len)
  *   sends again, which the peer ignores;
  * - the receive queue is peeked from its start (tcp_rcvq_head()) into
  *   the rest of the buffer, and its end is its start plus what came: a
- *   segment that lands after the peek is not in the state, and the
- *   peer, which the destination never acknowledged it to, sends it
- *   again there.
+ *   segment that lands after the peek (on a socket not deaf) is not in
+ *   the state, and this socket acknowledged it (tcp_sock_deaf()).
  *
  * Return: 0 on success, -1 if it cannot move (its state, its queues)
  */
@@ -341,6 +401,11 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 			rep = false;
 	if (rep && repair_flush(c))
 		rep = false;
+	for (i = 0; rep && i < t->idx.hiwater; i++)
+		if (tcp_migratable(&t->c[i]) && tcp_sock_deaf(c, &t->c[i], true))
+			rep = false;
+	if (rep && repair_flush(c))
+		rep = false;
 	t1 = migio_now_us();
 	if (migio_put_u32(io, n))
 		return -1;
@@ -387,8 +452,10 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 			return -1;
 		if (!sock) {
 			/* In repair mode for nothing: out again, below */
-			if (rep && tcp_migratable(conn))
+			if (rep && tcp_migratable(conn)) {
+				tcp_sock_deaf(c, conn, false);
 				repair_set(c, conn->fd, REPAIR_OFF_NO_WP);
+			}
 			continue;
 		}
 		moved++;
@@ -435,7 +502,7 @@ static void tcp_migrate_rejoin(struct ctx *c, struct tcp_conn *conn)
  *			over go on
  * @c:		execution context
  *
- * Their sockets are still here, in repair mode, out of the loop (without
+ * Their sockets are still here, in repair mode and deaf, out of the loop (without
  * --migrate-no-linger): the helper takes them out of repair mode and they
  * rejoin the loop as they were.  One the helper cannot restore is reset
  * towards the guest.
@@ -447,6 +514,13 @@ void tcp_migrate_back(struct ctx *c)
 	bool rep = true;
 
 	for (i = 0; i < t->idx.hiwater; i++)
+		if (t->c[i].state != CONN_FREE &&
+		    (t->c[i].flags & F_MIGRATED) &&
+		    tcp_sock_deaf(c, &t->c[i], false))
+			rep = false;
+	if (rep && repair_flush(c))
+		rep = false;
+	for (i = 0; rep && i < t->idx.hiwater; i++)
 		if (t->c[i].state != CONN_FREE &&
 		    (t->c[i].flags & F_MIGRATED) &&
 		    repair_set(c, t->c[i].fd, REPAIR_OFF_NO_WP))
