@@ -206,6 +206,28 @@ topo_pod2() {
 		2001:db8:4::1/64 2001:db8:4::2/64
 }
 
+# topo_pod2_same() - a second pod with the first one's addresses
+# (203.0.113.2/24, 2001:db8:1::2/64), on its own veth (peer3) to the peer,
+# as a network with persistent IPs gives a migrated VM's next pod: the
+# peer keeps routing the address to the first pod until topo_pod_move
+# moves it, as the network moves a port to the node the VM went to
+topo_pod2_same() {
+	topo_pod_link "$NS_POD2" peer3 203.0.113.1/32 203.0.113.2/24 \
+		2001:db8:1::1/128 2001:db8:1::2/64
+}
+
+# topo_pod_move() - the peer routes the pod's address to one pod or the
+# other (topo_pod2_same)
+# $1: 1 for the first pod, 2 for the second
+topo_pod_move() {
+	local dev=peer0
+
+	[ "$1" = 2 ] && dev=peer3
+	ip -n "$NS_PEER" route replace 203.0.113.2/32 dev "$dev" &&
+		ip -n "$NS_PEER" -6 route replace 2001:db8:1::2/128 dev "$dev" ||
+		fail "the pod's address not moved to $dev"
+}
+
 # topo_far() - a host one router past the pod's: far (198.51.100.130,
 # 2001:db8:3::2) behind the peer, which forwards, on a link of MTU $1
 # (default 1500), so that a packet that leaves the pod with TTL 1 dies at

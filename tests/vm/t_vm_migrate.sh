@@ -55,6 +55,18 @@
 # address, resets the guest's connections (a reset, never a hang), and
 # the guest's new lease carries the new address, with which ping and new
 # TCP connections work at once.
+# MIG_PODS=1 migrates between two pods with the same address
+# (203.0.113.2, 2001:db8:1::2), as a network with persistent IPs gives a
+# VM: each hop goes to the other pod, and the peer's route to the address
+# moves there once the migration completed, as the network moves the
+# VM's port to the node where it resumed, 2 s later (MIG_MOVE_DELAY),
+# the source QEMU gone by then.  Every back-end runs with the
+# launcher's defaults, no --migrate-exit or --migrate-no-linger, and
+# forwards the inbound port in its own pod.  Until the route moves, the
+# peer's segments still reach the source's sockets: they must not take
+# and acknowledge bytes the destination never gets, nor reset anything.
+# After each hop the source back-end still runs (its options ask no
+# exit), and is then stopped, as KubeVirt deletes the source's pod.  Nothing of the pod's kernel is held back here.
 # BACKEND=passt runs passt through the same test (MIG_HELPER names
 # passt-repair then); MIG_DEBUG=1 runs both back-ends with -d.
 
@@ -94,6 +106,18 @@ if [ -n "$NEWPOD" ]; then
 		fail "MIG_NEWPOD is one migration, without MIG_CANCEL or MIG_FAIL"
 	fi
 	topo_pod2
+fi
+PODS=${MIG_PODS:-}
+# MIG_PODS: how long after the migration completed the network moves the
+# address (OVN moves a migrated VM's port when the destination announces
+# it; a slower network leaves the source in the way longer)
+MOVE_DELAY=${MIG_MOVE_DELAY:-2}
+declare -A PODNS=([n0]=$NS_POD)
+if [ -n "$PODS" ]; then
+	if [ -n "$NEWPOD" ] || [ -n "$CANCEL" ] || [ -n "${MIG_FAIL:-}" ]; then
+		fail "MIG_PODS is without MIG_NEWPOD, MIG_CANCEL or MIG_FAIL"
+	fi
+	topo_pod2_same
 fi
 vm_peer_iperf
 # The counter stream: 16-byte lines ("%15d\n") numbered from 0, as fast
@@ -262,6 +286,7 @@ guest() {
 # $1: SRC, $2: DST, $3: "cancel" to cancel it half-way
 hop() {
 	local src=$1 dst=$2 cancel=${3:-} start bw pod=$NS_POD opts=()
+	local spod=${PODNS[$src]}
 
 	kill -0 "${QRUN[$src]}" 2>/dev/null ||
 		fail "QEMU $src ended before its migration to $dst:" \
@@ -272,6 +297,10 @@ hop() {
 		opts=(--max-tcp 1)
 	elif [ -n "$NEWPOD" ]; then
 		pod=$NS_POD2
+	elif [ -n "$PODS" ]; then
+		# The other pod, the launcher's defaults, the port forwarded
+		[ "$spod" = "$NS_POD" ] && pod=$NS_POD2
+		opts=(-t "$INBOUND_PORT")
 	elif [ "$BACKEND" = netshim ]; then
 		# Exits once its state reached the next destination, and
 		# lets go at once of the sockets it hands over (same pod)
@@ -280,10 +309,11 @@ hop() {
 		opts=(--migrate-no-linger)
 	fi
 	NS_POD=$pod backend "$dst" "${opts[@]}"
+	PODNS[$dst]=$pod
 	guest "$dst" incoming
 	# A helper on each side, for this migration
 	NS_POD=$pod helper "$dst"
-	helper "$src"
+	NS_POD=$spod helper "$src"
 	topo_wait_file "$WORK/$dst.qmp" ||
 		fail "QEMU $dst did not start: $(tail -n 3 "$WORK/run-$dst.out")"
 	qmp "$WORK/$dst.qmp" "migrate-incoming {\"uri\": \"unix:$WORK/mig-$dst.sock\"}" \
@@ -297,7 +327,7 @@ hop() {
 			'migrate-set-parameters {"max-bandwidth": 2097152}' \
 			>/dev/null || fail "QEMU $src: max-bandwidth refused"
 	fi
-	mig_rst_drop
+	[ -n "$PODS" ] || mig_rst_drop
 	start=$(date +%s.%N)
 	qmp "$WORK/$src.qmp" "migrate {\"uri\": \"unix:$WORK/mig-$dst.sock\"}" \
 		>"$WORK/qmp-migrate.out" 2>&1 ||
@@ -340,20 +370,45 @@ hop() {
 			"$(cat "$WORK/query-migrate.out");" \
 			"$(tail -n 3 "$WORK/backend-$src.log")"
 	SUMMARY="$(migration_field total-time) ms, downtime $(migration_field downtime) ms"
+	# Between pods: the source QEMU quits at once, as libvirt ends the
+	# source domain, and the network moves the address to where the guest
+	# resumed some time later
+	if [ -n "$PODS" ] && [ "$STATUS" = completed ]; then
+		qmp "$WORK/$src.qmp" quit >/dev/null 2>&1
+		wait "${QRUN[$src]}"
+		sleep "$MOVE_DELAY"
+		topo_pod_move "$([ "$pod" = "$NS_POD2" ] && echo 2 || echo 1)"
+	fi
 	# The destination restored its sockets as the guest resumed
 	sleep 1
-	mig_rst_release "$src -> $dst"
+	[ -n "$PODS" ] || mig_rst_release "$src -> $dst"
 	# The sockets where the guest arrived, for a failure to show
-	ip netns exec "$NS_POD" ss -tnieo >"$WORK/ss-pod-$dst.txt" 2>&1
+	ip netns exec "$pod" ss -tnieo >"$WORK/ss-pod-$dst.txt" 2>&1
 	ip netns exec "$NS_PEER" ss -tnieo >"$WORK/ss-peer-$dst.txt" 2>&1
 	log "$src -> $dst: $STATUS in $SUMMARY (wall $(echo "$(date +%s.%N) $start" |
 		awk '{ printf "%.1f", $1 - $2 }') s)"
 	# A refused state leaves the guest on the source
 	[ "$STATUS" = completed ] && [ -z "${MIG_FAIL:-}" ] || return
 	# The source QEMU is done; with --migrate-exit, its back-end too
-	qmp "$WORK/$src.qmp" quit >/dev/null 2>&1
-	wait "${QRUN[$src]}"
+	if [ -z "$PODS" ]; then
+		qmp "$WORK/$src.qmp" quit >/dev/null 2>&1
+		wait "${QRUN[$src]}"
+	fi
 	helpers_gone "$src" "$dst"
+	if [ -n "$PODS" ]; then
+		# Its options ask no exit: it idles until its pod goes
+		if [ "$BACKEND" = netshim ]; then
+			kill -0 "${BPID[$src]}" 2>/dev/null ||
+				fail "back-end $src exited without --migrate-exit:" \
+					"$(tail -n 3 "$WORK/backend-$src.log")"
+			grep -q 'migration complete$' "$WORK/backend-$src.log" ||
+				fail "back-end $src did not say the migration completed"
+		fi
+		kill "${BPID[$src]}"
+		topo_wait_exit "${BPID[$src]}" ||
+			fail "back-end $src did not exit on SIGTERM"
+		return
+	fi
 	if [ "$BACKEND" != netshim ]; then
 		# Its pod goes, as KubeVirt deletes the source's: passt 2026
 		# deprecates --migrate-exit, and a source left running kept
@@ -371,7 +426,7 @@ hop() {
 
 # The guest starts on n0, without --migrate-exit where it must take its
 # connections back (MIG_FAIL)
-if [ -n "${MIG_FAIL:-}" ]; then
+if [ -n "${MIG_FAIL:-}" ] || [ -n "$PODS" ]; then
 	backend n0 -t "$INBOUND_PORT"
 elif [ "$BACKEND" = netshim ]; then
 	backend n0 -t "$INBOUND_PORT" --migrate-exit --migrate-no-linger
