@@ -14,11 +14,11 @@
  *
  * netshim-repair also makes the sockets handed over deaf (REPAIR_DEAF, a
  * socket filter, which recent kernels let only CAP_NET_ADMIN put on a TCP
- * socket: 6.18 here), so that they acknowledge nothing more (tcp/migrate.c).  It says
- * so without a byte on the wire, which passt would take for a reply, and
- * without a command passt-repair does not know, on which it exits: its
- * socket is bound to an abstract name starting with REPAIR_EXT_NAME, and
- * accept() gives us that name.
+ * socket: 6.18 here), so that they acknowledge nothing more
+ * (tcp/migrate.c).  It says so without a byte on the wire, which passt
+ * would take for a reply, and without a command passt-repair does not
+ * know, on which it exits: its socket is bound to an abstract name
+ * starting with REPAIR_EXT_NAME, and accept() gives us that name.
  */
 #include <errno.h>
 #include <poll.h>

@@ -370,10 +370,11 @@ static int tcp_sock_put(struct migio *io, const struct tcp_sock_state *st)
  *
  * Their number, then one record each.  With a repair helper, each
  * connection that can move is put in repair mode first, all at once, and
- * its socket's state goes with its record: the socket is then closed
- * (silently, in repair mode) right after, with --migrate-no-linger, for a
- * destination in the same namespace, or taken out of the loop and kept
- * until the front-end goes.
+ * made deaf (tcp_sock_deaf()), and its socket's state goes with its
+ * record: the socket is then closed (silently, in repair mode) right
+ * after, with --migrate-no-linger, for a destination in the same
+ * namespace, or taken out of the loop and kept until we exit or another
+ * front-end comes (tcp_guest_gone()).
  *
  * Return: 0 on success, -1 with @io->err set
  */
@@ -502,10 +503,10 @@ static void tcp_migrate_rejoin(struct ctx *c, struct tcp_conn *conn)
  *			over go on
  * @c:		execution context
  *
- * Their sockets are still here, in repair mode and deaf, out of the loop (without
- * --migrate-no-linger): the helper takes them out of repair mode and they
- * rejoin the loop as they were.  One the helper cannot restore is reset
- * towards the guest.
+ * Their sockets are still here, in repair mode and deaf, out of the loop
+ * (without --migrate-no-linger): they hear again, the helper takes them
+ * out of repair mode, and they rejoin the loop as they were.  One the
+ * helper cannot restore is reset towards the guest.
  */
 void tcp_migrate_back(struct ctx *c)
 {
