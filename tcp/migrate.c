@@ -151,7 +151,10 @@ static int tcp_opt_get(int fd, int opt, uint32_t *v)
  * Recent kernels (6.18 here) let only CAP_NET_ADMIN put a filter on a TCP
  * socket: netshim-repair does it (REPAIR_DEAF, batched like the repair
  * commands: the caller flushes); with passt-repair, netshim tries itself,
- * and once refused stays as passt is, its sockets hearing.
+ * and once refused stays as passt is, its sockets hearing.  Each filter
+ * costs the kernel about 16 us to build here, inside the guest's pause:
+ * with --migrate-no-linger, where each socket is closed right after its
+ * queues are read, the caller spares it.
  *
  * Return: 0 on success or if refused, -1 if the helper failed
  */
@@ -370,9 +373,9 @@ static int tcp_sock_put(struct migio *io, const struct tcp_sock_state *st)
  *
  * Their number, then one record each.  With a repair helper, each
  * connection that can move is put in repair mode first, all at once, and
- * made deaf (tcp_sock_deaf()), and its socket's state goes with its
- * record: the socket is then closed (silently, in repair mode) right
- * after, with --migrate-no-linger, for a destination in the same
+ * made deaf if it stays (tcp_sock_deaf()), and its socket's state goes
+ * with its record: the socket is then closed (silently, in repair mode)
+ * right after, with --migrate-no-linger, for a destination in the same
  * namespace, or taken out of the loop and kept until we exit or another
  * front-end comes (tcp_guest_gone()).
  *
@@ -402,7 +405,8 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 			rep = false;
 	if (rep && repair_flush(c))
 		rep = false;
-	for (i = 0; rep && i < t->idx.hiwater; i++)
+	for (i = 0; rep && !c->conf.migrate_no_linger &&
+		    i < t->idx.hiwater; i++)
 		if (tcp_migratable(&t->c[i]) && tcp_sock_deaf(c, &t->c[i], true))
 			rep = false;
 	if (rep && repair_flush(c))
