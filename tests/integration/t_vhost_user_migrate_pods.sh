@@ -9,4 +9,5 @@
 # the peer's segments reach the source until the route moves, and every
 # connection goes on, every byte in place (tests/vm/t_vm_migrate.sh).
 
-MIG_PODS=1 MIG_ROUNDS=2 exec bash "$(dirname "$(readlink -f "$0")")/../vm/t_vm_migrate.sh"
+MIG_PODS=1 MIG_ROUNDS=2 \
+	exec bash "$(dirname "$(readlink -f "$0")")/../vm/t_vm_migrate.sh"

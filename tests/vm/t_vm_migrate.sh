@@ -60,13 +60,14 @@
 # VM: each hop goes to the other pod, and the peer's route to the address
 # moves there once the migration completed, as the network moves the
 # VM's port to the node where it resumed, 2 s later (MIG_MOVE_DELAY),
-# the source QEMU gone by then.  Every back-end runs with the
-# launcher's defaults, no --migrate-exit or --migrate-no-linger, and
-# forwards the inbound port in its own pod.  Until the route moves, the
-# peer's segments still reach the source's sockets: they must not take
-# and acknowledge bytes the destination never gets, nor reset anything.
+# the source QEMU gone by then.  Every back-end runs with the launcher's
+# defaults, no --migrate-exit or --migrate-no-linger, and forwards the
+# inbound port in its own pod.  Until the route moves, the peer's
+# segments still reach the source's sockets: they must not take and
+# acknowledge bytes the destination never gets, nor reset anything.
 # After each hop the source back-end still runs (its options ask no
-# exit), and is then stopped, as KubeVirt deletes the source's pod.  Nothing of the pod's kernel is held back here.
+# exit), and is then stopped, as KubeVirt deletes the source's pod.
+# Nothing of the pod's kernel is held back here.
 # BACKEND=passt runs passt through the same test (MIG_HELPER names
 # passt-repair then); MIG_DEBUG=1 runs both back-ends with -d.
 
@@ -108,9 +109,9 @@ if [ -n "$NEWPOD" ]; then
 	topo_pod2
 fi
 PODS=${MIG_PODS:-}
-# MIG_PODS: how long after the migration completed the network moves the
-# address (OVN moves a migrated VM's port when the destination announces
-# it; a slower network leaves the source in the way longer)
+# MIG_MOVE_DELAY: how long after the migration completed the network
+# moves the address (OVN moves a migrated VM's port when the destination
+# announces it; a slower network leaves the source in the way longer)
 MOVE_DELAY=${MIG_MOVE_DELAY:-2}
 declare -A PODNS=([n0]=$NS_POD)
 if [ -n "$PODS" ]; then
