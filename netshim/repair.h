@@ -4,8 +4,11 @@
 #ifndef NETSHIM_REPAIR_H
 #define NETSHIM_REPAIR_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <linux/filter.h>
+#include <sys/socket.h>
 
 #define REPAIR_FDS_MAX		253	/* SCM_MAX_FD: descriptors a message carries */
 #define REPAIR_WAIT_MS		10	/* for a helper to connect, the guest
@@ -22,6 +25,33 @@
 #define REPAIR_DEAF		16
 #define REPAIR_HEAR		17
 #define REPAIR_EXT_NAME		"netshim-repair/1/"
+
+/**
+ * repair_sock_deaf() - make a TCP socket drop every segment that comes
+ *			(a socket filter that passes nothing), or take it off
+ * @fd:		the socket
+ * @deaf:	drop, or take them again
+ *
+ * What REPAIR_DEAF and REPAIR_HEAR do in netshim-repair, and what netshim
+ * tries itself where the kernel lets it (tcp/migrate.c).  Taking off a
+ * filter that is not there succeeds.
+ *
+ * Return: 0 on success, -1 on failure (errno set)
+ */
+static inline int repair_sock_deaf(int fd, bool deaf)
+{
+	static struct sock_filter none = BPF_STMT(BPF_RET | BPF_K, 0);
+	const struct sock_fprog prog = { 1, &none };
+	int zero = 0;
+
+	if (deaf)
+		return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
+				  sizeof(prog));
+	if (setsockopt(fd, SOL_SOCKET, SO_DETACH_FILTER, &zero,
+		       sizeof(zero)) && errno != ENOENT)
+		return -1;
+	return 0;
+}
 
 struct ctx;
 

@@ -28,7 +28,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -162,28 +161,6 @@ static void name(int s)
 			"handed over will not be made deaf\n", strerror(errno));
 }
 
-/**
- * deaf() - make a socket drop every segment that comes, or not
- * @fd:		TCP socket
- * @on:		drop, or take them again
- *
- * Return: 0 on success, -1 on failure
- */
-static int deaf(int fd, bool on)
-{
-	static struct sock_filter none = BPF_STMT(BPF_RET | BPF_K, 0);
-	const struct sock_fprog prog = { 1, &none };
-	int zero = 0;
-
-	if (on)
-		return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
-				  sizeof(prog));
-	if (setsockopt(fd, SOL_SOCKET, SO_DETACH_FILTER, &zero,
-		       sizeof(zero)) && errno != ENOENT)
-		return -1;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	union {
@@ -270,7 +247,7 @@ int main(int argc, char **argv)
 
 			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(fd));
 			if (cmd == REPAIR_DEAF || cmd == REPAIR_HEAR) {
-				if (deaf(fd, cmd == REPAIR_DEAF)) {
+				if (repair_sock_deaf(fd, cmd == REPAIR_DEAF)) {
 					fprintf(stderr, "netshim-repair: socket "
 						"filter: %s\n", strerror(errno));
 					return 1;

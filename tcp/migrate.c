@@ -40,7 +40,6 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <linux/filter.h>
 
 #include "tcp.h"
 #include "internal.h"
@@ -160,10 +159,7 @@ static int tcp_opt_get(int fd, int opt, uint32_t *v)
  */
 static int tcp_sock_deaf(struct ctx *c, struct tcp_conn *conn, bool deaf)
 {
-	static struct sock_filter none = BPF_STMT(BPF_RET | BPF_K, 0);
-	static const struct sock_fprog prog = { 1, &none };
 	static bool refused;
-	int zero = 0;
 
 	if (deaf == !!(conn->flags & F_DEAF))
 		return 0;
@@ -171,12 +167,10 @@ static int tcp_sock_deaf(struct ctx *c, struct tcp_conn *conn, bool deaf)
 		if (repair_set(c, conn->fd, deaf ? REPAIR_DEAF : REPAIR_HEAR))
 			return -1;
 	} else if (!deaf) {
-		setsockopt(conn->fd, SOL_SOCKET, SO_DETACH_FILTER, &zero,
-			   sizeof(zero));
+		repair_sock_deaf(conn->fd, false);
 	} else if (refused) {
 		return 0;
-	} else if (setsockopt(conn->fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
-			      sizeof(prog))) {
+	} else if (repair_sock_deaf(conn->fd, true)) {
 		info("migration: this kernel lets neither netshim nor its "
 		     "repair helper make the sockets handed over deaf (%m): "
 		     "until the network moves the address away, they "
