@@ -83,6 +83,7 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(udp_flows,		"UDP flows opened")			\
 	X(icmp_flows,		"ICMP echo flows opened")		\
 	X(tcp_conns,		"TCP connections opened")		\
+	X(tcp_window_probes,	"TCP probes of a guest's closed window (persist timer)") \
 	X(tcp_spliced,		"TCP local flows spliced")		\
 	X(tcp_sockmap,		"TCP local flows moved to the eBPF sockmap") \
 	X(sockmap_bytes,	"bytes the eBPF sockmap redirected")	\

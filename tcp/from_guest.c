@@ -45,6 +45,8 @@ static bool tcp_guest_ack(struct ctx *c, struct tcp_conn *conn,
 	conn->wnd_guest = wnd;
 	if (conn->fd >= 0)
 		tcp_update_clamp(conn);
+	if (conn->seq_to_guest == conn->seq_acked)
+		conn->retries = 0;	/* it answers: probes go on */
 
 	if (acked) {
 		uint32_t data = acked;

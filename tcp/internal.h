@@ -107,6 +107,21 @@ void tcp_drop_later(struct ctx *c, struct tcp_conn *conn, uint32_t bytes);
 void tcp_set_peek_off(struct tcp_conn *conn);
 void tcp_rewind(struct ctx *c, struct tcp_conn *conn);
 void tcp_timer_arm(struct ctx *c, struct tcp_conn *conn);
+bool tcp_persist_probe(struct ctx *c, struct tcp_conn *conn);
+
+/**
+ * tcp_persist_due() - is the persist timer the one to run: established,
+ *		       nothing in flight, the guest's window closed
+ * @conn:	connection
+ *
+ * Return: true if so
+ */
+static inline bool tcp_persist_due(const struct tcp_conn *conn)
+{
+	return conn->state == CONN_ESTABLISHED && !conn->wnd_guest &&
+	       conn->seq_to_guest == conn->seq_acked &&
+	       !(conn->flags & (F_FIN_SENT | F_MIGRATED));
+}
 void tcp_send_data(struct ctx *c, struct tcp_conn *conn);
 void tcp_send_pending(struct ctx *c, struct tcp_conn *conn);
 void tcp_connect_failed(struct ctx *c, struct tcp_conn *conn, int err);

@@ -491,8 +491,10 @@ static void tcp_migrate_rejoin(struct ctx *c, struct tcp_conn *conn)
 	conn->events = 0;
 	conn_epoll(c, conn, EPOLLIN);
 	tcp_send_ctl(c, conn, TH_ACK, conn->seq_to_guest);
-	if (conn->seq_to_guest != conn->seq_acked)
-		tcp_timer_arm(c, conn);
+	/* In flight: resent if lost; a closed window: probed, the update
+	 * that would open it may have gone to the source
+	 */
+	tcp_timer_arm(c, conn);
 }
 
 /**

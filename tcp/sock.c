@@ -116,6 +116,11 @@ static void tcp_conn_timer(struct ctx *c, struct tcp_conn *conn)
 	}
 	if (!conn->rto_at || tcp_now_ms(c) < conn->rto_at)
 		return;
+	if (conn->state == CONN_ESTABLISHED &&
+	    conn->seq_to_guest == conn->seq_acked && !tcp_persist_due(conn)) {
+		conn->rto_at = 0;	/* the window opened since */
+		return;
+	}
 	if (link_blocked(c)) {
 		/* Queued for a VMM that does not read: not lost, not late */
 		conn->rto_at = tcp_now_ms(c) + conn->rto_ms;
@@ -129,6 +134,14 @@ static void tcp_conn_timer(struct ctx *c, struct tcp_conn *conn)
 	}
 	conn->rto_ms = conn->rto_ms * 2 > TCP_RTO_MAX_US / 1000 ?
 		       TCP_RTO_MAX_US / 1000 : conn->rto_ms * 2;
+	if (tcp_persist_due(conn)) {
+		/* Nothing in flight, the window closed: a probe, no resend */
+		if (tcp_persist_probe(c, conn))
+			conn->rto_at = tcp_now_ms(c) + conn->rto_ms;
+		else
+			conn->rto_at = 0;
+		return;
+	}
 	switch (conn->state) {
 	case CONN_SYN_SENT:
 		tcp_send_ctl(c, conn, TH_SYN, conn->seq_acked);

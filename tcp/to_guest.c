@@ -387,16 +387,47 @@ void tcp_rewind(struct ctx *c, struct tcp_conn *conn)
 }
 
 /**
- * tcp_timer_arm() - (re)start or stop the retransmission timer
+ * tcp_timer_arm() - (re)start or stop the retransmission timer, or the
+ *		     persist timer when the guest's window is closed
  * @c:		execution context
  * @conn:	connection
+ *
+ * With nothing in flight and a zero window, only a window update from
+ * the guest would restart the transfer, and nothing makes the guest send
+ * one again if it was lost: a migration's hop, a front-end that
+ * reconnected.  So the timer runs on and probes (RFC 9293 3.8.6.1).
  */
 void tcp_timer_arm(struct ctx *c, struct tcp_conn *conn)
 {
-	if (conn->seq_to_guest == conn->seq_acked)
-		conn->rto_at = 0;
-	else
+	if (conn->seq_to_guest != conn->seq_acked || tcp_persist_due(conn))
 		conn->rto_at = tcp_now_ms(c) + conn->rto_ms;
+	else
+		conn->rto_at = 0;
+}
+
+/**
+ * tcp_persist_probe() - on the persist timer: ask the guest for its window
+ * @c:		execution context
+ * @conn:	connection, its window closed and nothing in flight
+ *
+ * Only if the socket holds bytes for the guest: a closed window with
+ * nothing to send is the guest's business, and new bytes arm the timer
+ * again (tcp_send_data()).  The probe is an ACK of a byte already
+ * acknowledged, outside the guest's window, which it must answer with an
+ * ACK carrying its window (RFC 9293 3.10.7.4), as Linux probes.
+ *
+ * Return: true if the probe went and the timer runs on
+ */
+bool tcp_persist_probe(struct ctx *c, struct tcp_conn *conn)
+{
+	int inq = 0;
+
+	if (conn->fd < 0 || ioctl(conn->fd, SIOCINQ, &inq) ||
+	    (uint32_t)inq <= conn->unread_acked)
+		return false;
+	c->cnt.tcp_window_probes++;
+	tcp_send_ctl(c, conn, TH_ACK, conn->seq_to_guest - 1);
+	return true;
 }
 
 /**
@@ -517,8 +548,12 @@ void tcp_send_data(struct ctx *c, struct tcp_conn *conn)
 		budget = inflight >= cap ? 0 :
 			 budget < cap - inflight ? budget : cap - inflight;
 	}
-	if (!budget)
-		return;		/* the guest's next ACK opens the window */
+	if (!budget) {
+		/* The guest's next ACK opens the window, or a probe asks */
+		if (!conn->rto_at)
+			tcp_timer_arm(c, conn);
+		return;
+	}
 	seg = link_tso_max(c, v6);
 	seg = seg > mss ? seg - seg % mss : mss;
 	if (seg > budget)

@@ -274,6 +274,7 @@ guest() {
 		VM_TIMEOUT=$((DOWN_S + 400)) "$(dirname "$0")/run-vm.sh" \
 		migrate "$WORK/$name.sock" "netshim.up_lines=$UP_LINES" \
 		"netshim.conns=$CONNS" init_on_alloc=0 \
+		"netshim.down_stall=${MIG_DOWN_STALL:-0}" \
 		"netshim.wait=$((DOWN_S + 110))" >"$WORK/run-$name.out" 2>&1 &
 	QRUN[$name]=$!
 	topo_pid_add $!

@@ -34,11 +34,15 @@
 # driver's complaints).  Then it checks the network from its new home: a
 # new lease, ping, and new TCP connections both ways.
 # Parameters: netshim.peer4, netshim.wait (default 120), netshim.up_lines
-# (default 2000000), netshim.conns (default 0).
+# (default 2000000), netshim.conns (default 0), netshim.down_stall (default
+# 0: seconds the download stops reading after its first two, before the
+# migration starts, so that the guest's window and the pod's receive
+# queue are full when it comes, as when a busy guest falls behind).
 
 wait_s=${netshim_wait:-120}
 up_lines=${netshim_up_lines:-2000000}
 conns=${netshim_conns:-0}
+stall=${netshim_down_stall:-0}
 
 # estab_resets - the kernel's count of connections reset (RFC 1213's
 # tcpEstabResets)
@@ -74,7 +78,16 @@ if dhcp4; then
 	resets=$(estab_resets)
 	# Lines checked as they come, as the peer wrote them: $1 drops the
 	# padding (no leading zeros, which busybox awk would read as octal)
+	# dd reads no more than it writes: nothing is lost at the stall
 	(socat -u "TCP:$PEER4:5310" - 2>/tmp/down.err |
+		{ if [ "$stall" -gt 0 ]; then
+			end=$(($(date +%s) + 2))
+			while [ "$(date +%s)" -lt "$end" ]; do
+				dd bs=65536 count=16 2>/dev/null
+			done
+			sleep "$stall"
+		  fi
+		  cat; } |
 		awk 'length($0) == 15 { n++; if ($1 != NR - 1) bad++ }
 		     length($0) != 15 { short++ }
 		     n % 65536 == 0 { print n > "/tmp/down.n"; close("/tmp/down.n") }
