@@ -68,6 +68,9 @@
 # After each hop the source back-end still runs (its options ask no
 # exit), and is then stopped, as KubeVirt deletes the source's pod.
 # Nothing of the pod's kernel is held back here.
+# MIG_DOWN_STALL=S stops the guest's download reader for S seconds from
+# two seconds in, across the first migration: the guest's window and the
+# pod's receive queue are full when it comes.
 # BACKEND=passt runs passt through the same test (MIG_HELPER names
 # passt-repair then); MIG_DEBUG=1 runs both back-ends with -d.
 
