@@ -122,6 +122,7 @@ static inline bool tcp_persist_due(const struct tcp_conn *conn)
 	       conn->seq_to_guest == conn->seq_acked &&
 	       !(conn->flags & (F_FIN_SENT | F_MIGRATED));
 }
+
 void tcp_send_data(struct ctx *c, struct tcp_conn *conn);
 void tcp_send_pending(struct ctx *c, struct tcp_conn *conn);
 void tcp_connect_failed(struct ctx *c, struct tcp_conn *conn, int err);
