@@ -108,6 +108,7 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(migrations_refused,	"device states refused or not handed over") \
 	X(tcp_migrated_reset,	"TCP connections of a migrated guest reset towards it") \
 	X(tcp_migrated,		"TCP connections of a migrated guest kept, socket and all") \
+	X(tcp_rcvq_reread,	"receive queues handed over read again: segments came during the read") \
 	X(udp_migrated,		"UDP flows of a migrated guest opened again on their ports") \
 	X(icmp_migrated,	"ICMP echo flows of a migrated guest opened again") \
 	X(link_buf_reached,	"bytes of the link buffers reached so far (resident from then on)")

@@ -151,9 +151,11 @@ static int tcp_opt_get(int fd, int opt, uint32_t *v)
  * socket: netshim-repair does it (REPAIR_DEAF, batched like the repair
  * commands: the caller flushes); with passt-repair, netshim tries itself,
  * and once refused stays as passt is, its sockets hearing.  Each filter
- * costs the kernel about 16 us to build here, inside the guest's pause:
- * with --migrate-no-linger, where each socket is closed right after its
- * queues are read, the caller spares it.
+ * costs the kernel about 16 us to build here, inside the guest's pause,
+ * and is paid with --migrate-no-linger too: the socket is closed right
+ * after its queues are read, but a segment can still come between the
+ * two, and one that came during the read waits in the socket's backlog
+ * until the read lets go (tcp_sock_dump() reads again then).
  *
  * Return: 0 on success or if refused, -1 if the helper failed
  */
@@ -225,6 +227,7 @@ static int tcp_rcvq_head(int fd, uint32_t *head, uint32_t *len)
 
 /**
  * tcp_sock_dump() - what a socket in repair mode is made of
+ * @c:		execution context
  * @fd:		socket
  * @st:		filled; its queues go to tcp_mig_q, send queue first
  *
@@ -237,20 +240,22 @@ static int tcp_rcvq_head(int fd, uint32_t *head, uint32_t *len)
  *   an ACK of the peer meanwhile only drops bytes the destination
  *   sends again, which the peer ignores;
  * - the receive queue is peeked from its start (tcp_rcvq_head()) into
- *   the rest of the buffer, and its end is its start plus what came: a
- *   segment that lands after the peek (on a socket not deaf) is not in
- *   the state, and this socket acknowledged it (tcp_sock_deaf()).
+ *   the rest of the buffer, and its end is its start plus what came,
+ *   checked against the kernel's once the peek let go of the socket.  On
+ *   a socket that could not be made deaf, a segment that lands between
+ *   that check and the close is not in the state, and this socket
+ *   acknowledged it (tcp_sock_deaf()): a window of one system call.
  *
  * Return: 0 on success, -1 if it cannot move (its state, its queues)
  */
-static int tcp_sock_dump(int fd, struct tcp_sock_state *st)
+static int tcp_sock_dump(struct ctx *c, int fd, struct tcp_sock_state *st)
 {
 	struct sockaddr_storage ss;
+	uint32_t head, len, end;
 	struct tcp_info ti;
-	uint32_t head, len;
 	socklen_t sl;
+	int v, i, off = -1;
 	ssize_t n;
-	int v, off = -1;
 
 	memset(st, 0, sizeof(*st));
 	sl = sizeof(ss);
@@ -307,19 +312,36 @@ static int tcp_sock_dump(int fd, struct tcp_sock_state *st)
 		return 0;
 	/* From the start of the queue, whatever was peeked before */
 	setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off));
-	n = recv(fd, tcp_mig_q + st->sndq, MIGRATE_TCP_QBUF - st->sndq,
-		 MSG_PEEK | MSG_DONTWAIT);
-	if (n < 0 && errno != EAGAIN)
-		return -1;
-	if (n < 0)
-		n = 0;
-	if ((size_t)n >= MIGRATE_TCP_QBUF - st->sndq)
-		goto big;
-	/* The queue only grows: less than it held is a peek cut short,
-	 * and bytes we acknowledged would be missing
-	 */
-	if ((uint32_t)n < len)
-		return -1;
+	for (i = 0; ; i++) {
+		n = recv(fd, tcp_mig_q + st->sndq, MIGRATE_TCP_QBUF - st->sndq,
+			 MSG_PEEK | MSG_DONTWAIT);
+		if (n < 0 && errno != EAGAIN)
+			return -1;
+		if (n < 0)
+			n = 0;
+		if ((size_t)n >= MIGRATE_TCP_QBUF - st->sndq)
+			goto big;
+		/* The queue only grows: less than it held is a peek cut
+		 * short, and bytes we acknowledged would be missing
+		 */
+		if ((uint32_t)n < len || tcp_opt_get(fd, TCP_QUEUE_SEQ, &end))
+			return -1;
+		/* Segments that came while the peek held the socket wait in
+		 * its backlog, and are queued (and, where it is not deaf,
+		 * acknowledged) as the peek lets go: past the end peeked,
+		 * the queue is read again
+		 */
+		if (end == head + (uint32_t)n)
+			break;
+		if (i == TCP_DUMP_TRIES) {
+			info("migration: TCP connection to port %u: its "
+			     "receive queue kept growing while read: it is "
+			     "reset", st->pport);
+			return -1;
+		}
+		c->cnt.tcp_rcvq_reread++;
+		len = (uint32_t)n;
+	}
 	st->rcvq = (uint32_t)n;
 	st->rcv_seq += st->rcvq;
 	return 0;
@@ -367,7 +389,7 @@ static int tcp_sock_put(struct migio *io, const struct tcp_sock_state *st)
  *
  * Their number, then one record each.  With a repair helper, each
  * connection that can move is put in repair mode first, all at once, and
- * made deaf if it stays (tcp_sock_deaf()), and its socket's state goes
+ * made deaf (tcp_sock_deaf()), and its socket's state goes
  * with its record: the socket is then closed (silently, in repair mode)
  * right after, with --migrate-no-linger, for a destination in the same
  * namespace, or taken out of the loop and kept until we exit or another
@@ -399,8 +421,7 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 			rep = false;
 	if (rep && repair_flush(c))
 		rep = false;
-	for (i = 0; rep && !c->conf.migrate_no_linger &&
-		    i < t->idx.hiwater; i++)
+	for (i = 0; rep && i < t->idx.hiwater; i++)
 		if (tcp_migratable(&t->c[i]) && tcp_sock_deaf(c, &t->c[i], true))
 			rep = false;
 	if (rep && repair_flush(c))
@@ -417,7 +438,7 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 		if (conn->state == CONN_FREE)
 			continue;
 		sock = rep && tcp_migratable(conn) &&
-		       !tcp_sock_dump(conn->fd, &st);
+		       !tcp_sock_dump(c, conn->fd, &st);
 		if (sock && c->conf.migrate_no_linger) {
 			/* At once: still open, the socket would take and
 			 * acknowledge what the peer sends while the state
