@@ -68,14 +68,6 @@ guest() {
 		topo_pid_add "$(cat "$WORK/$name.qemu.pid")"
 }
 
-# expect() - fail unless a result on a console is ok (and matches)
-# $1: console log, $2: key, $3: extended regular expression (optional)
-expect() {
-	local e
-
-	e=$(vm_check "$@") || { LOG=$1 deb_show_diag; fail "$e"; }
-}
-
 topo_init
 deb_image
 topo_peer_pod
@@ -173,14 +165,14 @@ grep -a '^NETSHIM-' "$WORK/vm-n1.log" | grep -v '^NETSHIM-DIAG' >&2
 
 # Before: on line as a cloud image gets there
 for k in online ipv4_addr ipv6_addr temp6 route4 route6; do
-	expect "$WORK/vm-n0.log" "$k"
+	LOG=$WORK/vm-n0.log deb_expect "$k"
 done
 # After
-expect "$WORK/vm-n1.log" migrated
+LOG=$WORK/vm-n1.log deb_expect migrated
 topo_wait_log "$WORK/peer-long.log" '^long: 203' 100
 topo_wait_log "$WORK/peer-long.log" '^long: 2001' 100
 for f in 4:203.0.113.2 6:2001:db8:1:; do
-	expect "$WORK/vm-n1.log" "long${f%%:*}_after"
+	LOG=$WORK/vm-n1.log deb_expect "long${f%%:*}_after"
 	got=$(vm_result "$WORK/vm-n1.log" "long${f%%:*}_after")
 	sent=$(grep "^long: ${f#*:}" "$WORK/peer-long.log")
 	case "$sent" in
@@ -196,18 +188,18 @@ for f in 4:203.0.113.2 6:2001:db8:1:; do
 done
 for k in tcp_resets addrs dns http4_name http6_name http4_remote \
 	http6_remote; do
-	expect "$WORK/vm-n1.log" "${k}_after"
+	LOG=$WORK/vm-n1.log deb_expect "${k}_after"
 done
-expect "$WORK/vm-n1.log" http6_src_after '^ok from 2001:db8:1:'
-expect "$WORK/vm-n1.log" dhcp4_renew '^ok renewed, 203\.0\.113\.2/24$'
-expect "$WORK/vm-n1.log" online_reconf
-expect "$WORK/vm-n1.log" link_reconf ' routable configured'
-expect "$WORK/vm-n1.log" ipv4_addr_reconf '^ok 203\.0\.113\.2/24$'
-expect "$WORK/vm-n1.log" ipv6_addr_reconf '^ok 2001:db8:1:'
+LOG=$WORK/vm-n1.log deb_expect http6_src_after '^ok from 2001:db8:1:'
+LOG=$WORK/vm-n1.log deb_expect dhcp4_renew '^ok renewed, 203\.0\.113\.2/24$'
+LOG=$WORK/vm-n1.log deb_expect online_reconf
+LOG=$WORK/vm-n1.log deb_expect link_reconf ' routable configured'
+LOG=$WORK/vm-n1.log deb_expect ipv4_addr_reconf '^ok 203\.0\.113\.2/24$'
+LOG=$WORK/vm-n1.log deb_expect ipv6_addr_reconf '^ok 2001:db8:1:'
 for k in route4 route6 dns http4_name http6_name; do
-	expect "$WORK/vm-n1.log" "${k}_reconf"
+	LOG=$WORK/vm-n1.log deb_expect "${k}_reconf"
 done
-expect "$WORK/vm-n1.log" http6_src_reconf '^ok from 2001:db8:1:'
+LOG=$WORK/vm-n1.log deb_expect http6_src_reconf '^ok from 2001:db8:1:'
 
 # The destination rebuilt both connections and served the renewal and
 # the reconfiguration itself
