@@ -9,6 +9,20 @@
 
 #include "checksum.h"
 
+/* 32 bytes as eight 32-bit lanes: the compiler's vector extension, one
+ * register where the target has AVX2, two SSE2 registers otherwise
+ */
+typedef uint32_t csum_vec __attribute__((vector_size(32)));
+
+/* GCC builds csum_add() twice on x86-64, for AVX2 and for any CPU, and
+ * the loader picks one (an ifunc); elsewhere it is built once
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define CSUM_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define CSUM_CLONES
+#endif
+
 /**
  * csum_add() - add bytes to a running one's complement sum
  * @buf:	bytes, any alignment
@@ -16,29 +30,37 @@
  * @sum:	running sum (0 to start)
  *
  * The one's complement sum does not depend on byte order except for a final
- * swap (RFC 1071, 2.B), and its carries may be added late (2.C): native
- * 32-bit words go into four 64-bit sums, which no carry leaves before 2^32
- * words and which do not wait on each other.  Measured here at 1460-byte
- * segments, that sums twice as fast as one 64-bit sum with an end-around
- * carry at every word: this runs on every frame a guest without checksum
- * offload sends or gets.
+ * swap (RFC 1071, 2.B), and its carries may be added late (2.C).  Since
+ * 2^16 is 1 modulo 0xffff, a native 32-bit word counts as the sum of its
+ * two halves: each 32-byte block adds its sixteen halves into the lanes
+ * of two vectors, with no carry to chase, and at most 32768 blocks go
+ * into a lane before it is added into 64 bits (0xffff each: below 2^31).
+ * This runs on every frame a guest without checksum offload sends or
+ * gets.  Measured here (GCC 12, AVX2): 30 GB/s at 1460 bytes, 9.3 before
+ * (four 64-bit sums of 32-bit words); SSE2 alone (clang), 20.
  *
  * Return: the new running sum, not folded
  */
+CSUM_CLONES
 uint32_t csum_add(const void *buf, size_t len, uint32_t sum)
 {
-	uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, acc;
 	const uint8_t *b = buf;
-	uint32_t w[8], v;
+	uint64_t acc = 0;
+	uint32_t v;
+	int i;
 
-	for (; len >= 32; b += 32, len -= 32) {
-		memcpy(w, b, 32);
-		a0 += (uint64_t)w[0] + w[4];
-		a1 += (uint64_t)w[1] + w[5];
-		a2 += (uint64_t)w[2] + w[6];
-		a3 += (uint64_t)w[3] + w[7];
+	while (len >= 32) {
+		csum_vec lo = { 0 }, hi = { 0 }, w;
+		size_t n = len / 32 < 32768 ? len / 32 : 32768;
+
+		for (len -= n * 32; n; n--, b += 32) {
+			memcpy(&w, b, 32);
+			lo += w & 0xffff;
+			hi += w >> 16;
+		}
+		for (i = 0; i < 8; i++)
+			acc += (uint64_t)lo[i] + hi[i];
 	}
-	acc = a0 + a1 + a2 + a3;
 	for (; len >= 4; b += 4, len -= 4) {
 		memcpy(&v, b, 4);
 		acc += v;

@@ -11,8 +11,10 @@ static uint16_t ref_csum(const uint8_t *b, size_t len, uint32_t sum)
 {
 	size_t i;
 
-	for (i = 0; i + 1 < len; i += 2)
+	for (i = 0; i + 1 < len; i += 2) {
 		sum += (uint32_t)(b[i] << 8 | b[i + 1]);
+		sum = (sum & 0xffff) + (sum >> 16);	/* end-around carry */
+	}
 	if (len & 1)
 		sum += (uint32_t)b[len - 1] << 8;
 	while (sum >> 16)
@@ -45,6 +47,22 @@ static void test_all_ones_carries(void **state)
 			 ref_csum(buf, sizeof(buf), 0));
 	assert_int_equal(csum_fold(csum_add(buf, 3, 0xfffe)),
 			 ref_csum(buf, 3, 0xfffe));
+}
+
+/* More than 65537 blocks of 32 bytes, all ones: each lane takes its
+ * largest values for longer than it may hold them without a flush
+ */
+static void test_all_ones_past_a_lane(void **state)
+{
+	static uint8_t buf[(65537 + 3) * 32 + 7];
+	size_t off;
+
+	(void)state;
+	memset(buf, 0xff, sizeof(buf));
+	for (off = 0; off < 2; off++)
+		assert_int_equal(csum_fold(csum_add(buf + off,
+						    sizeof(buf) - off, 0)),
+				 ref_csum(buf + off, sizeof(buf) - off, 0));
 }
 
 static void test_running_sum_in_pieces(void **state)
@@ -81,6 +99,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_matches_reference_all_lengths_and_alignments),
 		cmocka_unit_test(test_all_ones_carries),
+		cmocka_unit_test(test_all_ones_past_a_lane),
 		cmocka_unit_test(test_running_sum_in_pieces),
 		cmocka_unit_test(test_ipv4_header_known_value),
 	};
