@@ -540,10 +540,21 @@ got=$(grep '^upload:' "$WORK/peer-upload.log")
 if [ "$MIG_HELPER" != none ] && [ -z "$NEWPOD" ]; then
 	# Both connections went on, to their ends
 	if [ "$ended" != "${ended#*still running}" ]; then
-		for f in "$WORK/ss-pod-$at.txt" "$WORK/ss-peer-$at.txt"; do
+		# The sockets 1 s after the hop and now, and what the
+		# destination counted (window probes, drops), for the log
+		ip netns exec "${PODNS[$at]}" ss -tnieo \
+			>"$WORK/ss-pod-end.txt" 2>&1
+		ip netns exec "$NS_PEER" ss -tnieo >"$WORK/ss-peer-end.txt" 2>&1
+		for f in "$WORK/ss-pod-$at.txt" "$WORK/ss-peer-$at.txt" \
+			 "$WORK/ss-pod-end.txt" "$WORK/ss-peer-end.txt"; do
 			echo "--- ${f##*/}"
 			grep -A1 -E ':(5310|5311)\b' "$f"
 		done >&2
+		if [ "$BACKEND" = netshim ]; then
+			ln -sf "backend-$at.log" "$WORK/backend.log"
+			BACKEND_PID=${BPID[$at]} topo_counters |
+				grep -E 'tcp_|drop_|frames_' >&2
+		fi
 		fail "the transfers hung after the migration: $ended"
 	fi
 	case "$ended" in
