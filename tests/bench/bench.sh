@@ -33,7 +33,8 @@
 # BENCH_QUICK: memory with 1000 and 10 000 connections (memory.sh), live
 # migration beside passt (migrate.sh), and the cost of a frame without
 # offloads through DPDK's testpmd beside passt (vu_testpmd.sh, into
-# DIR/testpmd.txt).
+# DIR/testpmd.txt).  And the checksum's speed beside the scalar sum it
+# replaced (csum.c, into DIR/csum.txt).
 #
 # Environment:
 #   BENCH_TIME=SEC    seconds per iperf3 run (default 10)
@@ -671,6 +672,16 @@ if [ -z "${BENCH_QUICK:-}" ] && [ -z "$BENCH_ONLY" ]; then
 	else
 		log "testpmd bench failed: $(tail -n 2 "$OUT/testpmd.txt")"
 	fi
+fi
+# The one's complement sum, which a guest without checksum offload pays
+# on every frame: netshim's beside the scalar sum it replaced (csum.c)
+if cc -O2 -Wall -Wextra -I"$REPO" -D_GNU_SOURCE -o "$WORK/csum" \
+	"$BENCH_DIR/csum.c" "$REPO/netshim/checksum.c" &&
+	"$WORK/csum" >"$OUT/csum.txt"; then
+	cat "$OUT/csum.txt"
+else
+	log "checksum bench failed"
+	rc=1
 fi
 plot
 log "results: $OUT/results.json, chart: $OUT/throughput.png"
