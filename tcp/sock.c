@@ -98,6 +98,7 @@ void tcp_sock_ready(struct ctx *c, uint32_t idx, uint32_t events)
 static void tcp_conn_timer(struct ctx *c, struct tcp_conn *conn)
 {
 	time_t idle = c->now.tv_sec - conn->last;
+	bool persist;
 
 	conn->flags &= ~F_ROOM_KNOWN;	/* measured again when next needed */
 	link_steer(c, conn->qp);
@@ -116,9 +117,13 @@ static void tcp_conn_timer(struct ctx *c, struct tcp_conn *conn)
 	}
 	if (!conn->rto_at || tcp_now_ms(c) < conn->rto_at)
 		return;
-	if (conn->state == CONN_ESTABLISHED &&
-	    conn->seq_to_guest == conn->seq_acked && !tcp_persist_due(conn)) {
-		conn->rto_at = 0;	/* the window opened since */
+	/* Nothing in flight: the persist timer if the guest's window is
+	 * closed, else it opened since and nothing is due
+	 */
+	persist = tcp_persist_due(conn);
+	if (!persist && conn->state == CONN_ESTABLISHED &&
+	    conn->seq_to_guest == conn->seq_acked) {
+		conn->rto_at = 0;
 		return;
 	}
 	if (link_blocked(c)) {
@@ -134,8 +139,7 @@ static void tcp_conn_timer(struct ctx *c, struct tcp_conn *conn)
 	}
 	conn->rto_ms = conn->rto_ms * 2 > TCP_RTO_MAX_US / 1000 ?
 		       TCP_RTO_MAX_US / 1000 : conn->rto_ms * 2;
-	if (tcp_persist_due(conn)) {
-		/* Nothing in flight, the window closed: a probe, no resend */
+	if (persist) {		/* a probe, nothing to resend */
 		if (tcp_persist_probe(c, conn))
 			conn->rto_at = tcp_now_ms(c) + conn->rto_ms;
 		else
