@@ -27,27 +27,19 @@ SECS=30
 # loss_add() - drop 1% of a device's packets in one direction, at random
 # $1: namespace, $2: device, $3: hook (egress or ingress)
 loss_add() {
-	ip netns exec "$1" nft -f - <<-EOF2 || fail "nftables in $1 ($2 $3)"
-	table netdev loss_$2_$3 {
-		chain c {
-			type filter hook $3 device "$2" priority 0;
-			numgen random mod 100 0 counter drop
-		}
-	}
-	EOF2
+	tcp_drop_add "$1" "loss_$2_$3" "$2" "$3" "numgen random mod 100 0"
 }
 
 # loss_del() - stop dropping
 # $1: namespace, $2: device, $3: hook
 loss_del() {
-	ip netns exec "$1" nft delete table netdev "loss_$2_$3"
+	tcp_drop_del "$1" "loss_$2_$3"
 }
 
 # loss_dropped() - packets dropped so far
 # $1: namespace, $2: device, $3: hook
 loss_dropped() {
-	ip netns exec "$1" nft list table netdev "loss_$2_$3" |
-		sed -n 's/.*counter packets \([0-9]*\).*/\1/p'
+	tcp_drop_count "$1" "loss_$2_$3"
 }
 
 # both_ways() - 64 MiB up and 64 MiB down, checked, with drop counts

@@ -77,20 +77,12 @@ topo_pid_add "$rpid"
 tcp_wait_file "$WORK/paused" 20 || fail "the guest's reader did not start"
 # The window closes, the pod's socket fills, the peer stops
 sleep 2
-ip netns exec "$NS_GUEST" nft -f - <<-EOF || fail "nftables in the guest"
-table netdev lost {
-	chain c {
-		type filter hook egress device "tap0" priority 0;
-		tcp dport $PORT counter drop
-	}
-}
-EOF
+tcp_drop_add "$NS_GUEST" lost tap0 egress "tcp dport $PORT"
 echo 1 >"$WORK/go"
 tcp_wait_file "$WORK/drained" 20 ||
 	fail "the guest's reader did not drain what it held"
-lost=$(ip netns exec "$NS_GUEST" nft list table netdev lost |
-	sed -n 's/.*counter packets \([0-9]*\).*/\1/p')
-ip netns exec "$NS_GUEST" nft delete table netdev lost
+lost=$(tcp_drop_count "$NS_GUEST" lost)
+tcp_drop_del "$NS_GUEST" lost
 [ "${lost:-0}" -gt 0 ] ||
 	fail "no guest frame was dropped: the window update was not lost"
 t0=$(date +%s%N)

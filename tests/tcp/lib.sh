@@ -238,3 +238,32 @@ tcp_many_check() {
 		fail "$1 -> $2 port $3: $out"
 	log "ok: $1 -> $2 port $3: $out"
 }
+
+# tcp_drop_add() - drop, and count, the packets a device passes one way
+# that match an nftables expression (a netdev table of their own)
+# $1: namespace, $2: table name, $3: device, $4: hook (egress or ingress),
+# $5: the match, e.g. "numgen random mod 100 0" (1 % at random) or
+# "tcp dport 5021"
+tcp_drop_add() {
+	ip netns exec "$1" nft -f - <<-EOF2 || fail "nftables in $1 ($3 $4)"
+	table netdev $2 {
+		chain c {
+			type filter hook $4 device "$3" priority 0;
+			$5 counter drop
+		}
+	}
+	EOF2
+}
+
+# tcp_drop_count() - packets a tcp_drop_add() table dropped so far
+# $1: namespace, $2: table name
+tcp_drop_count() {
+	ip netns exec "$1" nft list table netdev "$2" |
+		sed -n 's/.*counter packets \([0-9]*\).*/\1/p'
+}
+
+# tcp_drop_del() - stop dropping
+# $1: namespace, $2: table name
+tcp_drop_del() {
+	ip netns exec "$1" nft delete table netdev "$2"
+}
