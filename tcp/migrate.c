@@ -251,10 +251,10 @@ static int tcp_rcvq_head(int fd, uint32_t *head, uint32_t *len)
 static int tcp_sock_dump(struct ctx *c, int fd, struct tcp_sock_state *st)
 {
 	struct sockaddr_storage ss;
-	uint32_t head, len, end;
+	uint32_t head, len, end, got;
 	struct tcp_info ti;
+	int v, i, off = 0;
 	socklen_t sl;
-	int v, i, off = -1;
 	ssize_t n;
 
 	memset(st, 0, sizeof(*st));
@@ -310,28 +310,33 @@ static int tcp_sock_dump(struct ctx *c, int fd, struct tcp_sock_state *st)
 	st->rcv_seq = head;
 	if (!len)	/* what comes now is sent again to the destination */
 		return 0;
-	/* From the start of the queue, whatever was peeked before */
+	/* From the start of the queue, whatever was peeked before, and
+	 * each peek on from where the last one ended
+	 */
 	setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off));
-	for (i = 0; ; i++) {
-		n = recv(fd, tcp_mig_q + st->sndq, MIGRATE_TCP_QBUF - st->sndq,
+	for (i = 0, got = 0; ; i++) {
+		n = recv(fd, tcp_mig_q + st->sndq + got,
+			 MIGRATE_TCP_QBUF - st->sndq - got,
 			 MSG_PEEK | MSG_DONTWAIT);
 		if (n < 0 && errno != EAGAIN)
 			return -1;
-		if (n < 0)
-			n = 0;
-		if ((size_t)n >= MIGRATE_TCP_QBUF - st->sndq)
+		if (n > 0)
+			got += (uint32_t)n;
+		if (got >= MIGRATE_TCP_QBUF - st->sndq)
 			goto big;
 		/* The queue only grows: less than it held is a peek cut
 		 * short, and bytes we acknowledged would be missing
 		 */
-		if ((uint32_t)n < len || tcp_opt_get(fd, TCP_QUEUE_SEQ, &end))
+		if (got < len || tcp_opt_get(fd, TCP_QUEUE_SEQ, &end))
 			return -1;
 		/* Segments that came while the peek held the socket wait in
 		 * its backlog, and are queued (and, where it is not deaf,
 		 * acknowledged) as the peek lets go: past the end peeked,
-		 * the queue is read again
+		 * the rest is read.  Only what came since each time, so
+		 * that a fast sender with the window open does not outrun
+		 * whole reads of a long queue.
 		 */
-		if (end == head + (uint32_t)n)
+		if (end == head + got)
 			break;
 		if (i == TCP_DUMP_TRIES) {
 			info("migration: TCP connection to port %u: its "
@@ -340,9 +345,8 @@ static int tcp_sock_dump(struct ctx *c, int fd, struct tcp_sock_state *st)
 			return -1;
 		}
 		c->cnt.tcp_rcvq_reread++;
-		len = (uint32_t)n;
 	}
-	st->rcvq = (uint32_t)n;
+	st->rcvq = got;
 	st->rcv_seq += st->rcvq;
 	return 0;
 big:
