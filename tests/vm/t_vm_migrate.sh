@@ -390,6 +390,14 @@ hop() {
 	# The sockets where the guest arrived, for a failure to show
 	ip netns exec "$pod" ss -tnieo >"$WORK/ss-pod-$dst.txt" 2>&1
 	ip netns exec "$NS_PEER" ss -tnieo >"$WORK/ss-peer-$dst.txt" 2>&1
+	# And 30 s later, while a transfer that hung is still there (the
+	# guest reports it only once it gave up, and its back-end's sockets
+	# go with it)
+	{ sleep 30
+	  ip netns exec "$pod" ss -tnieo >"$WORK/ss-pod-late-$dst.txt" 2>&1
+	  ip netns exec "$NS_PEER" ss -tnieo \
+		>"$WORK/ss-peer-late-$dst.txt" 2>&1; } &
+	topo_pid_add $!
 	log "$src -> $dst: $STATUS in $SUMMARY (wall $(echo "$(date +%s.%N) $start" |
 		awk '{ printf "%.1f", $1 - $2 }') s)"
 	# A refused state leaves the guest on the source
@@ -540,13 +548,12 @@ got=$(grep '^upload:' "$WORK/peer-upload.log")
 if [ "$MIG_HELPER" != none ] && [ -z "$NEWPOD" ]; then
 	# Both connections went on, to their ends
 	if [ "$ended" != "${ended#*still running}" ]; then
-		# The sockets 1 s after the hop and now, and what the
-		# destination counted (window probes, drops), for the log
-		ip netns exec "${PODNS[$at]}" ss -tnieo \
-			>"$WORK/ss-pod-end.txt" 2>&1
-		ip netns exec "$NS_PEER" ss -tnieo >"$WORK/ss-peer-end.txt" 2>&1
+		# The sockets 1 s and 30 s after the hop and what the
+		# destination counted (window probes, drops), for the log;
+		# the guest's side is in its results above (hung_*)
 		for f in "$WORK/ss-pod-$at.txt" "$WORK/ss-peer-$at.txt" \
-			 "$WORK/ss-pod-end.txt" "$WORK/ss-peer-end.txt"; do
+			 "$WORK/ss-pod-late-$at.txt" \
+			 "$WORK/ss-peer-late-$at.txt"; do
 			echo "--- ${f##*/}"
 			grep -A1 -E ':(5310|5311)\b' "$f"
 		done >&2

@@ -50,6 +50,28 @@ estab_resets() {
 	awk '/^Tcp:/ { if (!h) { for (i = 2; i <= NF; i++) if ($i == "EstabResets") k = i; h = 1 } else print $k }' /proc/net/snmp
 }
 
+# hung_state - what the guest's kernel says of a transfer that hung: its
+# TCP memory, the sockets of the download and the upload (ports 5310 and
+# 5311: queues, state, timers), the receive side's drops and its zero
+# window counts, and what the readers and writers are doing
+hung_state() {
+	result hung_sockstat "$(grep -E '^(TCP|sockets):' /proc/net/sockstat |
+		tr '\n' ';')"
+	result hung_tcp "$(awk '$3 ~ /:14B[EF]$/ { print $2, $3, $4, $5, $6 }' \
+		/proc/net/tcp | tr '\n' ';')"
+	result hung_tcpext "$(awk '/^TcpExt:/ {
+		if (!h) { for (i = 2; i <= NF; i++) k[i] = $i; h = 1; next }
+		for (i = 2; i <= NF; i++)
+			if (k[i] ~ /^(PruneCalled|RcvPruned|OfoPruned|TCPRcvQDrop|TCPZeroWindowDrop|TCPMemoryPressures|TCPOFOQueue|TCPOFODrop|TCPWantZeroWindowAdv|TCPToZeroWindowAdv|TCPFromZeroWindowAdv)$/)
+				printf "%s %s; ", k[i], $i }' /proc/net/netstat)"
+	result hung_procs "$(for p in /proc/[0-9]*; do
+		c=$(cat "$p/comm" 2>/dev/null)
+		case "$c" in socat|awk|cat|dd|seq)
+			echo "$c $(cut -d' ' -f3 "$p/stat") $(cat "$p/wchan" 2>/dev/null)" ;;
+		esac
+	done | tr '\n' ';')"
+}
+
 # running - is any of these processes still there
 running() {
 	for p in "$@"; do
@@ -116,6 +138,7 @@ if dhcp4; then
 	done
 	if running "$down" "$up"; then
 		result transfers "still running after $wait_s s"
+		hung_state
 		kill "$down" "$up" 2>/dev/null
 	else
 		result transfers "ended after $((i / 2)) s; upload status" \
