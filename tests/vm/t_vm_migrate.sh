@@ -392,11 +392,16 @@ hop() {
 	ip netns exec "$NS_PEER" ss -tnieo >"$WORK/ss-peer-$dst.txt" 2>&1
 	# And 30 s later, while a transfer that hung is still there (the
 	# guest reports it only once it gave up, and its back-end's sockets
-	# go with it)
+	# go with it), with what uses the host's CPU and the destination's
+	# counters then (SIGUSR1: in its log)
 	{ sleep 30
 	  ip netns exec "$pod" ss -tnieo >"$WORK/ss-pod-late-$dst.txt" 2>&1
 	  ip netns exec "$NS_PEER" ss -tnieo \
-		>"$WORK/ss-peer-late-$dst.txt" 2>&1; } &
+		>"$WORK/ss-peer-late-$dst.txt" 2>&1
+	  top -b -n 2 -d 1 2>&1 | awk '/^top -/ { n++ } n == 2' |
+		sed -n '7,14p' >"$WORK/ps-late-$dst.txt"
+	  [ "$BACKEND" != netshim ] ||
+		kill -USR1 "${BPID[$dst]}" 2>/dev/null; } &
 	topo_pid_add $!
 	log "$src -> $dst: $STATUS in $SUMMARY (wall $(echo "$(date +%s.%N) $start" |
 		awk '{ printf "%.1f", $1 - $2 }') s)"
@@ -557,6 +562,8 @@ if [ "$MIG_HELPER" != none ] && [ -z "$NEWPOD" ]; then
 			echo "--- ${f##*/}"
 			grep -A1 -E ':(5310|5311)\b' "$f"
 		done >&2
+		echo "--- ps-late-$at.txt" >&2
+		cat "$WORK/ps-late-$at.txt" >&2
 		if [ "$BACKEND" = netshim ]; then
 			ln -sf "backend-$at.log" "$WORK/backend.log"
 			BACKEND_PID=${BPID[$at]} topo_counters |

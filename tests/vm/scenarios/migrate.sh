@@ -64,10 +64,12 @@ hung_state() {
 		for (i = 2; i <= NF; i++)
 			if (k[i] ~ /^(PruneCalled|RcvPruned|OfoPruned|TCPRcvQDrop|TCPZeroWindowDrop|TCPMemoryPressures|TCPOFOQueue|TCPOFODrop|TCPWantZeroWindowAdv|TCPToZeroWindowAdv|TCPFromZeroWindowAdv)$/)
 				printf "%s %s; ", k[i], $i }' /proc/net/netstat)"
+	result hung_load "$(cat /proc/loadavg)"
+	# comm, state, what it waits on, user and system ticks
 	result hung_procs "$(for p in /proc/[0-9]*; do
 		c=$(cat "$p/comm" 2>/dev/null)
-		case "$c" in socat|awk|cat|dd|seq)
-			echo "$c $(cut -d' ' -f3 "$p/stat") $(cat "$p/wchan" 2>/dev/null)" ;;
+		case "$c" in socat|awk|cat|dd|seq|conns)
+			echo "$c $(cut -d' ' -f3 "$p/stat") $(cat "$p/wchan" 2>/dev/null) $(cut -d' ' -f14,15 "$p/stat")" ;;
 		esac
 	done | tr '\n' ';')"
 }
