@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* conns - many TCP connections from the test guest, every byte checked
  *
- *   conns HOST PORT N STOPFILE COUNTFILE
+ *   conns HOST PORT N STOPFILE COUNTFILE [PERIOD_MS]
  *
  * Opens N connections to an echo server at HOST:PORT, then, round after
  * round until STOPFILE exists, writes one 16-byte line to each ("%6u
  * %8u\n": the connection's number and the round's) and reads each back,
- * checked.  After each round the number of rounds done replaces COUNTFILE
- * (written aside and renamed, so that a reader never sees it half).  A connection that is reset, ends, or answers something else
- * is counted and closed; the others go on.  At the end one line:
+ * checked.  A round starts PERIOD_MS after the last one started, or at
+ * once if that one took longer (default 0: back to back).  After each
+ * round the number of rounds done replaces COUNTFILE (written aside and
+ * renamed, so that a reader never sees it half).  A connection that is
+ * reset, ends, or answers something else is counted and closed; the
+ * others go on.  At the end one line:
  *
  *   N open, R rounds, W wrong, E lost
  *
@@ -24,6 +27,7 @@
 #include <netinet/in.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #define LINE		16
 #define WAIT_MS		30000	/* longer than any migration's downtime */
@@ -47,6 +51,15 @@ static int read_all(int fd, char *buf, size_t len)
 	return 0;
 }
 
+/* now_ms() - a monotonic clock in milliseconds */
+static long long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
 /* line() - connection @i's line of round @r, LINE bytes and a NUL */
 static void line(char *out, size_t size, unsigned long i, unsigned long r)
 {
@@ -57,13 +70,18 @@ int main(int argc, char **argv)
 {
 	unsigned long n, i, open_n = 0, rounds = 0, wrong = 0, lost = 0;
 	struct sockaddr_in sa = { .sin_family = AF_INET };
+	long long period = 0, start;
 	struct rlimit rl;
 	int *fd;
 
-	if (argc != 6 || inet_pton(AF_INET, argv[1], &sa.sin_addr) != 1) {
-		fprintf(stderr, "usage: conns HOST PORT N STOPFILE COUNTFILE\n");
+	if ((argc != 6 && argc != 7) ||
+	    inet_pton(AF_INET, argv[1], &sa.sin_addr) != 1) {
+		fprintf(stderr, "usage: conns HOST PORT N STOPFILE COUNTFILE "
+			"[PERIOD_MS]\n");
 		return 2;
 	}
+	if (argc == 7)
+		period = strtoll(argv[6], NULL, 10);
 	sa.sin_port = htons((uint16_t)atoi(argv[2]));
 	n = strtoul(argv[3], NULL, 10);
 	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_max > rl.rlim_cur) {
@@ -88,10 +106,16 @@ int main(int argc, char **argv)
 		}
 		open_n++;
 	}
-	while (open_n && access(argv[4], F_OK)) {
+	for (start = now_ms(); open_n && access(argv[4], F_OK);
+	     start += period) {
 		char out[64], in[LINE], tmp[4096];
+		long long wait = start - now_ms();
 		FILE *f;
 
+		if (wait > 0)
+			poll(NULL, 0, (int)wait);
+		else
+			start -= wait;	/* late: the next period from now */
 		for (i = 0; i < n; i++) {
 			if (fd[i] < 0)
 				continue;
