@@ -286,11 +286,16 @@ int tx_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
 	if (c->link.ops->reserve_frames && c->pcap_fd < 0) {
 		if (lq_pending(&c->link.tx) && c->link.ops->flush(c) < 0)
 			return 0;
-		if (!lq_pending(&c->link.tx)) {
-			got = c->link.ops->reserve_frames(c, hlen, plen, n, f);
-			if (got >= 0)
-				return got;
-		}
+		/* The guest's buffers are full: what would go in the queue
+		 * now would be copied twice, from the socket and then again
+		 * into the guest's buffers.  It waits in the socket instead,
+		 * until the queue drained (tcp_tx_resume()).
+		 */
+		if (lq_pending(&c->link.tx))
+			return 0;
+		got = c->link.ops->reserve_frames(c, hlen, plen, n, f);
+		if (got >= 0)
+			return got;
 	}
 
 	/* Frames are back to back: each takes room for its padding too */
