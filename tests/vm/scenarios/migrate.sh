@@ -44,10 +44,19 @@ up_lines=${netshim_up_lines:-2000000}
 conns=${netshim_conns:-0}
 stall=${netshim_down_stall:-0}
 
+# mib - counters of one section of /proc/net/snmp or /proc/net/netstat
+# (a line of names, then a line of values), one "NAME VALUE" line each
+# $1: file, $2: section (Tcp, TcpExt), $3: the names, an extended regex
+mib() {
+	awk -v sec="$2:" -v want="^($3)\$" '$1 == sec {
+		if (!h) { for (i = 2; i <= NF; i++) k[i] = $i; h = 1; next }
+		for (i = 2; i <= NF; i++) if (k[i] ~ want) print k[i], $i }' "$1"
+}
+
 # estab_resets - the kernel's count of connections reset (RFC 1213's
 # tcpEstabResets)
 estab_resets() {
-	awk '/^Tcp:/ { if (!h) { for (i = 2; i <= NF; i++) if ($i == "EstabResets") k = i; h = 1 } else print $k }' /proc/net/snmp
+	mib /proc/net/snmp Tcp EstabResets | cut -d' ' -f2
 }
 
 # hung_state - what the guest's kernel says of a transfer that hung: its
@@ -59,11 +68,9 @@ hung_state() {
 		tr '\n' ';')"
 	result hung_tcp "$(awk '$3 ~ /:14B[EF]$/ { print $2, $3, $4, $5, $6 }' \
 		/proc/net/tcp | tr '\n' ';')"
-	result hung_tcpext "$(awk '/^TcpExt:/ {
-		if (!h) { for (i = 2; i <= NF; i++) k[i] = $i; h = 1; next }
-		for (i = 2; i <= NF; i++)
-			if (k[i] ~ /^(PruneCalled|RcvPruned|OfoPruned|TCPRcvQDrop|TCPZeroWindowDrop|TCPMemoryPressures|TCPOFOQueue|TCPOFODrop|TCPWantZeroWindowAdv|TCPToZeroWindowAdv|TCPFromZeroWindowAdv)$/)
-				printf "%s %s; ", k[i], $i }' /proc/net/netstat)"
+	result hung_tcpext "$(mib /proc/net/netstat TcpExt \
+		'PruneCalled|RcvPruned|OfoPruned|TCPRcvQDrop|TCPZeroWindowDrop|TCPMemoryPressures|TCPOFOQueue|TCPOFODrop|TCPWantZeroWindowAdv|TCPToZeroWindowAdv|TCPFromZeroWindowAdv' |
+		tr '\n' ';')"
 	result hung_load "$(cat /proc/loadavg)"
 	# comm, state, what it waits on, user and system ticks
 	result hung_procs "$(for p in /proc/[0-9]*; do
