@@ -83,6 +83,8 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(udp_flows,		"UDP flows opened")			\
 	X(icmp_flows,		"ICMP echo flows opened")		\
 	X(tcp_conns,		"TCP connections opened")		\
+	X(tcp_sock_refused,	"TCP bytes from the guest its host socket had no room for (the guest sends them again)") \
+	X(tcp_guest_ooo,	"TCP segments from the guest past a gap: not kept, answered with duplicate ACKs") \
 	X(tcp_window_probes,	"TCP probes of a guest's closed window (persist timer)") \
 	X(tcp_spliced,		"TCP local flows spliced")		\
 	X(tcp_sockmap,		"TCP local flows moved to the eBPF sockmap") \

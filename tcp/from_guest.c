@@ -151,6 +151,7 @@ void tcp_flush_writes(struct ctx *c)
 	conn->seq_from_guest += done;
 	tcp_ack_later(c, conn);
 	if (done < len) {
+		c->cnt.tcp_sock_refused += len - done;
 		/* Socket full: the rest comes back as a retransmission once
 		 * the window we advertise opens again.
 		 */
@@ -214,8 +215,10 @@ static void tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
 			tcp_send_ctl(c, conn, TH_ACK, conn->seq_to_guest);
 			if (len <= 1 && !(conn->flags & F_KEEPALIVE))
 				tcp_keepalive_on(conn);
-		} else if (len || s->flags & TH_FIN)
+		} else if (len || s->flags & TH_FIN) {
+			c->cnt.tcp_guest_ooo++;
 			tcp_send_dupacks(c, conn, 1);
+		}
 		return;
 	case SEG_IN_ORDER:
 		break;
