@@ -72,6 +72,16 @@ $(B)/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
+# --version prints the commit built: conf.c, which holds it, is compiled
+# again whenever that changes, not only when conf.c does
+build/version: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+
+$(B)/netshim/conf.o $(BA)/netshim/conf.o: build/version
+
+.PHONY: FORCE
+
 $(BA)/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -c -o $@ $<
