@@ -2,7 +2,7 @@
 /*
  * relay - join a tap device to a QEMU "-netdev stream" socket
  *
- * Usage: relay [--mtu N] TAPNAME SOCKETPATH
+ * Usage: relay [--mtu N] [--loss PCT] TAPNAME SOCKETPATH
  *
  * Runs inside the test's guest network namespace: the namespace's own kernel
  * stack plays the guest, and its tap device is wired to the backend's UNIX
@@ -12,6 +12,13 @@
  * send(), and the socket is read in large chunks that are split into frames.
  * Nothing is dropped on a short write: the unsent tail stays queued and the
  * producing side is paused until the consuming side can take more.
+ *
+ * --loss PCT loses that share of the guest's frames, at random, on their
+ * way to the backend, while SIGUSR2 has switched it on (the next SIGUSR2
+ * switches it off and prints how many were lost).  The loss must be
+ * here: a frame dropped in the guest's own stack (nftables' egress hook,
+ * a qdisc) is an error the guest's TCP sees and sends again at once,
+ * never a hole the backend has to answer.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +26,7 @@
 #include <linux/if_tun.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,13 +92,51 @@ static void on_signal(int sig)
 	relay_stop = 1;
 }
 
+/* --loss: the share of the guest's frames lost while SIGUSR2 says so, in
+ * thousandths of a per cent
+ */
+static unsigned int loss_pcm;
+static volatile sig_atomic_t loss_on;
+static unsigned long loss_n;
+
+/**
+ * on_loss() - SIGUSR2: switch the loss on, or off
+ * @sig:	unused
+ */
+static void on_loss(int sig)
+{
+	(void)sig;
+	loss_on = !loss_on;
+}
+
+/**
+ * lose() - tell if the frame just read from the tap is to be lost
+ *
+ * Return: true for --loss's share of frames while the loss is on
+ */
+static bool lose(void)
+{
+	static uint64_t x = 0x9e3779b97f4a7c15ULL;
+
+	if (!loss_on || !loss_pcm)
+		return false;
+	x ^= x << 13;		/* xorshift64 */
+	x ^= x >> 7;
+	x ^= x << 17;
+	if (x % 100000 >= loss_pcm)
+		return false;
+	loss_n++;
+	return true;
+}
+
 /**
  * usage() - print the command line synopsis and exit
  * @name:	program name
  */
 static void usage(const char *name)
 {
-	fprintf(stderr, "usage: %s [--mtu N] TAPNAME SOCKETPATH\n", name);
+	fprintf(stderr, "usage: %s [--mtu N] [--loss PCT] TAPNAME SOCKETPATH\n",
+		name);
 	exit(2);
 }
 
@@ -119,14 +165,26 @@ static void parse_args(int argc, char **argv, int *mtu, const char **tap,
 	char *end;
 
 	*mtu = RELAY_MTU_DEFAULT;
-	if (i < argc && !strcmp(argv[i], "--mtu")) {
-		if (i + 1 >= argc)
+	while (i + 1 < argc && !strncmp(argv[i], "--", 2)) {
+		long v = strtol(argv[i + 1], &end, 10);
+		double pct;
+
+		if (!strcmp(argv[i], "--mtu")) {
+			if (*end || v < 68 || v > RELAY_MTU_MAX) {
+				fprintf(stderr, "relay: MTU must be 68..%d\n",
+					RELAY_MTU_MAX);
+				exit(2);
+			}
+			*mtu = (int)v;
+		} else if (!strcmp(argv[i], "--loss")) {
+			pct = strtod(argv[i + 1], &end);
+			if (*end || !(pct >= 0 && pct <= 50)) {
+				fprintf(stderr, "relay: --loss must be 0..50 (per cent)\n");
+				exit(2);
+			}
+			loss_pcm = (unsigned int)(pct * 1000 + 0.5);
+		} else {
 			usage(argv[0]);
-		*mtu = (int)strtol(argv[i + 1], &end, 10);
-		if (*end || *mtu < 68 || *mtu > RELAY_MTU_MAX) {
-			fprintf(stderr, "relay: MTU must be 68..%d\n",
-				RELAY_MTU_MAX);
-			exit(2);
 		}
 		i += 2;
 	}
@@ -327,6 +385,8 @@ static void tap_read_frames(struct relay *r)
 		}
 		if (!n)
 			return;
+		if (lose())
+			continue;
 		put_be32(b->data + b->len, (uint32_t)n);
 		b->len += 4 + n;
 	}
@@ -464,8 +524,13 @@ static int relay_poll(struct relay *r, struct pollfd *fds,
 static void relay_run(struct relay *r, const sigset_t *mask)
 {
 	struct pollfd fds[2];
+	bool was_on = false;
 
 	while (!relay_stop && !r->eof) {
+		if (was_on && !loss_on)
+			fprintf(stderr, "relay: lost %lu frames of the guest\n",
+				loss_n);
+		was_on = loss_on;
 		if (relay_poll(r, fds, mask) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -487,7 +552,7 @@ static void relay_run(struct relay *r, const sigset_t *mask)
 }
 
 /**
- * signals_setup() - route SIGTERM and SIGINT to the main loop
+ * signals_setup() - route SIGTERM, SIGINT and SIGUSR2 to the main loop
  * @wait_mask:	set to the mask that lets them in during ppoll()
  *
  * They stay blocked outside ppoll() so a signal cannot slip in between the
@@ -501,12 +566,16 @@ static void signals_setup(sigset_t *wait_mask)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = on_loss;
+	sigaction(SIGUSR2, &sa, NULL);
 	sigemptyset(&block);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &block, wait_mask);
 	sigdelset(wait_mask, SIGTERM);
 	sigdelset(wait_mask, SIGINT);
+	sigdelset(wait_mask, SIGUSR2);
 }
 
 /**
