@@ -84,7 +84,9 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(icmp_flows,		"ICMP echo flows opened")		\
 	X(tcp_conns,		"TCP connections opened")		\
 	X(tcp_sock_refused,	"TCP bytes from the guest its host socket had no room for (the guest sends them again)") \
-	X(tcp_guest_ooo,	"TCP segments from the guest past a gap: not kept, answered with duplicate ACKs") \
+	X(tcp_guest_ooo,	"TCP segments from the guest past a gap, answered with duplicate ACKs") \
+	X(tcp_ooo_held,		"TCP bytes from the guest held past a gap until it filled") \
+	X(tcp_ooo_written,	"TCP bytes held past a gap written once it filled") \
 	X(tcp_window_probes,	"TCP probes of a guest's closed window (persist timer)") \
 	X(tcp_spliced,		"TCP local flows spliced")		\
 	X(tcp_sockmap,		"TCP local flows moved to the eBPF sockmap") \

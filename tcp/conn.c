@@ -193,6 +193,7 @@ void conn_free(struct ctx *c, struct tcp_conn *conn, bool rst)
 		t->wb_n = 0;
 		t->wb_len = 0;
 	}
+	tcp_ooo_release(t, conn);
 
 	if (conn->fd >= 0) {
 		if (rst) {
@@ -316,6 +317,12 @@ int tcp_init(struct ctx *c)
 	if (!t->c || itable_init(&t->idx, c->conf.max_tcp))
 		goto nomem;
 	t->ack_list = t->wait_list = -1;
+	/* Runs held past a hole (tcp/ooo.c): pages taken when used */
+	t->ooo_buf = malloc((size_t)TCP_OOO_SLOTS * TCP_OOO_SLOT);
+	if (!t->ooo_buf)
+		goto nomem;
+	for (int i = 0; i < TCP_OOO_SLOTS; i++)
+		t->ooo_owner[i] = -1;
 	if (getrandom(&t->isn_key, sizeof(t->isn_key), 0) < 0)
 		t->isn_key = (uint64_t)getpid() * 0x9e3779b97f4a7c15ULL;
 

@@ -67,6 +67,10 @@ enum tcp_state {
  * @rtt_start:		when that byte was sent (ms), 0 when no sample runs
  * @recover:		after a fast retransmission, no other until this is
  *			acknowledged (RFC 6582's recovery point)
+ * @ooo:		slot (from 1) of the guest's bytes held past a hole
+ *			(tcp/ooo.c), 0 for none
+ * @ooo_seq:		sequence number of the first of them
+ * @ooo_len:		how many
  * @room_meas:		with F_ROOM_KNOWN, what tcp_sock_room() last measured
  * @room_est:		that, less what was written to the socket since
  * @unread_acked:	bytes the guest acknowledged that are still in the
@@ -82,6 +86,7 @@ struct tcp_conn {
 	uint8_t ws_guest, ws_ours;
 	uint16_t mss_guest;
 	uint8_t dup_acks, retries;
+	uint8_t ooo;
 	uint16_t gport, rport;
 	struct in6_addr gaddr, raddr;
 	int fd;
@@ -99,6 +104,7 @@ struct tcp_conn {
 	uint32_t rtt_seq;
 	int64_t rtt_start;
 	uint32_t recover;
+	uint32_t ooo_seq, ooo_len;
 	uint32_t unread_acked;
 	uint32_t room_meas, room_est;
 	time_t last;

@@ -150,6 +150,8 @@ void tcp_flush_writes(struct ctx *c)
 	}
 	conn->seq_from_guest += done;
 	tcp_ack_later(c, conn);
+	if (done == len)
+		tcp_ooo_drain(c, conn);	/* bytes held past a hole now fit */
 	if (done < len) {
 		c->cnt.tcp_sock_refused += len - done;
 		/* Socket full: the rest comes back as a retransmission once
@@ -188,28 +190,36 @@ static void tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
 {
 	struct tcp_table *t = c->tcp;
 	uint32_t skip, len = (uint32_t)s->payload.len;
-	uint32_t expected = conn->seq_from_guest;
+	uint32_t expected;
 
 	if (conn->flags & F_GUEST_FIN) {
 		if (len || s->flags & TH_FIN)
 			tcp_ack_later(c, conn);
 		return;
 	}
+again:
+	expected = conn->seq_from_guest;
 	if (t->wb_conn == conn)
 		expected += t->wb_len;
 
 	switch (seg_fit(expected, s->seq, len, &skip)) {
 	case SEG_OLD:
 	case SEG_FUTURE:
+		/* Written, the batch may fill a hole, and bytes held past
+		 * it follow (tcp/ooo.c): where the segment stands then is
+		 * what counts
+		 */
 		if (t->wb_conn == conn) {
 			tcp_flush_writes(c);
 			if (conn->state == CONN_FREE)
 				return;
+			goto again;
 		}
 		/* A duplicate or a keepalive probe (one byte before the
 		 * expected one) is answered here: the remote never sees it.
 		 * A hole gets duplicate ACKs at once, so the guest retransmits
-		 * fast instead of waiting for its timer.  Nothing is buffered.
+		 * fast instead of waiting for its timer, and what comes after
+		 * it is held until it is filled (tcp/ooo.c).
 		 */
 		if (seq_lt(s->seq, expected)) {
 			tcp_send_ctl(c, conn, TH_ACK, conn->seq_to_guest);
@@ -217,6 +227,7 @@ static void tcp_guest_data(struct ctx *c, struct tcp_conn *conn,
 				tcp_keepalive_on(conn);
 		} else if (len || s->flags & TH_FIN) {
 			c->cnt.tcp_guest_ooo++;
+			tcp_ooo_hold(c, conn, s);
 			tcp_send_dupacks(c, conn, 1);
 		}
 		return;

@@ -35,6 +35,8 @@
 #define TCP_DUP_ACKS		3
 #define TCP_WS_OURS		8	/* windows up to 16 MiB */
 #define TCP_DISCARD_SIZE	(1 << 20)	/* most in flight, pre-6.9 */
+#define TCP_OOO_SLOTS		4		/* runs past a hole held at once */
+#define TCP_OOO_SLOT		(1 << 20)	/* bytes one run may hold */
 #define TCP_DISCARD_MIN		(256 << 10)
 
 /**
@@ -56,6 +58,9 @@
  * @drop:	connections with acknowledged bytes left in their socket
  * @n_drop:	entries in @drop
  * @isn_key:	secret for initial sequence numbers
+ * @ooo_buf:	TCP_OOO_SLOTS slots of TCP_OOO_SLOT bytes for the guest's
+ *		bytes held past a hole (ooo.c)
+ * @ooo_owner:	index of the connection holding each slot, -1 if free
  */
 struct tcp_table {
 	struct tcp_conn *c;
@@ -74,6 +79,8 @@ struct tcp_table {
 	int32_t drop[TCP_DROP_BATCH];
 	int n_drop;
 	uint64_t isn_key;
+	uint8_t *ooo_buf;
+	int32_t ooo_owner[TCP_OOO_SLOTS];
 };
 
 /* conn.c */
@@ -92,6 +99,25 @@ void conn_free(struct ctx *c, struct tcp_conn *conn, bool rst);
 void conn_epoll(struct ctx *c, struct tcp_conn *conn, uint32_t events);
 int conn_drop_acked(struct tcp_conn *conn);
 void tcp_sock_opts(int fd);
+
+/* ooo.c */
+void tcp_ooo_hold(struct ctx *c, struct tcp_conn *conn,
+		  const struct tcp_seg *s);
+void tcp_ooo_drain(struct ctx *c, struct tcp_conn *conn);
+
+/**
+ * tcp_ooo_release() - let go of a connection's run held past a hole, if any
+ * @t:		TCP table
+ * @conn:	connection
+ */
+static inline void tcp_ooo_release(struct tcp_table *t, struct tcp_conn *conn)
+{
+	if (!conn->ooo)
+		return;
+	t->ooo_owner[conn->ooo - 1] = -1;
+	conn->ooo = 0;
+	conn->ooo_len = 0;
+}
 
 /* to_guest.c */
 uint16_t tcp_link_mss(const struct ctx *c, bool v6);
