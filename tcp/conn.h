@@ -32,6 +32,7 @@ enum tcp_state {
 #define F_MIGRATED	0x800	/* its socket went to a migration's destination:
 				 * out of the loop, in repair mode */
 #define F_ROOM_KNOWN	0x1000	/* @room_est holds the socket's room */
+#define F_SACK		0x4000	/* SACK agreed with the guest (tcp/ooo.c) */
 #define F_DEAF		0x2000	/* its socket drops what the peer sends
 				 * (tcp_sock_deaf()) */
 

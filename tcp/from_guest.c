@@ -322,6 +322,8 @@ static void tcp_conn_from_guest_syn(struct ctx *c, const struct l4_meta *m,
 		conn->ws_ours = 0;
 	}
 	conn->wnd_guest = s->wnd;	/* SYN windows are never scaled */
+	if (s->sack_ok)
+		conn->flags |= F_SACK;
 	conn->state = CONN_CONNECTING;
 
 	conn->fd = socket(m->v6 ? AF_INET6 : AF_INET,
@@ -411,6 +413,8 @@ void tcp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 		conn->ws_guest = s.has_ws ? s.ws : 0;
 		if (!s.has_ws)
 			conn->ws_ours = 0;
+		if (s.sack_ok)		/* it answers our offer */
+			conn->flags |= F_SACK;
 		conn->wnd_guest = s.wnd;
 		conn->state = CONN_ESTABLISHED;
 		conn->rto_at = 0;

@@ -15,7 +15,12 @@
  * copied and held (one run per connection, contiguous, up to
  * TCP_OOO_SLOT bytes; what does not extend it is dropped as before), and
  * written behind the bytes that fill the hole, in the same turn of the
- * loop: the guest's next ACK covers it all.  The slots are made at
+ * loop: the guest's next ACK covers it all.  Where the guest agreed to
+ * SACK (RFC 2018; tcp/to_guest.c offers it), each ACK meanwhile names the
+ * run in a SACK block, so that the guest resends the hole alone and goes
+ * on sending new data behind the run, as to any receiver.  Without SACK a
+ * Linux guest still meets timeouts at MTU 1500: partial ACKs that jump
+ * over what it counted as duplicates look like reordering to it.  The slots are made at
  * start-up, TCP_OOO_SLOTS of them for all connections, their pages taken
  * only when used; with none free, segments past a hole are dropped.  No
  * hole, no copy: the in-order path is unchanged.

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* netshim - TCP segment parsing and header building
  *
- * Only the options the adaptation uses are read: MSS and window scale, and
- * only on SYNs (RFC 7323: a window scale elsewhere is ignored).  Timestamps
- * and SACK are not offered back, so the guest does not use them.
+ * Only the options the adaptation uses are read: MSS, window scale and
+ * SACK-permitted, and only on SYNs (RFC 7323: a window scale elsewhere is
+ * ignored).  Timestamps are not offered back, so the guest does not use
+ * them; SACK is, and netshim's blocks tell the guest which of its bytes
+ * past a hole are held (tcp/ooo.c).  The guest's own SACK blocks are not
+ * read: netshim retransmits from the guest's cumulative ACK.
  */
 #include "segment.h"
 
 /**
- * tcp_opts_parse() - read MSS and window scale from SYN options
+ * tcp_opts_parse() - read MSS, window scale and SACK-permitted from SYN
+ *		      options
  * @opt:	options
  * @len:	their length
  * @s:		segment, filled in
@@ -37,6 +41,8 @@ static int tcp_opts_parse(const struct pkt *opt, struct tcp_seg *s)
 		else if (o[0] == 3 && *l == 3) {
 			s->ws = o[2] > 14 ? 14 : o[2];
 			s->has_ws = true;
+		} else if (o[0] == 4 && *l == 2) {
+			s->sack_ok = true;
 		}
 		off += *l;
 	}
@@ -71,6 +77,7 @@ int tcp_seg_parse(const struct pkt *l4, struct tcp_seg *s)
 	s->mss = 0;
 	s->ws = 0;
 	s->has_ws = false;
+	s->sack_ok = false;
 	s->payload.data = h + doff;
 	s->payload.len = l4->len - doff;
 
@@ -89,7 +96,7 @@ int tcp_seg_parse(const struct pkt *l4, struct tcp_seg *s)
 
 /**
  * tcp_hdr_build() - write a TCP header, checksum left zero
- * @out:	room for TCP_HLEN + TCP_SYN_OPTLEN bytes
+ * @out:	room for TCP_HLEN + TCP_OPTLEN_MAX bytes
  * @sport:	source port
  * @dport:	destination port
  * @seq:	sequence number
@@ -129,4 +136,62 @@ size_t tcp_hdr_build(uint8_t *out, uint16_t sport, uint16_t dport,
 	}
 	out[12] = (uint8_t)(len / 4) << 4;
 	return len;
+}
+
+/**
+ * tcp_hdr_add() - append an option, behind two NOPs, to a header built by
+ *		   tcp_hdr_build()
+ * @out:	the header, with room for TCP_HLEN + TCP_OPTLEN_MAX bytes
+ * @len:	its length
+ * @opt:	the option, kind and length first
+ * @olen:	its length, 2 or 10
+ *
+ * Return: the new header length, @len if the option would not fit
+ */
+static size_t tcp_hdr_add(uint8_t *out, size_t len, const uint8_t *opt,
+			  size_t olen)
+{
+	size_t i;
+
+	if (len + 2 + olen > TCP_HLEN + TCP_OPTLEN_MAX)
+		return len;
+	out[len] = 1;
+	out[len + 1] = 1;
+	for (i = 0; i < olen; i++)
+		out[len + 2 + i] = opt[i];
+	len += 2 + olen;
+	out[12] = (uint8_t)(len / 4) << 4;
+	return len;
+}
+
+/**
+ * tcp_hdr_sack_perm() - add SACK-permitted to a SYN header
+ * @out:	the header, with room for TCP_HLEN + TCP_OPTLEN_MAX bytes
+ * @len:	its length
+ *
+ * Return: the new header length
+ */
+size_t tcp_hdr_sack_perm(uint8_t *out, size_t len)
+{
+	static const uint8_t opt[2] = { 4, 2 };
+
+	return tcp_hdr_add(out, len, opt, sizeof(opt));
+}
+
+/**
+ * tcp_hdr_sack() - add one SACK block to a header
+ * @out:	the header, with room for TCP_HLEN + TCP_OPTLEN_MAX bytes
+ * @len:	its length
+ * @left:	first sequence number of the block
+ * @right:	sequence number after its last byte
+ *
+ * Return: the new header length
+ */
+size_t tcp_hdr_sack(uint8_t *out, size_t len, uint32_t left, uint32_t right)
+{
+	uint8_t opt[10] = { 5, 10 };
+
+	wr32(opt + 2, left);
+	wr32(opt + 6, right);
+	return tcp_hdr_add(out, len, opt, sizeof(opt));
 }

@@ -11,7 +11,10 @@
 #include "netshim/packet.h"
 
 #define TCP_HLEN	20
-#define TCP_SYN_OPTLEN	8	/* MSS, NOP, window scale */
+/* Most option bytes we write: MSS, window scale and SACK-permitted on a
+ * SYN, or one SACK block
+ */
+#define TCP_OPTLEN_MAX	12
 
 #define TH_FIN	0x01
 #define TH_SYN	0x02
@@ -31,6 +34,7 @@
  * @mss:	MSS option, 0 if absent
  * @ws:		window scale option, if @has_ws
  * @has_ws:	window scale option present
+ * @sack_ok:	SACK-permitted option present (RFC 2018)
  * @payload:	segment data
  */
 struct tcp_seg {
@@ -41,6 +45,7 @@ struct tcp_seg {
 	uint16_t mss;
 	uint8_t ws;
 	bool has_ws;
+	bool sack_ok;
 	struct pkt payload;
 };
 
@@ -48,5 +53,7 @@ int tcp_seg_parse(const struct pkt *l4, struct tcp_seg *s);
 size_t tcp_hdr_build(uint8_t *out, uint16_t sport, uint16_t dport,
 		     uint32_t seq, uint32_t ack, uint8_t flags, uint16_t wnd,
 		     uint16_t mss, int ws);
+size_t tcp_hdr_sack_perm(uint8_t *out, size_t len);
+size_t tcp_hdr_sack(uint8_t *out, size_t len, uint32_t left, uint32_t right);
 
 #endif /* NETSHIM_TCP_SEGMENT_H */

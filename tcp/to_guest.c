@@ -96,7 +96,10 @@ static uint32_t tcp_sock_room(struct tcp_conn *conn)
  * @room:	window to advertise, bytes
  *
  * SYNs carry our MSS and window scale (only if the guest offered one, on a
- * SYN-ACK).
+ * SYN-ACK), and SACK-permitted (on a SYN-ACK, if the guest offered it).
+ * Other segments carry a SACK block when SACK was agreed and bytes of the
+ * guest are held past a hole (tcp/ooo.c): the guest then resends only the
+ * hole.
  *
  * Return: 0 if queued, -1 if the queue to the VMM is full
  */
@@ -104,7 +107,7 @@ static int tcp_send_seg(struct ctx *c, struct tcp_conn *conn, uint8_t flags,
 			uint32_t seq, uint32_t room)
 {
 	bool v6 = !inany_is4(&conn->raddr);
-	uint8_t *l4 = ip_tx_l4(c, v6, TCP_HLEN + TCP_SYN_OPTLEN);
+	uint8_t *l4 = ip_tx_l4(c, v6, TCP_HLEN + TCP_OPTLEN_MAX);
 	uint16_t mss = 0;
 	int ws = -1;
 	size_t len;
@@ -124,6 +127,13 @@ static int tcp_send_seg(struct ctx *c, struct tcp_conn *conn, uint8_t flags,
 			    (flags & TH_ACK) ? conn->seq_from_guest : 0, flags,
 			    (flags & TH_SYN) ? (uint16_t)room :
 			    wnd_to_guest(room, conn->ws_ours), mss, ws);
+	if ((flags & TH_SYN) && (!(flags & TH_ACK) || conn->flags & F_SACK))
+		len = tcp_hdr_sack_perm(l4, len);
+	else if ((flags & (TH_ACK | TH_RST)) == TH_ACK &&
+		 conn->flags & F_SACK && conn->ooo_len &&
+		 seq_gt(conn->ooo_seq, conn->seq_from_guest))
+		len = tcp_hdr_sack(l4, len, conn->ooo_seq,
+				   conn->ooo_seq + conn->ooo_len);
 	ip_tx_send(c, l4, &conn->raddr, &conn->gaddr, IPPROTO_TCP, len, NULL);
 	return 0;
 }

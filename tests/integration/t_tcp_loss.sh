@@ -5,16 +5,15 @@
 # - 1% loss each way between the pod and the peer: the pod's kernel
 #   retransmits, netshim must keep mirroring windows as the socket drains
 #   unevenly;
-# - loss each way between the guest and netshim, at the MTU netshim gives
-#   a guest (65520): 1% of what netshim sends, which it must retransmit
-#   (peeking again from the acknowledged point), and 0.1% of the guest's
-#   frames, whose holes netshim must answer, holding what comes after
-#   each until it is filled (tcp/ooo.c).  The guest's frames are lost in
+# - loss each way between the guest and netshim: 1% of what netshim
+#   sends, which it must retransmit (peeking again from the acknowledged
+#   point), and 0.1% of the guest's frames, whose holes netshim must
+#   answer, holding what comes after each until it is filled and telling
+#   the guest so with SACK (tcp/ooo.c).  The guest's frames are lost in
 #   the relay (--loss), past the guest's stack: one dropped in the guest's
 #   own egress hook is an error its TCP sees and sends again at once, and
 #   netshim then never saw a hole (it counted none while that was the
-#   test's loss).  At MTU 1500 the same loss still costs a guest without
-#   SACK retransmission timeouts (see tcp/ooo.c).
+#   test's loss).
 # 64 MiB guest -> peer and 64 MiB peer -> guest in each case, each within
 # 30 s (a few seconds here).
 #
@@ -115,7 +114,6 @@ loss_del "$NS_PEER" peer0 egress
 
 # The relay loses the guest's frames for netshim; tap0's ingress is what
 # netshim sends
-ip -n "$NS_GUEST" link set tap0 mtu 65520 || fail "tap0 MTU 65520"
 loss_add "$NS_GUEST" tap0 ingress
 both_ways "loss guest <-> netshim (0.1% of its frames, 1% of ours)" 5003 \
 	relay "$NS_GUEST tap0 ingress"

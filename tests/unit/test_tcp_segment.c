@@ -160,6 +160,7 @@ static void test_parse_syn_linux_options(void **state)
 	assert_int_equal(r.s.mss, 1460);
 	assert_true(r.s.has_ws);
 	assert_int_equal(r.s.ws, 7);
+	assert_true(r.s.sack_ok);
 	assert_int_equal(r.s.payload.len, 0);
 	assert_int_equal(r.poff, 40);
 }
@@ -185,6 +186,7 @@ static void test_parse_syn_other_order(void **state)
 	assert_int_equal(r.s.mss, 9000);
 	assert_true(r.s.has_ws);
 	assert_int_equal(r.s.ws, 14);
+	assert_true(r.s.sack_ok);
 }
 
 /**
@@ -200,6 +202,7 @@ static void test_parse_syn_no_options(void **state)
 	assert_int_equal(r.rc, 0);
 	assert_int_equal(r.s.mss, 0);
 	assert_false(r.s.has_ws);
+	assert_false(r.s.sack_ok);
 }
 
 /**
@@ -532,6 +535,63 @@ static void test_build_mss_ws(void **state)
 }
 
 /**
+ * test_build_sack_perm() - MSS, WS, then NOP NOP SACK-permitted: 32 bytes
+ * @state:	cmocka state, unused
+ */
+static void test_build_sack_perm(void **state)
+{
+	uint8_t out[TCP_HLEN + TCP_OPTLEN_MAX + 4];
+	size_t len;
+
+	(void)state;
+	memset(out, 0xcc, sizeof(out));
+	len = tcp_hdr_build(out, 22, 50000, 0x1000, 0x2000,
+			    TH_SYN | TH_ACK, 29200, 1460, 8);
+	assert_int_equal(len, 28);
+	len = tcp_hdr_sack_perm(out, len);
+	assert_int_equal(len, 32);
+	assert_int_equal(out[12], 8 << 4);
+	assert_int_equal(out[28], 1);
+	assert_int_equal(out[29], 1);
+	assert_int_equal(out[30], 4);
+	assert_int_equal(out[31], 2);
+	assert_int_equal(out[32], 0xcc);
+	/* The options must stay within TCP_OPTLEN_MAX: no more fits */
+	assert_int_equal(tcp_hdr_sack_perm(out, len), 32);
+}
+
+/**
+ * test_build_sack_block() - NOP NOP, kind 5, length 10, left, right
+ * @state:	cmocka state, unused
+ */
+static void test_build_sack_block(void **state)
+{
+	static const uint8_t want[12] = {
+		0x01, 0x01, 0x05, 0x0a, 0xff, 0xff, 0xff, 0xf0,
+		0x00, 0x00, 0x10, 0x10,
+	};
+	uint8_t out[TCP_HLEN + TCP_OPTLEN_MAX + 4];
+	struct parsed r;
+	size_t len;
+
+	(void)state;
+	memset(out, 0xcc, sizeof(out));
+	len = tcp_hdr_build(out, 443, 40000, 7, 0xffffff00, TH_ACK, 512, 0,
+			    -1);
+	len = tcp_hdr_sack(out, len, 0xfffffff0, 0x1010);
+	assert_int_equal(len, 32);
+	assert_int_equal(out[12], 8 << 4);
+	assert_memory_equal(out + 20, want, sizeof(want));
+	assert_int_equal(out[32], 0xcc);
+
+	/* Parsed back, the payload starts behind the options */
+	r = parse_exact(out, len);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.poff, 32);
+	assert_int_equal(r.s.payload.len, 0);
+}
+
+/**
  * test_build_flags() - every flag lands in byte 13, offset in byte 12
  * @state:	cmocka state, unused
  */
@@ -628,6 +688,8 @@ int main(void)
 		cmocka_unit_test(test_build_plain),
 		cmocka_unit_test(test_build_mss),
 		cmocka_unit_test(test_build_mss_ws),
+		cmocka_unit_test(test_build_sack_perm),
+		cmocka_unit_test(test_build_sack_block),
 		cmocka_unit_test(test_build_flags),
 		cmocka_unit_test(test_round_trip),
 	};
