@@ -37,7 +37,7 @@
  * tcp_ooo_hold() - keep a guest segment that came past a hole
  * @c:		execution context
  * @conn:	connection
- * @s:		the segment, in-window, after the next byte expected
+ * @s:		the segment, after the next byte expected
  *
  * The first such segment starts the run; one that starts where the run
  * ends extends it.  Anything else is left to the guest to send again.
@@ -52,6 +52,9 @@ void tcp_ooo_hold(struct ctx *c, struct tcp_conn *conn,
 	uint8_t *dst;
 
 	if (!len || s->flags & (TH_FIN | TH_RST | TH_SYN) || conn->fd < 0)
+		return;
+	/* Past the window we advertised: no guest sends that */
+	if (s->seq + len - conn->seq_from_guest > conn->wnd_adv)
 		return;
 	if (!conn->ooo) {
 		int slot;
