@@ -5,25 +5,28 @@
  * only what the socket took, so a segment past a hole (one the guest lost
  * on the way, or one the socket had no room for) cannot be written.  Not
  * kept, it costs the guest more than a retransmission: all it sent after
- * the hole must come again, one segment per round trip (the guest sees no
- * SACK), and what it sends meanwhile is dropped too.  A Linux guest's F-RTO
- * sends new data after a timeout, which was dropped in turn: each hole
- * then took it several retransmission timeouts, doubling, to get over,
- * and an upload with 0.1 % of its frames lost moved 5 MB in a minute.
+ * the hole must come again, without SACK one segment per round trip, and
+ * what it sends meanwhile is dropped too.  A Linux guest's F-RTO sends new
+ * data after a timeout, which was dropped in turn: each hole then took it
+ * several retransmission timeouts, doubling, to get over, and an upload
+ * with 0.1 % of its frames lost moved 5 MB in a minute.
  *
  * So the run of bytes that follows the first hole of a connection is
  * copied and held (one run per connection, contiguous, up to
- * TCP_OOO_SLOT bytes; what does not extend it is dropped as before), and
- * written behind the bytes that fill the hole, in the same turn of the
- * loop: the guest's next ACK covers it all.  Where the guest agreed to
- * SACK (RFC 2018; tcp/to_guest.c offers it), each ACK meanwhile names the
- * run in a SACK block, so that the guest resends the hole alone and goes
- * on sending new data behind the run, as to any receiver.  Without SACK a
- * Linux guest still meets timeouts at MTU 1500: partial ACKs that jump
- * over what it counted as duplicates look like reordering to it.  The slots are made at
- * start-up, TCP_OOO_SLOTS of them for all connections, their pages taken
- * only when used; with none free, segments past a hole are dropped.  No
- * hole, no copy: the in-order path is unchanged.
+ * TCP_OOO_SLOT bytes, within the window we advertised; what does not
+ * extend it is dropped as before), and written behind the bytes that fill
+ * the hole, in the same turn of the loop: the guest's next ACK covers it
+ * all.  Where the guest agreed to SACK (RFC 2018; tcp/to_guest.c offers
+ * it), each ACK meanwhile names the run in a SACK block, so that the
+ * guest resends the hole alone and goes on sending behind the run, as to
+ * any receiver.  Without SACK a Linux guest still meets timeouts at MTU
+ * 1500: ACKs that jump over what it counted as duplicates look like
+ * reordering to it.
+ *
+ * The slots are made at start-up, TCP_OOO_SLOTS of them for all
+ * connections, their pages taken only when used; with none free, segments
+ * past a hole are dropped.  No hole, no copy: the in-order path is
+ * unchanged.
  */
 #include <errno.h>
 #include <string.h>
