@@ -13,12 +13,13 @@
  * Nothing is dropped on a short write: the unsent tail stays queued and the
  * producing side is paused until the consuming side can take more.
  *
- * --loss PCT loses that share of the guest's frames, at random, on their
- * way to the backend, while SIGUSR2 has switched it on (the next SIGUSR2
- * switches it off and prints how many were lost).  The loss must be
- * here: a frame dropped in the guest's own stack (nftables' egress hook,
- * a qdisc) is an error the guest's TCP sees and sends again at once,
- * never a hole the backend has to answer.
+ * --loss PCT (a per cent, 0.1 say) loses that share of the guest's frames
+ * on their way to the backend, at random (xorshift, a fixed seed), while
+ * SIGUSR2 has switched it on; the next SIGUSR2 switches it off and prints
+ * how many were lost.  The loss must be here: a frame dropped in the
+ * guest's own stack (nftables' egress hook, a qdisc) is an error the
+ * guest's TCP sees and sends again at once, never a hole the backend has
+ * to answer.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -179,7 +180,8 @@ static void parse_args(int argc, char **argv, int *mtu, const char **tap,
 		} else if (!strcmp(argv[i], "--loss")) {
 			pct = strtod(argv[i + 1], &end);
 			if (*end || !(pct >= 0 && pct <= 50)) {
-				fprintf(stderr, "relay: --loss must be 0..50 (per cent)\n");
+				fprintf(stderr,
+					"relay: --loss must be 0..50 (%%)\n");
 				exit(2);
 			}
 			loss_pcm = (unsigned int)(pct * 1000 + 0.5);
