@@ -73,9 +73,9 @@ int migrate_save(struct ctx *c, int fd)
 		    (unsigned long long)io->total, strerror(io->err));
 		return io->err;
 	}
-	info("migration: state written, %llu bytes in %llu ms",
+	info("migration: state written, %llu bytes in %llu us",
 	     (unsigned long long)io->total,
-	     (unsigned long long)(migio_now_us() - t0) / 1000);
+	     (unsigned long long)(migio_now_us() - t0));
 	return 0;
 }
 
@@ -162,9 +162,9 @@ int migrate_load(struct ctx *c, int fd)
 		err("migration: bytes after the end of the device state");
 		return io->err ? io->err : EINVAL;
 	}
-	info("migration: state read, %llu bytes in %llu ms",
+	info("migration: state read, %llu bytes in %llu us",
 	     (unsigned long long)io->total,
-	     (unsigned long long)(migio_now_us() - t0) / 1000);
+	     (unsigned long long)(migio_now_us() - t0));
 	return 0;
 fail:
 	err("migration: reading the device state failed after %llu bytes: %s",

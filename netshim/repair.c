@@ -81,6 +81,7 @@ static void repair_close(struct ctx *c)
 	close(c->repair.fd);
 	c->repair.fd = -1;
 	c->repair.n = 0;
+	c->repair.nsent = 0;
 	c->repair.ext = false;
 }
 
@@ -122,6 +123,7 @@ void repair_accept(struct ctx *c)
 	}
 	c->repair.fd = fd;
 	c->repair.n = 0;
+	c->repair.nsent = 0;
 	c->repair.ext = alen > offsetof(struct sockaddr_un, sun_path) + ext &&
 			!a.sun_path[0] && !memcmp(a.sun_path + 1,
 						  REPAIR_EXT_NAME, ext);
@@ -180,13 +182,44 @@ bool repair_wait(struct ctx *c)
 }
 
 /**
- * repair_flush() - have the helper carry out the command for the sockets
- *		    waiting
+ * repair_replies() - read the helper's replies to the commands sent
  * @c:		execution context
+ *
+ * Return: 0 if each came as sent, -1 if not (the helper is dropped)
+ */
+static int repair_replies(struct ctx *c)
+{
+	unsigned int i;
+	int8_t reply;
+
+	for (i = 0; i < c->repair.nsent; i++) {
+		errno = 0;
+		if (recv(c->repair.fd, &reply, 1, 0) != 1 ||
+		    reply != c->repair.sent[i]) {
+			warn("TCP repair helper did not carry out command "
+			     "%d: %s", c->repair.sent[i],
+			     errno ? strerror(errno) : "bad reply");
+			repair_close(c);
+			return -1;
+		}
+	}
+	c->repair.nsent = 0;
+	return 0;
+}
+
+/**
+ * repair_send() - send the command for the sockets waiting, not waiting for
+ *		   its reply
+ * @c:		execution context
+ *
+ * The helper answers commands in order, one byte each, so a batch for
+ * another command need not wait for the reply to the one before: making
+ * the sockets deaf and putting them in repair mode then costs one round
+ * trip to the helper, not two, inside the guest's pause.
  *
  * Return: 0 on success, -1 if the helper failed or went (it is dropped)
  */
-int repair_flush(struct ctx *c)
+static int repair_send(struct ctx *c)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * REPAIR_FDS_MAX)];
@@ -196,11 +229,10 @@ int repair_flush(struct ctx *c)
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
 			      .msg_control = u.buf };
 	struct cmsghdr *cm;
-	int8_t reply;
 
-	if (!c->repair.n)
-		return 0;
 	if (c->repair.fd < 0)
+		return -1;
+	if (c->repair.nsent == REPAIR_SENT_MAX && repair_replies(c))
 		return -1;
 	memset(u.buf, 0, sizeof(u.buf));
 	msg.msg_controllen = CMSG_SPACE(sizeof(int) * c->repair.n);
@@ -211,19 +243,36 @@ int repair_flush(struct ctx *c)
 	memcpy(CMSG_DATA(cm), c->repair.fds, sizeof(int) * c->repair.n);
 	c->repair.n = 0;
 	errno = 0;
-	if (sendmsg(c->repair.fd, &msg, MSG_NOSIGNAL) != 1 ||
-	    recv(c->repair.fd, &reply, 1, 0) != 1 || reply != c->repair.cmd) {
-		warn("TCP repair helper did not carry out command %d: %s",
-		     c->repair.cmd, errno ? strerror(errno) : "bad reply");
+	if (sendmsg(c->repair.fd, &msg, MSG_NOSIGNAL) != 1) {
+		warn("TCP repair helper did not take command %d: %s",
+		     c->repair.cmd, errno ? strerror(errno) : "short write");
 		repair_close(c);
 		return -1;
 	}
+	c->repair.sent[c->repair.nsent++] = c->repair.cmd;
 	return 0;
 }
 
 /**
+ * repair_flush() - have the helper carry out the commands for the sockets
+ *		    waiting, and wait until it has
+ * @c:		execution context
+ *
+ * Return: 0 on success, -1 if the helper failed or went (it is dropped)
+ */
+int repair_flush(struct ctx *c)
+{
+	if (!c->repair.n && !c->repair.nsent)
+		return 0;
+	if (c->repair.n && repair_send(c))
+		return -1;
+	return repair_replies(c);
+}
+
+/**
  * repair_set() - queue a socket for a command, sending when the batch is
- *		  full or the command changes
+ *		  full or the command changes (repair_flush() waits for the
+ *		  helper to have carried it out)
  * @c:		execution context
  * @fd:		TCP socket
  * @cmd:	REPAIR_ON, REPAIR_OFF or REPAIR_OFF_NO_WP, or, if
@@ -233,11 +282,11 @@ int repair_flush(struct ctx *c)
  */
 int repair_set(struct ctx *c, int fd, int8_t cmd)
 {
-	if (c->repair.n && c->repair.cmd != cmd && repair_flush(c))
+	if (c->repair.n && c->repair.cmd != cmd && repair_send(c))
 		return -1;
 	c->repair.cmd = cmd;
 	c->repair.fds[c->repair.n++] = fd;
 	if (c->repair.n == REPAIR_FDS_MAX)
-		return repair_flush(c);
+		return repair_send(c);
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 #define REPAIR_FDS_MAX		253	/* SCM_MAX_FD: descriptors a message carries */
+#define REPAIR_SENT_MAX		4	/* commands sent before their replies are read */
 #define REPAIR_WAIT_MS		10	/* for a helper to connect, the guest
 					 * stopped: each ms is downtime */
 
@@ -63,6 +64,8 @@ struct ctx;
  * @cmd:	command for the sockets in @fds
  * @fds:	sockets waiting for the command (repair_flush())
  * @n:		how many
+ * @sent:	commands sent whose reply is not read yet, oldest first
+ * @nsent:	how many
  */
 struct repair {
 	int listen_fd;
@@ -71,6 +74,8 @@ struct repair {
 	int8_t cmd;
 	int fds[REPAIR_FDS_MAX];
 	unsigned int n;
+	int8_t sent[REPAIR_SENT_MAX];
+	unsigned int nsent;
 };
 
 int repair_listen(struct ctx *c);

@@ -419,12 +419,13 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 		     "connections will be reset");
 		rep = false;
 	}
+	/* Repair mode, then deaf: sent one after the other, the helper's
+	 * replies read once (repair_flush())
+	 */
 	for (i = 0; rep && i < t->idx.hiwater; i++)
 		if (tcp_migratable(&t->c[i]) &&
 		    repair_set(c, t->c[i].fd, REPAIR_ON))
 			rep = false;
-	if (rep && repair_flush(c))
-		rep = false;
 	for (i = 0; rep && i < t->idx.hiwater; i++)
 		if (tcp_migratable(&t->c[i]) && tcp_sock_deaf(c, &t->c[i], true))
 			rep = false;
@@ -496,9 +497,9 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 		repair_flush(c);
 	if (n)
 		info("migration: %u of %u TCP connections go with their "
-		     "sockets (repair mode %llu ms, read and written %llu ms)",
-		     moved, n, (unsigned long long)(t1 - t0) / 1000,
-		     (unsigned long long)(migio_now_us() - t1) / 1000);
+		     "sockets (repair mode %llu us, read and written %llu us)",
+		     moved, n, (unsigned long long)(t1 - t0),
+		     (unsigned long long)(migio_now_us() - t1));
 	return 0;
 }
 
@@ -544,8 +545,6 @@ void tcp_migrate_back(struct ctx *c)
 		    (t->c[i].flags & F_MIGRATED) &&
 		    tcp_sock_deaf(c, &t->c[i], false))
 			rep = false;
-	if (rep && repair_flush(c))
-		rep = false;
 	for (i = 0; rep && i < t->idx.hiwater; i++)
 		if (t->c[i].state != CONN_FREE &&
 		    (t->c[i].flags & F_MIGRATED) &&
@@ -998,8 +997,8 @@ int tcp_migrate_load(struct ctx *c, struct migio *io)
 	tcp_off_flush(c);
 	tcp_pool_drain();
 	if (n)
-		info("migration: %llu of %u TCP connections kept (%llu ms)",
+		info("migration: %llu of %u TCP connections kept (%llu us)",
 		     (unsigned long long)(c->cnt.tcp_migrated - before), n,
-		     (unsigned long long)(migio_now_us() - t0) / 1000);
+		     (unsigned long long)(migio_now_us() - t0));
 	return 0;
 }

@@ -196,12 +196,55 @@ static void test_ext(void **state)
 		close(fds[i]);
 }
 
+/* Commands go out one after the other, the helper's replies read on the
+ * flush, in order: a change of command does not wait for a reply (the
+ * helper has not answered anything yet here), and replies out of order
+ * drop the helper
+ */
+static void test_pipelined(void **state)
+{
+	int s, fds[2], n, i;
+
+	(void)state;
+	s = helper("netshim-repair/1/7");
+	for (i = 0; i < 2; i++) {
+		fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+		assert_true(fds[i] >= 0);
+	}
+	assert_int_equal(repair_set(&ctx, fds[0], REPAIR_ON), 0);
+	assert_int_equal(repair_set(&ctx, fds[1], REPAIR_ON), 0);
+	assert_int_equal(repair_set(&ctx, fds[0], REPAIR_DEAF), 0);
+	assert_int_equal(repair_set(&ctx, fds[1], REPAIR_DEAF), 0);
+	/* The first batch is out, unanswered; the second waits */
+	assert_int_equal(take(s, &n), REPAIR_ON);
+	assert_int_equal(n, 2);
+	reply(s, REPAIR_ON);
+	reply(s, REPAIR_DEAF);
+	assert_int_equal(repair_flush(&ctx), 0);
+	assert_int_equal(take(s, &n), REPAIR_DEAF);
+	assert_int_equal(n, 2);
+	/* Nothing left to answer: a flush reads nothing */
+	assert_int_equal(repair_flush(&ctx), 0);
+
+	/* Replies swapped */
+	assert_int_equal(repair_set(&ctx, fds[0], REPAIR_HEAR), 0);
+	assert_int_equal(repair_set(&ctx, fds[0], REPAIR_OFF_NO_WP), 0);
+	reply(s, REPAIR_OFF_NO_WP);
+	reply(s, REPAIR_HEAR);
+	assert_int_equal(repair_flush(&ctx), -1);
+	assert_int_equal(ctx.repair.fd, -1);
+	close(s);
+	for (i = 0; i < 2; i++)
+		close(fds[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain),
 		cmocka_unit_test(test_other_name),
 		cmocka_unit_test(test_ext),
+		cmocka_unit_test(test_pipelined),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
