@@ -24,13 +24,13 @@
 # driver stops the queue and the qdisc holds the frames, so the tap,
 # whose own queue drops when full, gets a queue of 10000 frames.
 #
-# Rings of 256 (QSIZE), QEMU's and Cloud Hypervisor's default: with 1024, passt 2026 aborts peer->guest
-# (tcp_vu_sock_recv: "Assertion `cnt < ARRAY_SIZE(iov_msg) - j' failed",
-# then SIGSYS, abort() being outside its seccomp filter).  passt still
-# crawls guest->peer here (0.00 to 0.01 Gbit/s, hundreds of guest
-# retransmissions, testpmd dropping nothing): its short-write behaviour,
-# tests/bench/README.md.  In make bench (not quick mode), into
-# DIR/testpmd.txt.
+# Rings of 256 (QSIZE), QEMU's and Cloud Hypervisor's default: with 1024,
+# passt 2026 aborts peer->guest (tcp_vu_sock_recv: "Assertion `cnt <
+# ARRAY_SIZE(iov_msg) - j' failed", then SIGSYS, abort() being outside its
+# seccomp filter).  passt still crawls guest->peer here (0.00 to 0.01
+# Gbit/s, hundreds of guest retransmissions, testpmd dropping nothing):
+# its short-write behaviour, tests/bench/README.md.  In make bench (not
+# quick mode), into DIR/testpmd.txt.
 #
 # Two guest->peer flows at once (IPERF_ARGS="-P 2", one or two queue
 # pairs) crawl now and then here, for netshim and for passt 2026 alike
