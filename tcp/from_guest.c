@@ -148,18 +148,9 @@ void tcp_flush_writes(struct ctx *c)
 		k = 0;
 		chunk = 0;
 	}
-	conn->seq_from_guest += done;
-	tcp_ack_later(c, conn);
+	tcp_guest_took(c, conn, done, len);
 	if (done == len)
 		tcp_ooo_drain(c, conn);	/* bytes held past a hole now fit */
-	if (done < len) {
-		c->cnt.tcp_sock_refused += len - done;
-		/* Socket full: the rest comes back as a retransmission once
-		 * the window we advertise opens again.
-		 */
-		conn->flags |= F_WANT_ROOM | F_DROPPED;
-		conn_epoll(c, conn, conn->events | EPOLLOUT);
-	}
 }
 
 /**

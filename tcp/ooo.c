@@ -30,7 +30,6 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 
 #include "internal.h"
@@ -127,12 +126,6 @@ void tcp_ooo_drain(struct ctx *c, struct tcp_conn *conn)
 	}
 	conn->room_est -= (uint32_t)n < conn->room_est ?
 			  (uint32_t)n : conn->room_est;
-	conn->seq_from_guest += (uint32_t)n;
 	c->cnt.tcp_ooo_written += (uint64_t)n;
-	tcp_ack_later(c, conn);
-	if ((uint32_t)n < left) {
-		c->cnt.tcp_sock_refused += left - (uint32_t)n;
-		conn->flags |= F_WANT_ROOM | F_DROPPED;
-		conn_epoll(c, conn, conn->events | EPOLLOUT);
-	}
+	tcp_guest_took(c, conn, (uint32_t)n, left);
 }
