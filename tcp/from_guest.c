@@ -34,6 +34,22 @@ static bool tcp_guest_ack(struct ctx *c, struct tcp_conn *conn,
 
 	if (!(s->flags & TH_ACK))
 		return true;
+	if (seq_gt(s->ack, conn->seq_to_guest) &&
+	    seq_le(s->ack, tcp_sent_max(conn)) &&
+	    conn->state == CONN_ESTABLISHED && conn->fd >= 0) {
+		/* Sent before a retransmission went back to the ACK's point,
+		 * and it arrived: that is where to go on from.  Refused, the
+		 * guest's window would never be heard again with ours
+		 * closed, nothing being resent past it.
+		 */
+		if (conn_drop_acked(conn)) {
+			tcp_reset(c, conn);
+			return false;
+		}
+		conn->seq_to_guest = s->ack;
+		if (c->tcp->peek_off)
+			tcp_set_peek_off(conn);
+	}
 	if (!ack_fit(conn->seq_acked, conn->seq_to_guest, s->ack, &acked)) {
 		tcp_ack_later(c, conn);	/* ACK of unsent data: re-sync */
 		return true;
@@ -58,6 +74,8 @@ static bool tcp_guest_ack(struct ctx *c, struct tcp_conn *conn,
 		}
 		tcp_drop_later(c, conn, data);
 		conn->seq_acked = s->ack;
+		if (seq_gt(conn->seq_acked, conn->recover))
+			conn->recover = conn->seq_acked;  /* never left behind */
 		conn->retries = 0;
 		conn->dup_acks = 0;
 		/* Without SO_PEEK_OFF, EOF shows only once nothing is in

@@ -19,6 +19,7 @@
 
 #include "conn.h"
 #include "segment.h"
+#include "seq.h"
 #include "link/link.h"
 #include "netshim/ctx.h"
 #include "netshim/fwd.h"
@@ -174,6 +175,24 @@ static inline bool tcp_persist_due(const struct tcp_conn *conn)
 	return conn->state == CONN_ESTABLISHED && !conn->wnd_guest &&
 	       conn->seq_to_guest == conn->seq_acked &&
 	       !(conn->flags & (F_FIN_SENT | F_MIGRATED));
+}
+
+/**
+ * tcp_sent_max() - the end of what went to the guest at least once
+ * @conn:	connection
+ *
+ * After a retransmission went back, bytes up to @conn->recover were sent
+ * before and may have arrived; the guest's ACK of them is good.  Not
+ * past a FIN, which a rewind takes back as unsent.
+ *
+ * Return: the sequence number after the last byte sent
+ */
+static inline uint32_t tcp_sent_max(const struct tcp_conn *conn)
+{
+	if (conn->flags & F_HOST_EOF ||
+	    !seq_gt(conn->recover, conn->seq_to_guest))
+		return conn->seq_to_guest;
+	return conn->recover;
 }
 
 void tcp_send_data(struct ctx *c, struct tcp_conn *conn);

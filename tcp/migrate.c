@@ -467,7 +467,7 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 		migio_wr_be16(r + 42, conn->mss_guest);
 		if (migio_put(io, r, sizeof(r)) ||
 		    migio_put_u32(io, conn->seq_from_guest) ||
-		    migio_put_u32(io, conn->seq_to_guest) ||
+		    migio_put_u32(io, tcp_sent_max(conn)) ||
 		    migio_put_u32(io, conn->seq_acked) ||
 		    migio_put_u32(io, conn->seq_init_guest) ||
 		    migio_put_u32(io, conn->wnd_guest) ||

@@ -381,7 +381,11 @@ void tcp_rewind(struct ctx *c, struct tcp_conn *conn)
 {
 	if (conn->flags & F_FIN_SENT && !(conn->flags & F_FIN_ACKED))
 		conn->flags &= ~F_FIN_SENT;
-	conn->recover = conn->seq_to_guest;
+	/* The highest byte sent (RFC 6582): a second rewind before the
+	 * first was made good must not forget what went out then
+	 */
+	if (seq_gt(conn->seq_to_guest, conn->recover))
+		conn->recover = conn->seq_to_guest;
 	conn->rtt_start = 0;		/* Karn: no samples from resent data */
 	conn->seq_to_guest = conn->seq_acked;
 	/* The offset counts from the socket's head: the ACK's point */

@@ -663,8 +663,64 @@ def g_tcp(sender, sock):
         g.send("SYN on an established connection",
                [frame4(6, tcp(sp, PORT_ECHO, seq + 15, ack, 0x02)),
                 frame4(6, tcp(sp, PORT_ECHO, seq + 15, 0, 0x04))])
+    g.barrier("TCP before the rewind")
+    rewind_ack(g)
     g.barrier("TCP end")
     g.finish()
+
+
+def rewind_ack(g):
+    """An ACK of bytes sent before a retransmission went back.
+
+    The guest takes a full window, then acknowledges one segment and
+    shrinks its window to one more: the back-end's timer goes back to
+    the ACK's point and resends that one.  Then the guest acknowledges
+    everything the first burst carried, as its receive queue says.  A
+    sender must take that ACK, up to the highest byte it ever sent (RFC
+    9293 3.10.7.4: SND.NXT does not go back with a retransmission; Linux
+    and the BSDs accept it so), and go on with new bytes.  Refused as
+    "unsent", with the window known still one segment wide, the sender
+    would resend that segment for ever.
+    """
+    sp = 43002
+    hs = handshake(g, sp, PORT_ZERO, win=65535)
+    if not hs:
+        return
+    seq, start = hs
+
+    def data_of(f):
+        t = tcp_of(f)
+        if not t or t[0:2] != (PORT_ZERO, sp) or not t[6]:
+            return None
+        return t
+
+    sent = 0
+    for f in g.drain(0.5):
+        t = data_of(f)
+        if t:
+            sent = max(sent, (t[2] + len(t[6]) - start) % (1 << 32))
+    top = (start + sent) & 0xffffffff
+    if sent < 4 * 1460:
+        fail("rewind: only %d bytes in the first window" % sent)
+        return
+    g.send("ACK of one segment, window of one more",
+           [frame4(6, tcp(sp, PORT_ZERO, seq, start + 1460, 0x10,
+                          win=1460))])
+    again = g.expect(lambda f: (data_of(f) or (0, 0, 0))[2] ==
+                     (start + 1460) & 0xffffffff, timeout=5)
+    if not again:
+        fail("rewind: no retransmission from the ACK's point")
+        return
+    g.send("ACK of the whole first burst",
+           [frame4(6, tcp(sp, PORT_ZERO, seq, top, 0x10, win=65535))])
+    new = g.expect(lambda f: data_of(f) is not None and
+                   0 <= (data_of(f)[2] - top) % (1 << 32) < 1 << 30,
+                   timeout=3)
+    if not new:
+        fail("rewind: the ACK of %d bytes sent before the retransmission "
+             "was refused: no new data after it" % sent)
+    g.send("reset after the rewind",
+           [frame4(6, tcp(sp, PORT_ZERO, seq, 0, 0x04))])
 
 
 def g_synflood(sender, sock):
