@@ -16,7 +16,9 @@
 # redirection runs in softirq and kernel workers, not in netshim), then
 # request/response latency p50/p99 at 1 B, 1 KiB and 64 KiB
 # (tests/bench/rr.c, after a 2 MiB warm-up so that a flow that moves to
-# the sockmap has moved).
+# the sockmap has moved).  Last, io_uring's linked splices beside epoll
+# and splice() on one loopback stream, the mechanism alone
+# (tests/bench/splice_uring.c), three rounds each.
 #
 # Environment: BENCH_TIME (s per iperf3 run, default 5), BENCH_OUT (results
 # directory, default results/local-TIMESTAMP).  Run by bench.sh, or alone.
@@ -174,5 +176,21 @@ for mode in off require auto; do
 		tail -3 | sed "s/^/$label: /" | tee -a "$OUT/table.txt"
 	ns_backend_stop
 done
+# io_uring's linked splices, the mechanism alone (splice_uring.c): one
+# stream through a pipe joined by epoll and splice(), as tcp/splice.c
+# does, or by both splices in one io_uring submission; rounds alternate
+if cc -O2 -Wall -Wextra -o "$OUT/splice_uring" "$BENCH_DIR/splice_uring.c" \
+	-luring; then
+	echo "one stream through a pipe, ${BENCH_TIME} s per round:" |
+		tee -a "$OUT/table.txt"
+	for _ in 1 2 3; do
+		for m in epoll uring; do
+			timeout -k 5 $((BENCH_TIME + 30)) "$OUT/splice_uring" \
+				"$m" "$BENCH_TIME" || echo "$m: failed"
+		done
+	done | tee -a "$OUT/table.txt"
+else
+	log "splice_uring not built"
+fi
 echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/table.txt"
 log "results: $OUT/table.txt"
