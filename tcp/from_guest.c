@@ -37,10 +37,10 @@ static bool tcp_guest_ack(struct ctx *c, struct tcp_conn *conn,
 	if (seq_gt(s->ack, conn->seq_to_guest) &&
 	    seq_le(s->ack, tcp_sent_max(conn)) &&
 	    conn->state == CONN_ESTABLISHED && conn->fd >= 0) {
-		/* Sent before a retransmission went back to the ACK's point,
-		 * and it arrived: that is where to go on from.  Refused, the
-		 * guest's window would never be heard again with ours
-		 * closed, nothing being resent past it.
+		/* Bytes sent before a retransmission went back, and the
+		 * guest has them: go on from there.  Refused as unsent, the
+		 * window this ACK carries would go unheard, and with less
+		 * resent than the guest has, every later ACK with it.
 		 */
 		if (conn_drop_acked(conn)) {
 			tcp_reset(c, conn);

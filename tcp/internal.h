@@ -13,9 +13,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/uio.h>
-
 #include <sys/epoll.h>
+#include <sys/uio.h>
 
 #include "conn.h"
 #include "segment.h"
