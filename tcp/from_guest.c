@@ -34,26 +34,18 @@ static bool tcp_guest_ack(struct ctx *c, struct tcp_conn *conn,
 
 	if (!(s->flags & TH_ACK))
 		return true;
-	if (seq_gt(s->ack, conn->seq_to_guest) &&
-	    seq_le(s->ack, tcp_sent_max(conn)) &&
-	    conn->state == CONN_ESTABLISHED && conn->fd >= 0) {
-		/* Bytes sent before a retransmission went back, and the
-		 * guest has them: go on from there.  Refused as unsent, the
-		 * window this ACK carries would go unheard, and with less
-		 * resent than the guest has, every later ACK with it.
-		 */
-		if (conn_drop_acked(conn)) {
-			tcp_reset(c, conn);
-			return false;
-		}
-		conn->seq_to_guest = s->ack;
-		if (c->tcp->peek_off)
-			tcp_set_peek_off(conn);
-	}
-	if (!ack_fit(conn->seq_acked, conn->seq_to_guest, s->ack, &acked)) {
+	if (!ack_fit(conn->seq_acked, tcp_sent_max(conn), s->ack, &acked)) {
 		tcp_ack_later(c, conn);	/* ACK of unsent data: re-sync */
 		return true;
 	}
+	/* Past the send point, bytes sent before a retransmission went
+	 * back: the guest has them, go on from there.  Refused as unsent,
+	 * the window this ACK carries would go unheard, and with less
+	 * resent than the guest has, every later ACK with it.
+	 */
+	if (seq_gt(s->ack, conn->seq_to_guest) &&
+	    tcp_send_from(c, conn, s->ack))
+		return false;
 
 	dup = !acked && !s->payload.len && wnd == conn->wnd_guest &&
 	      conn->seq_to_guest != conn->seq_acked &&

@@ -158,6 +158,7 @@ void tcp_reset(struct ctx *c, struct tcp_conn *conn);
 void tcp_update_clamp(struct tcp_conn *conn);
 void tcp_drop_later(struct ctx *c, struct tcp_conn *conn, uint32_t bytes);
 void tcp_set_peek_off(struct tcp_conn *conn);
+int tcp_send_from(struct ctx *c, struct tcp_conn *conn, uint32_t seq);
 void tcp_rewind(struct ctx *c, struct tcp_conn *conn);
 void tcp_timer_arm(struct ctx *c, struct tcp_conn *conn);
 bool tcp_persist_probe(struct ctx *c, struct tcp_conn *conn);
@@ -182,14 +183,15 @@ static inline bool tcp_persist_due(const struct tcp_conn *conn)
  *
  * After a retransmission went back, bytes up to @conn->recover were sent
  * before and may have arrived; the guest's ACK of them is good.  Not
- * past a FIN, which a rewind takes back as unsent.
+ * past a FIN, which a rewind takes back as unsent, and only with a socket
+ * to peek them from again.
  *
  * Return: the sequence number after the last byte sent
  */
 static inline uint32_t tcp_sent_max(const struct tcp_conn *conn)
 {
-	if (conn->flags & F_HOST_EOF ||
-	    !seq_gt(conn->recover, conn->seq_to_guest))
+	if (conn->flags & F_HOST_EOF || conn->state != CONN_ESTABLISHED ||
+	    conn->fd < 0 || !seq_gt(conn->recover, conn->seq_to_guest))
 		return conn->seq_to_guest;
 	return conn->recover;
 }

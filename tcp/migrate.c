@@ -438,12 +438,14 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 		struct tcp_conn *conn = &t->c[i];
 		uint8_t r[MIGRATE_TCP_REC - 20];
 		struct tcp_sock_state st;
+		uint32_t sent;
 		bool sock;
 
 		if (conn->state == CONN_FREE)
 			continue;
 		sock = rep && tcp_migratable(conn) &&
 		       !tcp_sock_dump(c, conn->fd, &st);
+		sent = tcp_sent_max(conn);	/* while it has its socket */
 		if (sock && c->conf.migrate_no_linger) {
 			/* At once: still open, the socket would take and
 			 * acknowledge what the peer sends while the state
@@ -467,7 +469,7 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 		migio_wr_be16(r + 42, conn->mss_guest);
 		if (migio_put(io, r, sizeof(r)) ||
 		    migio_put_u32(io, conn->seq_from_guest) ||
-		    migio_put_u32(io, tcp_sent_max(conn)) ||
+		    migio_put_u32(io, sent) ||
 		    migio_put_u32(io, conn->seq_acked) ||
 		    migio_put_u32(io, conn->seq_init_guest) ||
 		    migio_put_u32(io, conn->wnd_guest) ||

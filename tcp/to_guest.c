@@ -373,6 +373,29 @@ void tcp_drop_failed(struct ctx *c)
 }
 
 /**
+ * tcp_send_from() - move the point the next segment to the guest starts at
+ * @c:		execution context
+ * @conn:	connection, with a socket
+ * @seq:	that point, from @conn->seq_acked to tcp_sent_max()
+ *
+ * The peek offset counts from the socket's head, where the guest's last
+ * ACK is once what it acknowledged is dropped.
+ *
+ * Return: 0, -1 if the socket had lost bytes and the connection was reset
+ */
+int tcp_send_from(struct ctx *c, struct tcp_conn *conn, uint32_t seq)
+{
+	conn->seq_to_guest = seq;
+	if (conn_drop_acked(conn)) {
+		tcp_reset(c, conn);
+		return -1;
+	}
+	if (c->tcp->peek_off)
+		tcp_set_peek_off(conn);
+	return 0;
+}
+
+/**
  * tcp_rewind() - retransmit: send again from the first unacknowledged byte
  * @c:		execution context
  * @conn:	connection
@@ -387,14 +410,8 @@ void tcp_rewind(struct ctx *c, struct tcp_conn *conn)
 	if (seq_gt(conn->seq_to_guest, conn->recover))
 		conn->recover = conn->seq_to_guest;
 	conn->rtt_start = 0;		/* Karn: no samples from resent data */
-	conn->seq_to_guest = conn->seq_acked;
-	/* The offset counts from the socket's head: the ACK's point */
-	if (conn_drop_acked(conn)) {
-		tcp_reset(c, conn);
+	if (tcp_send_from(c, conn, conn->seq_acked))
 		return;
-	}
-	if (c->tcp->peek_off)
-		tcp_set_peek_off(conn);
 	conn->dup_acks = 0;
 	conn->flags &= ~F_DRAINED;	/* what was in flight is unsent again */
 	tcp_send_data(c, conn);
