@@ -58,11 +58,14 @@ for _ in $(seq 30); do
 	sleep 0.1
 done
 
+# The guest's socat waits 3 s for the answer after its datagram (-t):
+# its default, half a second, is less than a loaded machine may take to
+# fork the peer's shell
 restart -i pod0 -o 203.0.113.3 --outbound-if4 pod0
 got=$(guest_tcp_source)
 [ "$got" = 203.0.113.3 ] ||
 	fail "-o 203.0.113.3 --outbound-if4 pod0: TCP from '$got'"
-got=$(echo x | in_guest timeout 5 socat -T 2 - UDP:203.0.113.1:7001 2>/dev/null)
+got=$(echo x | in_guest timeout 5 socat -t 3 -T 3 - UDP:203.0.113.1:7001 2>/dev/null)
 [ "$got" = 203.0.113.3 ] || fail "-o 203.0.113.3: UDP from '$got'"
 in_guest timeout 10 busybox ping -c 1 -W 2 203.0.113.1 >/dev/null ||
 	fail "-o 203.0.113.3: no ping"
@@ -82,7 +85,7 @@ restart -i pod0 --no-tcp --no-udp --no-icmp
 log "ok: --no-udp: DHCP still answered"
 got=$(guest_tcp_source)
 [ -z "$got" ] || fail "--no-tcp: TCP reached the peer from '$got'"
-got=$(echo x | in_guest timeout 5 socat -T 2 - UDP:203.0.113.1:7001 2>/dev/null)
+got=$(echo x | in_guest timeout 5 socat -t 3 -T 3 - UDP:203.0.113.1:7001 2>/dev/null)
 [ -z "$got" ] || fail "--no-udp: UDP reached the peer from '$got'"
 in_guest timeout 5 busybox ping -c 1 -W 2 203.0.113.1 >/dev/null &&
 	fail "--no-icmp: the ping was answered"
