@@ -115,13 +115,14 @@ one_run() {
 
 	mkdir -p "$run"
 	BACKEND=$b
+	# The same options for both: the launcher's, and --migrate-no-linger
+	# as the destination restores the same 4-tuples in the same pod
 	if [ "$b" = passt ]; then
 		helper=$(dirname "$PASST")/passt-repair
-		topo_backend --vhost-user --migrate-no-linger
 	else
 		helper=$REPO/build/netshim-repair
-		topo_backend --vhost-user --migrate-no-linger --migrate-exit
 	fi
+	topo_backend --vhost-user --migrate-no-linger
 	local src_pid=$BACKEND_PID
 	mv "$WORK/backend.sock" "$run/src.sock"
 	mv "$WORK/backend.sock.repair" "$run/src.sock.repair"
