@@ -19,9 +19,10 @@ Every other case misbehaves in one way (messages cut short, a memory
 table that overlaps, a descriptor outside guest memory, a chain that
 loops, guest memory truncated under the back-end's mapping, a memory slot
 that overlaps, lies past its file, comes without its descriptor or is one
-too many, a removal of a region that is not there, ...) and states what
-the back-end must do: drop the connection, or answer a failure and go
-on.  Run "good" after a hostile case to show the
+too many, a removal of a region that is not there, a migration's front-end
+gone before it read the device state or in the middle of sending one, a
+state cut short, ...) and states what the back-end must do: drop the
+connection, or answer a failure and go on.  Run "good" after a hostile case to show the
 back-end serves the next front-end.
 
 Exit status 0 when every expectation held, 1 otherwise.
@@ -42,11 +43,15 @@ GET_VRING_BASE, SET_VRING_KICK, SET_VRING_CALL = 11, 12, 13
 GET_PROTOCOL_FEATURES, SET_PROTOCOL_FEATURES = 15, 16
 SET_VRING_ENABLE = 18
 GET_MAX_MEM_SLOTS, ADD_MEM_REG, REM_MEM_REG = 36, 37, 38
+SET_DEVICE_STATE_FD, CHECK_DEVICE_STATE = 42, 43
 
 F_VERSION_1 = 1 << 32
 F_PROTOCOL_FEATURES = 1 << 30
 PF_REPLY_ACK = 1 << 3
 PF_MEM_SLOTS = 1 << 15	# CONFIGURE_MEM_SLOTS
+PF_DEVICE_STATE = 1 << 19
+STATE_SAVE, STATE_LOAD = 0, 1	# transfer directions; phase 0: stopped
+STATE_NOFD = 1 << 8	# the back-end uses the front-end's pipe
 NEED_REPLY = 1 << 3
 VERSION = 1
 
@@ -160,7 +165,7 @@ class Frontend:
         self.send(GET_MAX_MEM_SLOTS)
         return self.reply_u64(GET_MAX_MEM_SLOTS)
 
-    def setup(self, regions=None, slots=False):
+    def setup(self, regions=None, slots=False, pf_more=0):
         """Everything QEMU does before the guest's driver runs."""
         if slots:
             self.slots()
@@ -173,8 +178,11 @@ class Frontend:
         pf = self.reply_u64(GET_PROTOCOL_FEATURES)
         if not pf & PF_REPLY_ACK:
             raise AssertionError("REPLY_ACK not offered")
+        if pf & pf_more != pf_more:
+            raise AssertionError(f"protocol features {pf_more:#x} not"
+                                 " offered")
         self.send(SET_PROTOCOL_FEATURES,
-                  struct.pack("<Q", PF_REPLY_ACK |
+                  struct.pack("<Q", PF_REPLY_ACK | pf_more |
                               (PF_MEM_SLOTS if slots else 0)))
         self.send(SET_OWNER)
         if not self.acked(SET_FEATURES,
@@ -604,6 +612,80 @@ def case_vanish_mid_transfer(path):
         fe.close()				# gone with frames in flight
 
 
+def state_transfer(fe, direction, keep=True):
+    """Stop the rings and ask for a device state transfer, as a migrating
+    QEMU does; return our end of its pipe, or close it before the answer
+    unless keep."""
+    for q in range(2):
+        fe.send(GET_VRING_BASE, struct.pack("<II", q, 0))
+        fe.reply(GET_VRING_BASE)
+    r, w = os.pipe()
+    mine, theirs = (r, w) if direction == STATE_SAVE else (w, r)
+    fe.send(SET_DEVICE_STATE_FD, struct.pack("<II", direction, 0),
+            fds=[theirs])
+    os.close(theirs)
+    if not keep:
+        os.close(mine)
+        mine = None
+    got = fe.reply_u64(SET_DEVICE_STATE_FD)
+    if got != STATE_NOFD:
+        raise AssertionError(f"SET_DEVICE_STATE_FD answered {got:#x}")
+    return mine
+
+
+def case_state_save_vanish(path):
+    """A migration's source front-end asks for the state, then is gone
+    before reading it: its pipe and connection closed."""
+    fe = Frontend(path)
+    try:
+        fe.setup(pf_more=PF_DEVICE_STATE)
+        state_transfer(fe, STATE_SAVE, keep=False)
+    finally:
+        fe.close()
+
+
+def case_state_save_unread(path):
+    """The same, the pipe left open and unread as the connection goes."""
+    fe = Frontend(path)
+    r = None
+    try:
+        fe.setup(pf_more=PF_DEVICE_STATE)
+        r = state_transfer(fe, STATE_SAVE)
+    finally:
+        fe.close()
+    time.sleep(0.5)
+    os.close(r)
+
+
+def case_state_load_cut(path):
+    """A destination's front-end sends a state cut short: the back-end
+    must refuse it (CHECK_DEVICE_STATE fails), and go on."""
+    fe = Frontend(path)
+    try:
+        fe.setup(pf_more=PF_DEVICE_STATE)
+        w = state_transfer(fe, STATE_LOAD)
+        os.write(w, b"NSHMIGRT" + b"\0\0")
+        os.close(w)
+        fe.send(CHECK_DEVICE_STATE)
+        if fe.reply_u64(CHECK_DEVICE_STATE) == 0:
+            raise AssertionError("a state cut short was taken")
+    finally:
+        fe.close()
+
+
+def case_state_load_vanish(path):
+    """A destination's front-end is gone in the middle of its state."""
+    fe = Frontend(path)
+    w = None
+    try:
+        fe.setup(pf_more=PF_DEVICE_STATE)
+        w = state_transfer(fe, STATE_LOAD)
+        os.write(w, b"NSHM")
+    finally:
+        fe.close()
+    os.close(w)
+
+
 CASES = {
     "good": case_good,
     "good_slots": case_good_slots,
@@ -627,6 +709,10 @@ CASES = {
     "too_many_fds": case_too_many_fds,
     "vanish_mid_transfer": case_vanish_mid_transfer,
     "mem_shrink": case_mem_shrink,
+    "state_save_vanish": case_state_save_vanish,
+    "state_save_unread": case_state_save_unread,
+    "state_load_cut": case_state_load_cut,
+    "state_load_vanish": case_state_load_vanish,
 }
 
 

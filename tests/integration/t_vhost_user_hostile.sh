@@ -9,7 +9,10 @@
 # that vanishes mid-message or mid-transfer; with CONFIGURE_MEM_SLOTS, a
 # region added over another, past its file or without its descriptor, one
 # region more than GET_MAX_MEM_SLOTS said, the removal of a region that is
-# not there, and the rings' region removed and added back while they run.  After each, a well-behaved
+# not there, and the rings' region removed and added back while they run;
+# a migration's front-end gone before it read the device state, or in the
+# middle of sending one, and a state cut short (refused by
+# CHECK_DEVICE_STATE).  After each, a well-behaved
 # front-end must get its ARP reply through the rings: netshim --vhost-user
 # stays up and serves the next front-end, its descriptors stay flat, and
 # every front-end it dropped is counted.
@@ -26,7 +29,8 @@ OTHERS="mem_past_file unknown cut_header cut_payload vanish_mid_transfer"
 if [ "$BACKEND" = netshim ]; then
 	DROPS="$DROPS slot_overlap slot_rem_unknown slot_no_fd slot_bad_offset
 	       slot_too_many"
-	OTHERS="$OTHERS good_slots slot_rem_rings"
+	OTHERS="$OTHERS good_slots slot_rem_rings state_save_vanish
+		state_save_unread state_load_cut state_load_vanish"
 fi
 
 # fd_count() - the backend's open descriptors
