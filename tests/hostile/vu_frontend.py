@@ -614,19 +614,19 @@ def case_vanish_mid_transfer(path):
 
 def state_transfer(fe, direction, keep=True):
     """Stop the rings and ask for a device state transfer, as a migrating
-    QEMU does; return our end of its pipe, or close it before the answer
-    unless keep."""
+    QEMU does; return our end of its pipe, or close it first unless
+    keep."""
     for q in range(2):
         fe.send(GET_VRING_BASE, struct.pack("<II", q, 0))
         fe.reply(GET_VRING_BASE)
     r, w = os.pipe()
     mine, theirs = (r, w) if direction == STATE_SAVE else (w, r)
-    fe.send(SET_DEVICE_STATE_FD, struct.pack("<II", direction, 0),
-            fds=[theirs])
-    os.close(theirs)
     if not keep:
         os.close(mine)
         mine = None
+    fe.send(SET_DEVICE_STATE_FD, struct.pack("<II", direction, 0),
+            fds=[theirs])
+    os.close(theirs)
     got = fe.reply_u64(SET_DEVICE_STATE_FD)
     if got != STATE_NOFD:
         raise AssertionError(f"SET_DEVICE_STATE_FD answered {got:#x}")
@@ -644,17 +644,26 @@ def case_state_save_vanish(path):
         fe.close()
 
 
-def case_state_save_unread(path):
-    """The same, the pipe left open and unread as the connection goes."""
+def state_gone(path, direction, written=b""):
+    """A front-end asks for a transfer, writes what it was given of a
+    state to load, and is gone with its end of the pipe still open."""
     fe = Frontend(path)
-    r = None
+    end = None
     try:
         fe.setup(pf_more=PF_DEVICE_STATE)
-        r = state_transfer(fe, STATE_SAVE)
+        end = state_transfer(fe, direction)
+        if written:
+            os.write(end, written)
     finally:
         fe.close()
-    time.sleep(0.5)
-    os.close(r)
+        time.sleep(0.5)
+        if end is not None:
+            os.close(end)
+
+
+def case_state_save_unread(path):
+    """The state left unread as the source's front-end goes."""
+    state_gone(path, STATE_SAVE)
 
 
 def case_state_load_cut(path):
@@ -675,15 +684,7 @@ def case_state_load_cut(path):
 
 def case_state_load_vanish(path):
     """A destination's front-end is gone in the middle of its state."""
-    fe = Frontend(path)
-    w = None
-    try:
-        fe.setup(pf_more=PF_DEVICE_STATE)
-        w = state_transfer(fe, STATE_LOAD)
-        os.write(w, b"NSHM")
-    finally:
-        fe.close()
-    os.close(w)
+    state_gone(path, STATE_LOAD, b"NSHM")
 
 
 CASES = {
