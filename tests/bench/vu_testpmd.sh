@@ -27,10 +27,12 @@
 # Rings of 256 (QSIZE), QEMU's and Cloud Hypervisor's default: with 1024,
 # passt 2026 aborts peer->guest (tcp_vu_sock_recv: "Assertion `cnt <
 # ARRAY_SIZE(iov_msg) - j' failed", then SIGSYS, abort() being outside its
-# seccomp filter).  passt still crawls guest->peer here (0.00 to 0.01
-# Gbit/s, hundreds of guest retransmissions, testpmd dropping nothing):
-# its short-write behaviour, tests/bench/README.md.  In make bench (not
-# quick mode), into DIR/testpmd.txt.
+# seccomp filter).  passt still crawls guest->peer in some runs here
+# (0.00 to 0.01 Gbit/s, hundreds of guest retransmissions, testpmd
+# dropping nothing): its short-write behaviour, tests/bench/README.md;
+# passt 2026 did in 2 of 4 runs on 2026-11-27, and ran at netshim's rate
+# in the other two.  In make bench (not quick mode), into
+# DIR/testpmd.txt.
 #
 # Two guest->peer flows at once (IPERF_ARGS="-P 2", one or two queue
 # pairs) crawl now and then here, for netshim and for passt 2026 alike
