@@ -123,30 +123,8 @@ static inline void tcp_ooo_release(struct tcp_table *t, struct tcp_conn *conn)
 
 /* to_guest.c */
 void tcp_ack_later(struct ctx *c, struct tcp_conn *conn);
-
-/**
- * tcp_guest_took() - the socket took @done of @len guest bytes written
- * @c:		execution context
- * @conn:	connection
- * @done:	bytes the socket took
- * @len:	bytes written
- *
- * They are acknowledged; what the socket refused comes back as a
- * retransmission once the window we advertise opens again.  Shared by
- * the in-order writes (from_guest.c) and the runs held past a hole
- * (ooo.c).
- */
-static inline void tcp_guest_took(struct ctx *c, struct tcp_conn *conn,
-				  uint32_t done, uint32_t len)
-{
-	conn->seq_from_guest += done;
-	tcp_ack_later(c, conn);
-	if (done < len) {
-		c->cnt.tcp_sock_refused += len - done;
-		conn->flags |= F_WANT_ROOM | F_DROPPED;
-		conn_epoll(c, conn, conn->events | EPOLLOUT);
-	}
-}
+void tcp_guest_took(struct ctx *c, struct tcp_conn *conn, uint32_t done,
+		    uint32_t len);
 
 uint16_t tcp_link_mss(const struct ctx *c, bool v6);
 void tcp_rst_reply(struct ctx *c, const struct l4_meta *m,

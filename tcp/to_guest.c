@@ -239,6 +239,30 @@ void tcp_ack_later(struct ctx *c, struct tcp_conn *conn)
 }
 
 /**
+ * tcp_guest_took() - the socket took @done of @len guest bytes written
+ * @c:		execution context
+ * @conn:	connection
+ * @done:	bytes the socket took
+ * @len:	bytes written
+ *
+ * They are acknowledged; what the socket refused comes back as a
+ * retransmission once the window we advertise opens again.  Shared by
+ * the in-order writes (from_guest.c) and the runs held past a hole
+ * (ooo.c).
+ */
+void tcp_guest_took(struct ctx *c, struct tcp_conn *conn, uint32_t done,
+		    uint32_t len)
+{
+	conn->seq_from_guest += done;
+	tcp_ack_later(c, conn);
+	if (done < len) {
+		c->cnt.tcp_sock_refused += len - done;
+		conn->flags |= F_WANT_ROOM | F_DROPPED;
+		conn_epoll(c, conn, conn->events | EPOLLOUT);
+	}
+}
+
+/**
  * tcp_wait_tx() - resume sending when the VMM takes frames again
  * @c:		execution context
  * @conn:	connection
