@@ -182,28 +182,30 @@ bool repair_wait(struct ctx *c)
 }
 
 /**
- * repair_replies() - read the helper's replies to the commands sent
+ * repair_replies() - read the helper's replies to the commands sent, oldest
+ *		      first, until only @keep are left unanswered
  * @c:		execution context
+ * @keep:	commands that may stay unanswered
  *
  * Return: 0 if each came as sent, -1 if not (the helper is dropped)
  */
-static int repair_replies(struct ctx *c)
+static int repair_replies(struct ctx *c, unsigned int keep)
 {
-	unsigned int i;
 	int8_t reply;
 
-	for (i = 0; i < c->repair.nsent; i++) {
+	while (c->repair.nsent > keep) {
 		errno = 0;
 		if (recv(c->repair.fd, &reply, 1, 0) != 1 ||
-		    reply != c->repair.sent[i]) {
+		    reply != c->repair.sent[0]) {
 			warn("TCP repair helper did not carry out command "
-			     "%d: %s", c->repair.sent[i],
+			     "%d: %s", c->repair.sent[0],
 			     errno ? strerror(errno) : "bad reply");
 			repair_close(c);
 			return -1;
 		}
+		memmove(c->repair.sent, c->repair.sent + 1,
+			--c->repair.nsent);
 	}
-	c->repair.nsent = 0;
 	return 0;
 }
 
@@ -232,7 +234,8 @@ static int repair_send(struct ctx *c)
 
 	if (c->repair.fd < 0)
 		return -1;
-	if (c->repair.nsent == REPAIR_SENT_MAX && repair_replies(c))
+	if (c->repair.nsent == REPAIR_SENT_MAX &&
+	    repair_replies(c, REPAIR_SENT_MAX - 1))
 		return -1;
 	memset(u.buf, 0, sizeof(u.buf));
 	msg.msg_controllen = CMSG_SPACE(sizeof(int) * c->repair.n);
@@ -250,6 +253,7 @@ static int repair_send(struct ctx *c)
 		return -1;
 	}
 	c->repair.sent[c->repair.nsent++] = c->repair.cmd;
+	c->repair.issued++;
 	return 0;
 }
 
@@ -266,7 +270,45 @@ int repair_flush(struct ctx *c)
 		return 0;
 	if (c->repair.n && repair_send(c))
 		return -1;
-	return repair_replies(c);
+	return repair_replies(c, 0);
+}
+
+/**
+ * repair_push() - send the command for the sockets waiting, without
+ *		   waiting for the helper to carry it out
+ * @c:		execution context
+ * @mark:	filled in: the commands sent so far, for repair_wait_for()
+ *
+ * The sockets of one command may then be read while the helper works on
+ * the next.
+ *
+ * Return: 0 on success, -1 if the helper failed or went (it is dropped)
+ */
+int repair_push(struct ctx *c, uint64_t *mark)
+{
+	if (c->repair.n && repair_send(c))
+		return -1;
+	*mark = c->repair.issued;
+	return c->repair.fd < 0 ? -1 : 0;
+}
+
+/**
+ * repair_wait_for() - wait until the helper carried out the commands sent
+ *		       up to a mark of repair_push(), not those sent after
+ * @c:		execution context
+ * @mark:	the mark
+ *
+ * Return: 0 on success, -1 if the helper failed or went (it is dropped)
+ */
+int repair_wait_for(struct ctx *c, uint64_t mark)
+{
+	uint64_t after = c->repair.issued - mark;
+
+	if (c->repair.fd < 0)
+		return -1;
+	if (after >= c->repair.nsent)
+		return 0;
+	return repair_replies(c, (unsigned int)after);
 }
 
 /**

@@ -66,6 +66,7 @@ struct ctx;
  * @n:		how many
  * @sent:	commands sent whose reply is not read yet, oldest first
  * @nsent:	how many
+ * @issued:	commands sent since start (repair_push())
  */
 struct repair {
 	int listen_fd;
@@ -76,6 +77,7 @@ struct repair {
 	unsigned int n;
 	int8_t sent[REPAIR_SENT_MAX];
 	unsigned int nsent;
+	uint64_t issued;
 };
 
 int repair_listen(struct ctx *c);
@@ -85,5 +87,7 @@ void repair_done(struct ctx *c);
 bool repair_wait(struct ctx *c);
 int repair_set(struct ctx *c, int fd, int8_t cmd);
 int repair_flush(struct ctx *c);
+int repair_push(struct ctx *c, uint64_t *mark);
+int repair_wait_for(struct ctx *c, uint64_t mark);
 
 #endif /* NETSHIM_REPAIR_H */

@@ -387,13 +387,47 @@ static int tcp_sock_put(struct migio *io, const struct tcp_sock_state *st)
 }
 
 /**
+ * tcp_repair_chunk() - have the helper put the next sockets that move in
+ *			repair mode and make them deaf, not waiting for it
+ * @c:		execution context
+ * @from:	table index to start at
+ * @end:	filled in: the index after the chunk's last connection
+ * @mark:	filled in: what to wait for (repair_wait_for())
+ *
+ * As many sockets as one message to the helper carries: while it works on
+ * one chunk, the one before is read.
+ *
+ * Return: 0 on success, -1 if the helper failed
+ */
+static int tcp_repair_chunk(struct ctx *c, uint32_t from, uint32_t *end,
+			    uint64_t *mark)
+{
+	struct tcp_table *t = c->tcp;
+	uint32_t i, k = 0;
+
+	for (i = from; i < t->idx.hiwater && k < REPAIR_FDS_MAX; i++) {
+		if (!tcp_migratable(&t->c[i]))
+			continue;
+		if (repair_set(c, t->c[i].fd, REPAIR_ON))
+			return -1;
+		k++;
+	}
+	*end = i;
+	for (i = from; i < *end; i++)
+		if (tcp_migratable(&t->c[i]) && tcp_sock_deaf(c, &t->c[i], true))
+			return -1;
+	return repair_push(c, mark);
+}
+
+/**
  * tcp_migrate_save() - write every connection to a device state
  * @c:		execution context
  * @io:		the stream
  *
  * Their number, then one record each.  With a repair helper, each
- * connection that can move is put in repair mode first, all at once, and
- * made deaf (tcp_sock_deaf()), and its socket's state goes
+ * connection that can move is put in repair mode and made deaf
+ * (tcp_sock_deaf()), by chunks, the helper working on one while the
+ * sockets of the one before are read, and its socket's state goes
  * with its record: the socket is then closed (silently, in repair mode)
  * right after, with --migrate-no-linger, for a destination in the same
  * namespace, or taken out of the loop and kept until we exit or another
@@ -403,9 +437,9 @@ static int tcp_sock_put(struct migio *io, const struct tcp_sock_state *st)
  */
 int tcp_migrate_save(struct ctx *c, struct migio *io)
 {
-	uint64_t t0 = migio_now_us(), t1;
+	uint64_t t0 = migio_now_us(), waited, a_mark = 0, b_mark = 0;
+	uint32_t i, n = 0, moved = 0, ready = 0, a_end = 0, b_end = 0;
 	struct tcp_table *t = c->tcp;
-	uint32_t i, n = 0, moved = 0;
 	bool rep = false;
 
 	/* The queues sent start at the guest's ACK: nothing before it */
@@ -419,19 +453,9 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 		     "connections will be reset");
 		rep = false;
 	}
-	/* Repair mode, then deaf: sent one after the other, the helper's
-	 * replies read once (repair_flush())
-	 */
-	for (i = 0; rep && i < t->idx.hiwater; i++)
-		if (tcp_migratable(&t->c[i]) &&
-		    repair_set(c, t->c[i].fd, REPAIR_ON))
-			rep = false;
-	for (i = 0; rep && i < t->idx.hiwater; i++)
-		if (tcp_migratable(&t->c[i]) && tcp_sock_deaf(c, &t->c[i], true))
-			rep = false;
-	if (rep && repair_flush(c))
+	waited = migio_now_us() - t0;
+	if (rep && tcp_repair_chunk(c, 0, &a_end, &a_mark))
 		rep = false;
-	t1 = migio_now_us();
 	if (migio_put_u32(io, n))
 		return -1;
 	for (i = 0; i < t->idx.hiwater; i++) {
@@ -443,6 +467,23 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 
 		if (conn->state == CONN_FREE)
 			continue;
+		if (rep && tcp_migratable(conn) && i >= ready) {
+			/* The next chunk goes to the helper before this
+			 * one is waited for: it works on that one while
+			 * this one is read
+			 */
+			uint64_t w = migio_now_us();
+
+			if (b_end <= a_end && a_end < t->idx.hiwater &&
+			    tcp_repair_chunk(c, a_end, &b_end, &b_mark))
+				rep = false;
+			else if (repair_wait_for(c, a_mark))
+				rep = false;
+			ready = a_end;
+			a_end = b_end;
+			a_mark = b_mark;
+			waited += migio_now_us() - w;
+		}
 		sock = rep && tcp_migratable(conn) &&
 		       !tcp_sock_dump(c, conn->fd, &st);
 		sent = tcp_sent_max(conn);	/* while it has its socket */
@@ -499,9 +540,10 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 		repair_flush(c);
 	if (n)
 		info("migration: %u of %u TCP connections go with their "
-		     "sockets (repair mode %llu us, read and written %llu us)",
-		     moved, n, (unsigned long long)(t1 - t0),
-		     (unsigned long long)(migio_now_us() - t1));
+		     "sockets (%llu us, %llu of them waiting for the repair "
+		     "helper)", moved, n,
+		     (unsigned long long)(migio_now_us() - t0),
+		     (unsigned long long)waited);
 	return 0;
 }
 

@@ -238,6 +238,56 @@ static void test_pipelined(void **state)
 		close(fds[i]);
 }
 
+/* The sockets of a command pushed may be read once the helper answered
+ * that one, while it still works on the next: waiting for a mark reads
+ * the replies up to it, no further (a wait for one more would time out)
+ */
+static void test_wait_for_mark(void **state)
+{
+	struct timeval tv = { .tv_usec = 200000 };
+	uint64_t on, deaf;
+	int s, fds[2], n, i;
+
+	(void)state;
+	s = helper("netshim-repair/1/8");
+	assert_int_equal(setsockopt(ctx.repair.fd, SOL_SOCKET, SO_RCVTIMEO,
+				    &tv, sizeof(tv)), 0);
+	for (i = 0; i < 2; i++) {
+		fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+		assert_true(fds[i] >= 0);
+	}
+	assert_int_equal(repair_set(&ctx, fds[0], REPAIR_ON), 0);
+	assert_int_equal(repair_set(&ctx, fds[1], REPAIR_ON), 0);
+	assert_int_equal(repair_push(&ctx, &on), 0);
+	assert_int_equal(repair_set(&ctx, fds[0], REPAIR_DEAF), 0);
+	assert_int_equal(repair_push(&ctx, &deaf), 0);
+	assert_int_equal(deaf, on + 1);
+	assert_int_equal(take(s, &n), REPAIR_ON);
+	assert_int_equal(n, 2);
+	assert_int_equal(take(s, &n), REPAIR_DEAF);
+	assert_int_equal(n, 1);
+	reply(s, REPAIR_ON);
+	assert_int_equal(repair_wait_for(&ctx, on), 0);
+	assert_int_equal(ctx.repair.nsent, 1);
+	/* Waiting again for what was answered reads nothing */
+	assert_int_equal(repair_wait_for(&ctx, on), 0);
+	reply(s, REPAIR_DEAF);
+	assert_int_equal(repair_wait_for(&ctx, deaf), 0);
+	assert_int_equal(ctx.repair.nsent, 0);
+
+	/* Nothing pushed since: the mark is where it was */
+	assert_int_equal(repair_push(&ctx, &on), 0);
+	assert_int_equal(on, deaf);
+	/* A helper gone fails the push, and the wait after it */
+	close(s);
+	assert_int_equal(repair_set(&ctx, fds[0], REPAIR_OFF), 0);
+	assert_int_equal(repair_push(&ctx, &on), -1);
+	assert_int_equal(ctx.repair.fd, -1);
+	assert_int_equal(repair_wait_for(&ctx, deaf), -1);
+	for (i = 0; i < 2; i++)
+		close(fds[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +295,7 @@ int main(void)
 		cmocka_unit_test(test_other_name),
 		cmocka_unit_test(test_ext),
 		cmocka_unit_test(test_pipelined),
+		cmocka_unit_test(test_wait_for_mark),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
