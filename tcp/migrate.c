@@ -437,8 +437,8 @@ static int tcp_repair_chunk(struct ctx *c, uint32_t from, uint32_t *end,
  */
 int tcp_migrate_save(struct ctx *c, struct migio *io)
 {
-	uint64_t t0 = migio_now_us(), waited, a_mark = 0, b_mark = 0;
-	uint32_t i, n = 0, moved = 0, ready = 0, a_end = 0, b_end = 0;
+	uint32_t i, n = 0, moved = 0, ready = 0, queued = 0;
+	uint64_t t0 = migio_now_us(), waited, mark = 0;
 	struct tcp_table *t = c->tcp;
 	bool rep = false;
 
@@ -454,7 +454,7 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 		rep = false;
 	}
 	waited = migio_now_us() - t0;
-	if (rep && tcp_repair_chunk(c, 0, &a_end, &a_mark))
+	if (rep && tcp_repair_chunk(c, 0, &queued, &mark))
 		rep = false;
 	if (migio_put_u32(io, n))
 		return -1;
@@ -468,20 +468,20 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 		if (conn->state == CONN_FREE)
 			continue;
 		if (rep && tcp_migratable(conn) && i >= ready) {
-			/* The next chunk goes to the helper before this
-			 * one is waited for: it works on that one while
-			 * this one is read
+			/* This chunk, [ready, queued), is the one the helper
+			 * has: the next goes to it before this one is waited
+			 * for, and it works on that one while this one is
+			 * read
 			 */
-			uint64_t w = migio_now_us();
+			uint64_t w = migio_now_us(), this = mark;
+			uint32_t end = queued;
 
-			if (b_end <= a_end && a_end < t->idx.hiwater &&
-			    tcp_repair_chunk(c, a_end, &b_end, &b_mark))
+			if (queued < t->idx.hiwater &&
+			    tcp_repair_chunk(c, queued, &queued, &mark))
 				rep = false;
-			else if (repair_wait_for(c, a_mark))
+			else if (repair_wait_for(c, this))
 				rep = false;
-			ready = a_end;
-			a_end = b_end;
-			a_mark = b_mark;
+			ready = end;
 			waited += migio_now_us() - w;
 		}
 		sock = rep && tcp_migratable(conn) &&
