@@ -33,8 +33,10 @@
 # BENCH_QUICK: memory with 1000 and 10 000 connections (memory.sh), live
 # migration beside passt (migrate.sh), and the cost of a frame without
 # offloads through DPDK's testpmd beside passt (vu_testpmd.sh, into
-# DIR/testpmd.txt).  And the checksum's speed beside the scalar sum it
-# replaced (csum.c, into DIR/csum.txt).
+# DIR/testpmd.txt), and io_uring's multishot receives beside epoll and
+# recv() on the stream back-end's socket, the mechanism alone
+# (recv_uring.c, into DIR/recv_uring.txt).  And the checksum's speed
+# beside the scalar sum it replaced (csum.c, into DIR/csum.txt).
 #
 # Environment:
 #   BENCH_TIME=SEC    seconds per iperf3 run (default 10)
@@ -671,6 +673,26 @@ if [ -z "${BENCH_QUICK:-}" ] && [ -z "$BENCH_ONLY" ]; then
 		grep -v '^\[' "$OUT/testpmd.txt"
 	else
 		log "testpmd bench failed: $(tail -n 2 "$OUT/testpmd.txt")"
+	fi
+fi
+# io_uring's multishot receives into provided buffers against epoll and
+# one recv() per wake-up (link/stream.c's way), on frames written as QEMU's
+# -netdev stream writes them, MTU 1500 and 65520; rounds alternate
+if [ -z "${BENCH_QUICK:-}" ] && [ -z "$BENCH_ONLY" ]; then
+	if cc -O2 -Wall -Wextra -o "$WORK/recv_uring" \
+		"$BENCH_DIR/recv_uring.c" -luring; then
+		for _ in 1 2 3; do
+			for args in "epoll 3 1514" "uring 3 1514 64 64" \
+				"uring 3 1514 16 16" "epoll 3 65534" \
+				"uring 3 65534 1024 16" "uring 3 65534 128 4"; do
+				# shellcheck disable=SC2086
+				timeout -k 5 30 "$WORK/recv_uring" $args ||
+					echo "recv_uring $args: failed"
+			done
+		done >"$OUT/recv_uring.txt"
+		cat "$OUT/recv_uring.txt"
+	else
+		log "recv_uring not built"
 	fi
 fi
 # The one's complement sum, which a guest without checksum offload pays
