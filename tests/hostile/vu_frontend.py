@@ -21,7 +21,8 @@ loops, guest memory truncated under the back-end's mapping, a memory slot
 that overlaps, lies past its file, comes without its descriptor or is one
 too many, a removal of a region that is not there, a migration's front-end
 gone before it read the device state or in the middle of sending one, a
-state cut short, ...) and states what the back-end must do: drop the
+state cut short, a TCP segment whose payload does not match its checksum,
+...) and states what the back-end must do: drop the
 connection, or answer a failure and go on.  Run "good" after a hostile case to show the
 back-end serves the next front-end.
 
@@ -612,6 +613,96 @@ def case_vanish_mid_transfer(path):
         fe.close()				# gone with frames in flight
 
 
+def csum16(data):
+    """RFC 1071's one's complement sum, folded and inverted."""
+    if len(data) % 2:
+        data += b"\x00"
+    s = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+GUEST6 = bytes.fromhex("20010db8000100000000000000000002")
+PEER6 = bytes.fromhex("20010db8000100000000000000000001")
+
+
+def tcp_syn_frame(v6, payload, port):
+    """A SYN carrying @payload from the guest to the peer's @port, with
+    its checksums complete, as a guest without offloads sends it."""
+    tcp = struct.pack("!HHIIBBHHH", 40000 + port, port, 0x01020304, 0,
+                      5 << 4, 0x02, 64240, 0, 0) + payload
+    if v6:
+        pseudo = GUEST6 + PEER6 + struct.pack("!IxxxB", len(tcp), 6)
+    else:
+        pseudo = GUEST4 + GW4 + struct.pack("!xBH", 6, len(tcp))
+    tcp = tcp[:16] + struct.pack("!H", csum16(pseudo + tcp)) + tcp[18:]
+    if v6:
+        ip = struct.pack("!IHBB", 6 << 28, len(tcp), 6, 64) + GUEST6 + PEER6
+        eth = b"\x02\x00\x00\x00\x00\x01" + GUEST_MAC + b"\x86\xdd"
+    else:
+        ip = struct.pack("!BBHHHBBH", 0x45, 0, 20 + len(tcp), 1, 0x4000,
+                         64, 6, 0) + GUEST4 + GW4
+        ip = ip[:10] + struct.pack("!H", csum16(ip)) + ip[12:]
+        eth = b"\x02\x00\x00\x00\x00\x01" + GUEST_MAC + b"\x08\x00"
+    return eth + ip + tcp
+
+
+def tcp_answers(fe, seen, port, timeout):
+    """TCP segments to the guest from @port, in receive buffers used
+    after the first @seen, within @timeout seconds."""
+    end, got = time.time() + timeout, 0
+    while time.time() < end:
+        while seen < fe.used_idx(0):
+            head, length = fe.used_elem(0, seen)
+            seen += 1
+            addr, = struct.unpack_from("<Q", fe.mem, ring_base(0) + 16 * head)
+            f = bytes(fe.mem[addr + HDR:addr + length])
+            if f[12:14] == b"\x08\x00" and len(f) >= 38 and f[23] == 6:
+                sport, = struct.unpack_from("!H", f, 14 + (f[14] & 15) * 4)
+            elif f[12:14] == b"\x86\xdd" and len(f) >= 58 and f[20] == 6:
+                sport, = struct.unpack_from("!H", f, 54)
+            else:
+                continue
+            got += sport == port
+        time.sleep(0.02)
+    return got
+
+
+def case_tcp_csum_payload(path):
+    """A guest without offloads sums its frames itself.  Of a TCP segment
+    longer than the headers, one whose payload does not match its
+    checksum (the byte changed lies far past the headers) must be dropped
+    as RFC 9293 3.1 says: no connection is tried, nothing comes back; the
+    same segment summed right opens one (the peer refuses: a reset comes
+    back).  Both families."""
+    fe = Frontend(path)
+    try:
+        fe.setup()
+        fe.post_rx(64)
+        for v6, port in ((False, 9), (True, 13)):
+            for bad in (True, False):
+                frame = bytearray(tcp_syn_frame(v6, bytes(range(200)), port))
+                if bad:
+                    frame[-20] ^= 0x01
+                i = fe.avail_idx[1]
+                seen = fe.used_idx(0)
+                fe.desc(1, i % NUM, fe.buf(b"\x00" * HDR + bytes(frame)),
+                        HDR + len(frame))
+                fe.make_avail(1, i % NUM)
+                fe.do_kick(1)
+                got = tcp_answers(fe, seen, port, 1.5 if bad else 3.0)
+                fam = "IPv6" if v6 else "IPv4"
+                if bad and got:
+                    raise AssertionError(f"{fam}: a segment with a wrong "
+                                         "checksum was taken")
+                if not bad and not got:
+                    raise AssertionError(f"{fam}: a segment with a right "
+                                         "checksum got no answer")
+    finally:
+        fe.close()
+
+
 def state_transfer(fe, direction, keep=True):
     """Stop the rings and ask for a device state transfer, as a migrating
     QEMU does; return our end of its pipe, or close it first unless
@@ -714,6 +805,7 @@ CASES = {
     "state_save_unread": case_state_save_unread,
     "state_load_cut": case_state_load_cut,
     "state_load_vanish": case_state_load_vanish,
+    "tcp_csum_payload": case_tcp_csum_payload,
 }
 
 

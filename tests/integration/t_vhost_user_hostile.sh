@@ -30,7 +30,8 @@ if [ "$BACKEND" = netshim ]; then
 	DROPS="$DROPS slot_overlap slot_rem_unknown slot_no_fd slot_bad_offset
 	       slot_too_many"
 	OTHERS="$OTHERS good_slots slot_rem_rings state_save_vanish
-		state_save_unread state_load_cut state_load_vanish"
+		state_save_unread state_load_cut state_load_vanish
+		tcp_csum_payload"
 fi
 
 # fd_count() - the backend's open descriptors
