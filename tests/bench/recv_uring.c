@@ -32,12 +32,13 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "bench_util.h"
 
 #define FRAME_MAX	65535
 #define RX_EPOLL	(8 << 20)	/* link/stream.c's buffer */
@@ -48,20 +49,6 @@ struct count {
 	uint64_t frames, bytes, calls;
 	unsigned int sum;		/* a byte of each frame, read */
 };
-
-static void die(const char *what)
-{
-	perror(what);
-	exit(1);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* The writer: QEMU's way, one sendmsg() per frame, for @secs seconds */
 static void writer(int fd, size_t frame, double secs)
@@ -278,7 +265,6 @@ int main(int argc, char **argv)
 	unsigned int nbufs;
 	struct count k = { 0 };
 	int sv[2], sz = SOCK_BUF, status;
-	struct rusage ru;
 	double t0, t1, cpu;
 	pid_t w;
 
@@ -315,9 +301,7 @@ int main(int argc, char **argv)
 		read_uring(sv[0], &k, buf_kib << 10, nbufs);
 	t1 = now_s();
 	waitpid(w, &status, 0);
-	getrusage(RUSAGE_SELF, &ru);
-	cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-	      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	cpu = cpu_s();
 	if (k.frames && k.sum != (unsigned int)(k.frames * 0x5a)) {
 		fprintf(stderr, "frames read wrong\n");
 		return 1;

@@ -29,25 +29,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-static void die(const char *what)
-{
-	perror(what);
-	exit(1);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "bench_util.h"
 
 static int listener(struct sockaddr_in *a)
 {
@@ -244,7 +231,6 @@ int main(int argc, char **argv)
 	int l_src, l_sink, in, out, p[2], rep[2], status;
 	uint64_t total = 0, calls;
 	size_t pipe_sz;
-	struct rusage ru;
 	double t0, t1, cpu;
 	pid_t src, snk;
 
@@ -291,9 +277,7 @@ int main(int argc, char **argv)
 	t1 = now_s();
 	waitpid(src, &status, 0);
 	waitpid(snk, &status, 0);
-	getrusage(RUSAGE_SELF, &ru);
-	cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-	      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	cpu = cpu_s();
 	printf("{\"mode\": \"%s\", \"pipe_kib\": %zu, \"bytes\": %llu, "
 	       "\"gbit_s\": %.2f, \"cpu_s_per_gib\": %.3f, "
 	       "\"calls_per_mib\": %.1f}\n", argv[1], pipe_sz >> 10,
