@@ -41,6 +41,24 @@ guest_tcp_source() {
 		</dev/null 2>/dev/null
 }
 
+# guest_udp_source() - source address the peer sees for a guest datagram,
+# asked up to three times, as a user's client asks again: with the 3 s
+# wait below, one probe in about 67 CI runs still got no answer and
+# ended at once (the whole test over in 3.6 s, 2026-11-27), which is
+# not yet understood; each probe that gets none is logged
+guest_udp_source() {
+	local got= i
+
+	for i in 1 2 3; do
+		got=$(echo x | in_guest timeout 5 socat -t 3 -T 3 - \
+			UDP:203.0.113.1:7001 2>/dev/null)
+		[ -n "$got" ] && break
+		log "UDP probe $i: no answer"
+		sleep 0.5
+	done
+	echo "$got"
+}
+
 topo_init
 topo_peer_pod
 ip -n "$NS_POD" addr add 203.0.113.3/24 dev pod0 || fail "second pod address"
@@ -65,7 +83,7 @@ restart -i pod0 -o 203.0.113.3 --outbound-if4 pod0
 got=$(guest_tcp_source)
 [ "$got" = 203.0.113.3 ] ||
 	fail "-o 203.0.113.3 --outbound-if4 pod0: TCP from '$got'"
-got=$(echo x | in_guest timeout 5 socat -t 3 -T 3 - UDP:203.0.113.1:7001 2>/dev/null)
+got=$(guest_udp_source)
 [ "$got" = 203.0.113.3 ] || fail "-o 203.0.113.3: UDP from '$got'"
 in_guest timeout 10 busybox ping -c 1 -W 2 203.0.113.1 >/dev/null ||
 	fail "-o 203.0.113.3: no ping"
