@@ -37,6 +37,8 @@ import struct
 import sys
 import time
 
+import cases	# the stream back-end's hostile guest: its frame builders
+
 GET_FEATURES, SET_FEATURES, SET_OWNER = 1, 2, 3
 SET_MEM_TABLE = 5
 SET_VRING_NUM, SET_VRING_ADDR, SET_VRING_BASE = 8, 9, 10
@@ -310,14 +312,20 @@ SLOT_REGIONS = [(0, 0x20000, UVA, 0),
                 (0x60000, MEM_SIZE - 0x60000, UVA + 0x60000, 0x60000)]
 
 
-def arp_round(fe):
-    """Send an ARP request on the next transmit entry, expect the reply."""
+def send_frame(fe, frame):
+    """Put @frame behind a zeroed virtio-net header on the next transmit
+    entry and kick; return how many receive buffers were used before."""
     i = fe.avail_idx[1]
     seen = fe.used_idx(0)
-    fe.desc(1, i % NUM, fe.buf(b"\x00" * HDR + arp_request()), HDR + 42)
+    fe.desc(1, i % NUM, fe.buf(b"\x00" * HDR + frame), HDR + len(frame))
     fe.make_avail(1, i % NUM)
     fe.do_kick(1)
-    expect_arp_reply(fe, seen=seen)
+    return seen
+
+
+def arp_round(fe):
+    """Send an ARP request on the next transmit entry, expect the reply."""
+    expect_arp_reply(fe, seen=send_frame(fe, arp_request()))
 
 
 def case_good(path, slots=False):
@@ -613,46 +621,29 @@ def case_vanish_mid_transfer(path):
         fe.close()				# gone with frames in flight
 
 
-def csum16(data):
-    """RFC 1071's one's complement sum, folded and inverted."""
-    if len(data) % 2:
-        data += b"\x00"
-    s = sum(struct.unpack(f"!{len(data) // 2}H", data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
-
-
-GUEST6 = bytes.fromhex("20010db8000100000000000000000002")
-PEER6 = bytes.fromhex("20010db8000100000000000000000001")
+# Where a guest without offloads sends its TCP segments: to the gateway's
+# MAC (any unicast one will do for the back-end)
+GW_MAC = bytes.fromhex("020000000001")
 
 
 def tcp_syn_frame(v6, payload, port):
     """A SYN carrying @payload from the guest to the peer's @port, with
     its checksums complete, as a guest without offloads sends it."""
-    tcp = struct.pack("!HHIIBBHHH", 40000 + port, port, 0x01020304, 0,
-                      5 << 4, 0x02, 64240, 0, 0) + payload
+    src, dst = (cases.GUEST6, cases.PEER6) if v6 else (GUEST4, GW4)
+    seg = cases.tcp(40000 + port, port, 0x01020304, 0, 0x02, payload,
+                    win=64240, src=src, dst=dst)
     if v6:
-        pseudo = GUEST6 + PEER6 + struct.pack("!IxxxB", len(tcp), 6)
-    else:
-        pseudo = GUEST4 + GW4 + struct.pack("!xBH", 6, len(tcp))
-    tcp = tcp[:16] + struct.pack("!H", csum16(pseudo + tcp)) + tcp[18:]
-    if v6:
-        ip = struct.pack("!IHBB", 6 << 28, len(tcp), 6, 64) + GUEST6 + PEER6
-        eth = b"\x02\x00\x00\x00\x00\x01" + GUEST_MAC + b"\x86\xdd"
-    else:
-        ip = struct.pack("!BBHHHBBH", 0x45, 0, 20 + len(tcp), 1, 0x4000,
-                         64, 6, 0) + GUEST4 + GW4
-        ip = ip[:10] + struct.pack("!H", csum16(ip)) + ip[12:]
-        eth = b"\x02\x00\x00\x00\x00\x01" + GUEST_MAC + b"\x08\x00"
-    return eth + ip + tcp
+        return cases.eth(cases.ip6(6, seg, src=src, dst=dst), 0x86dd,
+                         src=GUEST_MAC, dst=GW_MAC)
+    return cases.eth(cases.ip4(6, seg, src=src, dst=dst), 0x0800,
+                     src=GUEST_MAC, dst=GW_MAC)
 
 
 def tcp_answers(fe, seen, port, timeout):
-    """TCP segments to the guest from @port, in receive buffers used
-    after the first @seen, within @timeout seconds."""
+    """Whether a TCP segment to the guest from @port came in a receive
+    buffer used after the first @seen, within @timeout seconds."""
     end, got = time.time() + timeout, 0
-    while time.time() < end:
+    while time.time() < end and not got:
         while seen < fe.used_idx(0):
             head, length = fe.used_elem(0, seen)
             seen += 1
@@ -685,12 +676,7 @@ def case_tcp_csum_payload(path):
                 frame = bytearray(tcp_syn_frame(v6, bytes(range(200)), port))
                 if bad:
                     frame[-20] ^= 0x01
-                i = fe.avail_idx[1]
-                seen = fe.used_idx(0)
-                fe.desc(1, i % NUM, fe.buf(b"\x00" * HDR + bytes(frame)),
-                        HDR + len(frame))
-                fe.make_avail(1, i % NUM)
-                fe.do_kick(1)
+                seen = send_frame(fe, bytes(frame))
                 got = tcp_answers(fe, seen, port, 1.5 if bad else 3.0)
                 fam = "IPv6" if v6 else "IPv4"
                 if bad and got:
