@@ -45,15 +45,20 @@ guest_tcp_source() {
 # asked up to three times, as a user's client asks again: with the 3 s
 # wait below, one probe in about 67 CI runs still got no answer and
 # ended at once (the whole test over in 3.6 s, 2026-11-27), which is
-# not yet understood; each probe that gets none is logged
+# not yet understood.  Each probe that gets none is logged with what
+# tells where the datagram or its answer was lost: the guest's socat's
+# error (a refusal is an ICMP error netshim passed on), the peer's, and
+# netshim's non-zero UDP, ICMP and drop counters.
 guest_udp_source() {
 	local got= i
 
 	for i in 1 2 3; do
 		got=$(echo x | in_guest timeout 5 socat -t 3 -T 3 - \
-			UDP:203.0.113.1:7001 2>/dev/null)
+			UDP:203.0.113.1:7001 2>"$WORK/udp-probe.err")
 		[ -n "$got" ] && break
-		log "UDP probe $i: no answer"
+		log "UDP probe $i: no answer; guest's socat: $(tail -n 2 "$WORK/udp-probe.err")"
+		log "  peer's socat: $(tail -n 3 "$WORK/peer-udp.log")"
+		topo_counters 100 | awk '/udp|icmp|drop/ && $4 != 0' >&2
 		sleep 0.5
 	done
 	echo "$got"
@@ -67,7 +72,7 @@ ip netns exec "$NS_PEER" timeout 60 socat TCP-LISTEN:7000,fork,reuseaddr \
 	SYSTEM:'echo $SOCAT_PEERADDR' >/dev/null 2>&1 &
 topo_pid_add $!
 ip netns exec "$NS_PEER" timeout 60 socat -T 1 UDP-RECVFROM:7001,fork \
-	SYSTEM:'echo $SOCAT_PEERADDR' >/dev/null 2>&1 &
+	SYSTEM:'echo $SOCAT_PEERADDR' >/dev/null 2>"$WORK/peer-udp.log" &
 topo_pid_add $!
 # Both servers bound: a datagram that came first drew a port unreachable
 for _ in $(seq 30); do
