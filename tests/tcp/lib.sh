@@ -23,7 +23,9 @@ tcp_size() {
 	numfmt --from=iec "$1"
 }
 
-# tcp_wait_listen() - wait until a TCP port listens in a namespace
+# tcp_wait_listen() - wait until a TCP port listens in a namespace; on
+# failure, say what holds the port there and the servers' last errors
+# (a test's socat servers write them to $WORK/socat.log)
 # $1: namespace, $2: port
 tcp_wait_listen() {
 	local _
@@ -33,6 +35,9 @@ tcp_wait_listen() {
 			return 0
 		sleep 0.1
 	done
+	log "sockets on port $2 in $1: $(ip netns exec "$1" ss -Htanp "sport = :$2" | tr '\n' ' ')"
+	[ -s "${WORK:-}/socat.log" ] &&
+		log "socat.log: $(tail -n 3 "$WORK/socat.log" | tr '\n' ' ')"
 	fail "nothing listens on TCP port $2 in $1 after 5 s"
 }
 
