@@ -178,6 +178,19 @@ void icmp_ndp_probe(struct ctx *c)
 }
 
 /**
+ * icmp6_link_msg() - whether an ICMPv6 type is for the guest's link alone
+ * @type:	ICMPv6 type
+ *
+ * Return: true for MLD (130-132, 143) and for router and neighbour
+ *	   advertisements and redirects (134, 136, 137)
+ */
+static bool icmp6_link_msg(uint8_t type)
+{
+	return (type >= 130 && type <= 132) || type == 143 || type == 134 ||
+	       type == 136 || type == 137;
+}
+
+/**
  * icmp_input() - an ICMP or ICMPv6 message from the guest
  * @c:		execution context
  * @m:		addresses and protocol
@@ -196,6 +209,15 @@ void icmp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 	}
 	if (m->v6 && (h[0] == 133 || h[0] == 135)) {
 		icmp_ndp_input(c, m, l4);
+		return;
+	}
+	/* What a guest says to its link as it comes up and answers our
+	 * probes (MLD reports and queries, RFC 3810 and 2710; router and
+	 * neighbour advertisements, redirects, RFC 4861): nothing to
+	 * forward, nothing wrong either
+	 */
+	if (m->v6 && icmp6_link_msg(h[0])) {
+		c->cnt.icmp6_link++;
 		return;
 	}
 	if (h[0] != echo || h[1] != 0) {

@@ -77,6 +77,7 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(dhcp_replies,		"DHCPv4 replies")			\
 	X(dhcp6_replies,	"DHCPv6 replies")			\
 	X(ndp_replies,		"NDP replies and advertisements")	\
+	X(icmp6_link,		"ICMPv6 from the guest for its link alone, not forwarded: MLD, advertisements, redirects") \
 	X(guest_probes,		"ARP requests and neighbour solicitations for the guest's MAC address") \
 	X(icmp_errors,		"ICMP errors from the pod's network relayed to the guest") \
 	X(icmp_errors_other,	"socket errors not relayed: local, or not an ICMP error a guest acts on") \
