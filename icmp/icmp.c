@@ -234,7 +234,7 @@ void icmp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 		return;
 	}
 	if (!outbound_reachable(c, &m->src, &m->dst)) {
-		c->cnt.drop_icmp++;
+		c->cnt.drop_link_only++;
 		return;
 	}
 

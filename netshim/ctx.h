@@ -65,6 +65,7 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(drop_src,		"dropped: source not the guest's")	\
 	X(drop_dst,		"dropped: loopback or unspecified destination") \
 	X(drop_csum,		"dropped: bad checksum")		\
+	X(drop_link_only,	"dropped: broadcast, multicast, link-local or from 0.0.0.0: for the guest's link alone") \
 	X(drop_udp,		"dropped: malformed UDP")		\
 	X(drop_icmp,		"dropped: malformed or unsupported ICMP") \
 	X(drop_ping_denied,	"dropped: ping sockets not permitted")	\

@@ -300,7 +300,7 @@ static void tcp_conn_from_guest_syn(struct ctx *c, const struct l4_meta *m,
 		return;
 	}
 	if (!outbound_reachable(c, &m->src, &m->dst)) {
-		c->cnt.drop_tcp++;
+		c->cnt.drop_link_only++;
 		return;
 	}
 

@@ -186,7 +186,7 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 	}
 
 	if (!outbound_reachable(c, &m->src, &m->dst)) {
-		c->cnt.drop_udp++;
+		c->cnt.drop_link_only++;
 		return;
 	}
 

@@ -21,7 +21,8 @@ guest_dhcp
 udp_both_ways 203.0.113.1 2001:db8:1::1
 
 # Broadcast and multicast from the guest stay on its link (the man page:
-# dropped and counted as drop_udp): the limited and the subnet's
+# dropped and counted as drop_link_only, not as malformed UDP): the
+# limited and the subnet's
 # broadcast, an mDNS group and IPv6's all-nodes group
 bcast_send() {
 	in_guest timeout 10 python3 -c '
@@ -35,11 +36,14 @@ s6.sendto(b"x", ("ff02::1%tap0", 7001))
 '
 }
 if [ "$BACKEND" = netshim ]; then
-	before=$(topo_counter drop_udp)
+	before=$(topo_counter drop_link_only)
+	udp_before=$(topo_counter drop_udp)
 	bcast_send || fail "the guest could not send its broadcasts"
-	after=$(topo_counter drop_udp)
+	after=$(topo_counter drop_link_only)
 	[ $((after - before)) -eq 4 ] ||
-		fail "drop_udp went from $before to $after for 4 broadcast" \
-			"and multicast datagrams"
+		fail "drop_link_only went from $before to $after for 4" \
+			"broadcast and multicast datagrams"
+	[ "$(topo_counter drop_udp)" = "$udp_before" ] ||
+		fail "broadcast and multicast datagrams counted as malformed UDP"
 	log "ok: 4 broadcast and multicast datagrams dropped and counted"
 fi
