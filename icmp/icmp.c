@@ -17,6 +17,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <linux/errqueue.h>
+#include <netinet/icmp6.h>
 
 #include "icmp.h"
 #include "netshim/checksum.h"
@@ -29,8 +30,7 @@
 
 #define ICMP_ECHO_REQUEST	8
 #define ICMP_ECHO_REPLY		0
-#define ICMP6_ECHO_REQUEST	128
-#define ICMP6_ECHO_REPLY	129
+#define MLD2_LISTENER_REPORT	143	/* RFC 3810; not in <netinet/icmp6.h> */
 #define ICMP_ECHO_HLEN		8
 #define ICMP_MAX		(FRAME_MAX - ETH_HLEN_ - 40)
 #define NDP_MAX			1280
@@ -140,7 +140,7 @@ static void icmp_ndp_input(struct ctx *c, const struct l4_meta *m,
 	if (!len)
 		return;
 	/* A neighbour advertisement speaks from the address it advertises */
-	if (out[0] == 136)
+	if (out[0] == ND_NEIGHBOR_ADVERT)
 		memcpy(&src, out + 8, 16);
 	ip_tx_send(c, out, &src, &dst, IPPROTO_ICMPV6_, len,
 		   IN6_IS_ADDR_MULTICAST(&dst) ? mac_all_nodes : NULL);
@@ -181,13 +181,22 @@ void icmp_ndp_probe(struct ctx *c)
  * icmp6_link_msg() - whether an ICMPv6 type is for the guest's link alone
  * @type:	ICMPv6 type
  *
- * Return: true for MLD (130-132, 143) and for router and neighbour
- *	   advertisements and redirects (134, 136, 137)
+ * Return: true for MLD and for router and neighbour advertisements and
+ *	   redirects
  */
 static bool icmp6_link_msg(uint8_t type)
 {
-	return (type >= 130 && type <= 132) || type == 143 || type == 134 ||
-	       type == 136 || type == 137;
+	switch (type) {
+	case MLD_LISTENER_QUERY:
+	case MLD_LISTENER_REPORT:
+	case MLD_LISTENER_REDUCTION:
+	case MLD2_LISTENER_REPORT:
+	case ND_ROUTER_ADVERT:
+	case ND_NEIGHBOR_ADVERT:
+	case ND_REDIRECT:
+		return true;
+	}
+	return false;
 }
 
 /**
@@ -207,7 +216,8 @@ void icmp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 		c->cnt.drop_icmp++;
 		return;
 	}
-	if (m->v6 && (h[0] == 133 || h[0] == 135)) {
+	if (m->v6 &&
+	    (h[0] == ND_ROUTER_SOLICIT || h[0] == ND_NEIGHBOR_SOLICIT)) {
 		icmp_ndp_input(c, m, l4);
 		return;
 	}
