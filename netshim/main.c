@@ -249,7 +249,8 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 static void loop(struct ctx *c)
 {
 	struct epoll_event ev[EVENTS_MAX];
-	int n, i;
+	bool acks_held = false;
+	int n, i, timeout;
 
 	while (!c->quit) {
 		/* Don't sleep while frames or senders wait for a VMM that
@@ -258,12 +259,14 @@ static void loop(struct ctx *c)
 		bool busy = link_up(c) && !link_blocked(c) &&
 			    (link_pending(c) || tcp_tx_waiting(c));
 
+		timeout = busy ? 0 : acks_held ? TCP_ACK_HOLD_MS : -1;
+
 		/* Just before the wait: with io_uring, submitted with it */
 		tcp_drop_pending(c, true);
 		if (uring_on(c))
-			n = uring_wait(c, ev, EVENTS_MAX, busy);
+			n = uring_wait(c, ev, EVENTS_MAX, timeout);
 		else
-			n = epoll_wait(c->epfd, ev, EVENTS_MAX, busy ? 0 : -1);
+			n = epoll_wait(c->epfd, ev, EVENTS_MAX, timeout);
 		if (n < 0 && errno != EINTR) {
 			err("%s: %m", uring_on(c) ? "io_uring" : "epoll_wait");
 			return;
@@ -276,7 +279,7 @@ static void loop(struct ctx *c)
 		}
 		if (!link_up(c))
 			continue;
-		tcp_flush_acks(c);
+		acks_held = tcp_flush_acks(c);
 		if (link_pending(c))
 			link_flush(c);
 		/* Senders that waited for room, if the link has it now */

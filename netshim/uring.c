@@ -152,12 +152,14 @@ bool uring_on(const struct ctx *c)
  * @ev:		events, as epoll_wait() fills them: the same array every
  *		call, since a wait may stay in flight from one to the next
  * @max:	its size
- * @busy:	do not sleep: take the events there are now
+ * @timeout:	milliseconds, as epoll_wait()'s: 0 takes the events there are
+ *		now, -1 waits for one
  *
  * Return: number of events, -1 on failure with errno set
  */
-int uring_wait(struct ctx *c, struct epoll_event *ev, int max, bool busy)
+int uring_wait(struct ctx *c, struct epoll_event *ev, int max, int timeout)
 {
+	struct __kernel_timespec ts = { .tv_nsec = timeout * 1000000LL };
 	struct io_uring_cqe *cqe;
 	unsigned int head, seen = 0;
 	int rc, n = 0;
@@ -171,9 +173,14 @@ int uring_wait(struct ctx *c, struct epoll_event *ev, int max, bool busy)
 		io_uring_sqe_set_data64(sqe, URING_TAG_WAIT);
 		uring.armed = true;
 	}
-	rc = busy ? io_uring_submit_and_get_events(&uring.ring) :
-		    io_uring_submit_and_wait(&uring.ring, 1);
-	if (rc < 0 && rc != -EINTR) {
+	if (!timeout)
+		rc = io_uring_submit_and_get_events(&uring.ring);
+	else if (timeout < 0)
+		rc = io_uring_submit_and_wait(&uring.ring, 1);
+	else
+		rc = io_uring_submit_and_wait_timeout(&uring.ring, &cqe, 1,
+						      &ts, NULL);
+	if (rc < 0 && rc != -EINTR && rc != -ETIME) {
 		errno = -rc;
 		return -1;
 	}

@@ -12,7 +12,7 @@ struct ctx;
 
 int uring_init(struct ctx *c);
 bool uring_on(const struct ctx *c);
-int uring_wait(struct ctx *c, struct epoll_event *ev, int max, bool busy);
+int uring_wait(struct ctx *c, struct epoll_event *ev, int max, int timeout);
 bool uring_discard(struct ctx *c, int fd, uint32_t len, uint64_t tag);
 bool uring_failed(struct ctx *c, uint64_t *tag);
 

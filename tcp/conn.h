@@ -35,6 +35,8 @@ enum tcp_state {
 #define F_SACK		0x4000	/* SACK agreed with the guest (tcp/ooo.c) */
 #define F_DEAF		0x2000	/* its socket drops what the peer sends
 				 * (tcp_sock_deaf()) */
+#define F_ACK_NOW	0x8000	/* the owed ACK goes at this loop pass's end:
+				 * not for data alone, or held once already */
 
 /**
  * struct tcp_conn - one guest TCP connection and its host socket
@@ -77,6 +79,8 @@ enum tcp_state {
  * @unread_acked:	bytes the guest acknowledged that are still in the
  *			socket: dropped from it once per loop iteration, or
  *			before the socket is read or closed (tcp_drop_later())
+ * @ack_owed:		bytes taken from the guest since the last ACK that
+ *			covered them (tcp_flush_acks())
  * @last:		last activity, seconds
  * @next_pending:	deferred ACK or TX-wait list, -1 for none
  */
@@ -108,6 +112,7 @@ struct tcp_conn {
 	uint32_t ooo_seq, ooo_len;
 	uint32_t unread_acked;
 	uint32_t room_meas, room_est;
+	uint32_t ack_owed;
 	time_t last;
 	int32_t next_pending;
 	int32_t next_wait;

@@ -274,7 +274,7 @@ static bool tcp_maybe_close(struct ctx *c, struct tcp_conn *conn)
 	    (F_GUEST_FIN | F_FIN_ACKED)) {
 		if (conn->flags & F_ACK_DUE) {
 			tcp_send_ctl(c, conn, TH_ACK, conn->seq_to_guest);
-			conn->flags &= ~F_ACK_DUE;
+			tcp_ack_paid(conn);
 		}
 		conn_free(c, conn, false);
 		return true;

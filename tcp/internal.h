@@ -123,6 +123,7 @@ static inline void tcp_ooo_release(struct tcp_table *t, struct tcp_conn *conn)
 
 /* to_guest.c */
 void tcp_ack_later(struct ctx *c, struct tcp_conn *conn);
+void tcp_ack_paid(struct tcp_conn *conn);
 void tcp_guest_took(struct ctx *c, struct tcp_conn *conn, uint32_t done,
 		    uint32_t len);
 

@@ -113,6 +113,25 @@ static inline uint32_t send_budget(uint32_t una, uint32_t nxt, uint32_t wnd)
 }
 
 /**
+ * ack_hold() - hold the ACK owed for the guest's data one loop pass more
+ * @owed:	bytes taken from the guest since the last ACK that covered them
+ * @full:	a full-sized segment of the guest's: its MSS, at most the link's
+ * @wnd:	window (bytes) last advertised to the guest
+ *
+ * As a receiver's delayed ACK (RFC 1122 4.2.3.2, RFC 5681 4.2): an ACK for
+ * at least every second full-sized segment.  A guest that sends a segment
+ * per wake-up (a guest under emulation does) then gets half the ACKs, each
+ * of which costs it an interrupt and a pass of its TCP.  Never held when
+ * the guest may run short of window before the next pass.
+ *
+ * Return: true to hold it
+ */
+static inline bool ack_hold(uint32_t owed, uint32_t full, uint32_t wnd)
+{
+	return owed <= full && wnd >= owed + 2 * (uint64_t)full;
+}
+
+/**
  * ws_for_room() - smallest window scale that can express @room
  * @room:	largest window we expect to advertise
  *

@@ -20,7 +20,10 @@ void tcp_accept_fwd(struct ctx *c, const struct fwd_listener *l);
 void tcp_timer(struct ctx *c);
 void tcp_tx_resume(struct ctx *c);
 bool tcp_tx_waiting(const struct ctx *c);
-void tcp_flush_acks(struct ctx *c);
+/* Longest an ACK owed for the guest's data waits for its next segment */
+#define TCP_ACK_HOLD_MS		1
+
+bool tcp_flush_acks(struct ctx *c);
 void tcp_drop_pending(struct ctx *c, bool defer);
 void tcp_drop_failed(struct ctx *c);
 void tcp_flush_writes(struct ctx *c);

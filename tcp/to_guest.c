@@ -219,11 +219,11 @@ void tcp_reset(struct ctx *c, struct tcp_conn *conn)
 }
 
 /**
- * tcp_ack_later() - owe the guest an ACK, sent once per loop iteration
+ * tcp_ack_owe() - owe the guest an ACK, sent at the end of a loop pass
  * @c:		execution context
  * @conn:	connection
  */
-void tcp_ack_later(struct ctx *c, struct tcp_conn *conn)
+static void tcp_ack_owe(struct ctx *c, struct tcp_conn *conn)
 {
 	struct tcp_table *t = c->tcp;
 
@@ -236,6 +236,27 @@ void tcp_ack_later(struct ctx *c, struct tcp_conn *conn)
 	conn->flags |= F_ACK_LISTED;
 	conn->next_pending = t->ack_list;
 	t->ack_list = conn_index(t, conn);
+}
+
+/**
+ * tcp_ack_later() - owe the guest an ACK, sent at the end of this loop pass
+ * @c:		execution context
+ * @conn:	connection
+ */
+void tcp_ack_later(struct ctx *c, struct tcp_conn *conn)
+{
+	conn->flags |= F_ACK_NOW;
+	tcp_ack_owe(c, conn);
+}
+
+/**
+ * tcp_ack_paid() - a segment to the guest carried the ACK owed
+ * @conn:	connection
+ */
+void tcp_ack_paid(struct tcp_conn *conn)
+{
+	conn->flags &= ~(F_ACK_DUE | F_ACK_NOW);
+	conn->ack_owed = 0;
 }
 
 /**
@@ -254,7 +275,11 @@ void tcp_guest_took(struct ctx *c, struct tcp_conn *conn, uint32_t done,
 		    uint32_t len)
 {
 	conn->seq_from_guest += done;
-	tcp_ack_later(c, conn);
+	conn->ack_owed += done;
+	if (done == len)
+		tcp_ack_owe(c, conn);	/* may wait a pass: tcp_flush_acks() */
+	else
+		tcp_ack_later(c, conn);
 	if (done < len) {
 		c->cnt.tcp_sock_refused += len - done;
 		conn->flags |= F_WANT_ROOM | F_DROPPED;
@@ -664,8 +689,7 @@ void tcp_send_data(struct ctx *c, struct tcp_conn *conn)
 		n -= (ssize_t)plen;
 	}
 	conn->wnd_adv = room;
-	if (conn->flags & F_ACK_DUE)
-		conn->flags &= ~F_ACK_DUE;	/* data carried the ACK */
+	tcp_ack_paid(conn);	/* data carried the ACK */
 	if (!conn->rtt_start && seq_ge(conn->seq_acked, conn->recover)) {
 		conn->rtt_seq = conn->seq_to_guest;
 		conn->rtt_start = tcp_now_ms(c) ? tcp_now_ms(c) : 1;
@@ -699,24 +723,46 @@ void tcp_send_pending(struct ctx *c, struct tcp_conn *conn)
 /**
  * tcp_flush_acks() - send the ACKs owed to the guest, one per connection
  * @c:		execution context
+ *
+ * An ACK owed for data alone may wait one pass (ack_hold()): the guest's
+ * next segment, if it comes by then, is acknowledged with it.
+ *
+ * Return: true if an ACK waits for a later pass: the next one is then due
+ *	   within TCP_ACK_HOLD_MS
  */
-void tcp_flush_acks(struct ctx *c)
+bool tcp_flush_acks(struct ctx *c)
 {
 	struct tcp_table *t = c->tcp;
+	int32_t held = -1;
+	bool v6;
 
 	while (t->ack_list >= 0) {
-		struct tcp_conn *conn = &t->c[t->ack_list];
+		int32_t i = t->ack_list;
+		struct tcp_conn *conn = &t->c[i];
+		uint32_t full;
 
 		t->ack_list = conn->next_pending;
 		conn->next_pending = -1;
-		conn->flags &= ~F_ACK_LISTED;
-		if (!(conn->flags & F_ACK_DUE))
+		if (!(conn->flags & F_ACK_DUE)) {
+			conn->flags &= ~F_ACK_LISTED;
 			continue;
-		conn->flags &= ~F_ACK_DUE;
+		}
+		v6 = !inany_is4(&conn->raddr);
+		full = conn->mss_guest < tcp_link_mss(c, v6) ?
+		       conn->mss_guest : tcp_link_mss(c, v6);
+		if (!(conn->flags & F_ACK_NOW) &&
+		    ack_hold(conn->ack_owed, full, conn->wnd_adv)) {
+			conn->flags |= F_ACK_NOW;
+			conn->next_pending = held;
+			held = i;
+			continue;
+		}
+		conn->flags &= ~F_ACK_LISTED;
+		tcp_ack_paid(conn);
 		link_steer(c, conn->qp);
 		if (tcp_send_ctl(c, conn, TH_ACK, conn->seq_to_guest)) {
 			tcp_ack_later(c, conn);	/* the VMM is full: later */
-			return;
+			break;
 		}
 		/* A closed window is reopened on EPOLLOUT */
 		if (!wnd_to_guest(conn->wnd_adv, conn->ws_ours) &&
@@ -725,6 +771,15 @@ void tcp_flush_acks(struct ctx *c)
 			conn_epoll(c, conn, conn->events | EPOLLOUT);
 		}
 	}
+	/* What waits goes back on the list, still marked as listed */
+	while (held >= 0) {
+		struct tcp_conn *conn = &t->c[held];
+
+		held = conn->next_pending;
+		conn->next_pending = t->ack_list;
+		t->ack_list = conn_index(t, conn);
+	}
+	return t->ack_list >= 0;
 }
 
 /**

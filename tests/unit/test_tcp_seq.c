@@ -237,6 +237,31 @@ static void test_send_budget(void **state)
 }
 
 /**
+ * test_ack_hold() - an ACK for at least every second full-sized segment
+ * (RFC 5681 4.2), never held when the guest may run short of window
+ * @state:	cmocka state, unused
+ */
+static void test_ack_hold(void **state)
+{
+	(void)state;
+	/* One segment, full-sized or not, may wait for the next */
+	assert_true(ack_hold(1460, 1460, 65535));
+	assert_true(ack_hold(100, 1460, 65535));
+	assert_true(ack_hold(65480, 65480, 4 << 20));
+	/* A second one is acknowledged at once */
+	assert_false(ack_hold(1461, 1460, 65535));
+	assert_false(ack_hold(2920, 1460, 65535));
+	assert_false(ack_hold(65481, 65480, 4 << 20));
+	/* Less than two more full segments of window left after it */
+	assert_false(ack_hold(1460, 1460, 4379));
+	assert_true(ack_hold(1460, 1460, 4380));
+	assert_false(ack_hold(100, 1460, 0));
+	assert_false(ack_hold(65480, 65480, 65535));
+	/* No wrap in the sum with the largest figures */
+	assert_false(ack_hold(0xffffffff, 0xffffffff, 0xffffffff));
+}
+
+/**
  * test_ws_for_room() - the smallest shift that fits, at most 14
  * @state:	cmocka state, unused
  */
@@ -318,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_ack_fit_wrap),
 		cmocka_unit_test(test_wnd_to_guest),
 		cmocka_unit_test(test_send_budget),
+		cmocka_unit_test(test_ack_hold),
 		cmocka_unit_test(test_ws_for_room),
 		cmocka_unit_test(test_rto_sample),
 	};
