@@ -49,7 +49,7 @@
 #                     udp, vm (default: all; the local.sh detail and
 #                     fwdall.sh run only with all)
 #   BENCH_PREV=PATH   a previous netshim build, put beside this one in the
-#                     testpmd rows
+#                     VM and testpmd rows ("prev")
 #   VM_ACCEL=kvm|tcg  skip the KVM probe
 #   PASST_VU=PATH     passt with --vhost-user for its vhost-user rows
 #                     (default: build/passt-vu/passt, built by
@@ -463,16 +463,21 @@ vm_boot() {
 }
 
 # case_vm() - a real Linux guest under QEMU
-# $1: netshim, passt or slirp
+# $1: netshim, prev (BENCH_PREV, run as netshim), passt or slirp
 # $2: vhost-user for -netdev vhost-user (else -netdev stream, or user)
 case_vm() {
 	local b=$1 vu=${2:-} n mtu=$BIG_MTU id=$1-vm label
+	local NETSHIM=$NETSHIM
 
 	[ "$b" = slirp ] && mtu=1500
 	label="${b/slirp/libslirp} VM MTU $mtu"
+	if [ "$b" = prev ]; then
+		NETSHIM=$BENCH_PREV
+		b=netshim
+	fi
 	if [ -n "$vu" ]; then
-		id=$b-vm-vu
-		label="$b VM vu MTU $mtu"
+		id=$1-vm-vu
+		label="$1 VM vu MTU $mtu"
 	fi
 	case_begin "$id" "label=$label" \
 		backend="$b" guest=vm mtu="$mtu" accel="$ACCEL" netdev="${vu:-stream}"
@@ -628,8 +633,10 @@ fi
 if want vm; then
 	want vu || passt_vu
 	case_vm netshim
+	[ -z "${BENCH_PREV:-}" ] || case_vm prev
 	case_vm passt
 	case_vm netshim vhost-user
+	[ -z "${BENCH_PREV:-}" ] || case_vm prev vhost-user
 	case_vm passt vhost-user
 	case_vm slirp
 fi
