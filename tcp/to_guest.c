@@ -734,12 +734,10 @@ bool tcp_flush_acks(struct ctx *c)
 {
 	struct tcp_table *t = c->tcp;
 	int32_t held = -1;
-	bool v6;
 
 	while (t->ack_list >= 0) {
 		int32_t i = t->ack_list;
 		struct tcp_conn *conn = &t->c[i];
-		uint32_t full;
 
 		t->ack_list = conn->next_pending;
 		conn->next_pending = -1;
@@ -747,11 +745,9 @@ bool tcp_flush_acks(struct ctx *c)
 			conn->flags &= ~F_ACK_LISTED;
 			continue;
 		}
-		v6 = !inany_is4(&conn->raddr);
-		full = conn->mss_guest < tcp_link_mss(c, v6) ?
-		       conn->mss_guest : tcp_link_mss(c, v6);
+		/* mss_guest is clamped to the link's at the handshake */
 		if (!(conn->flags & F_ACK_NOW) &&
-		    ack_hold(conn->ack_owed, full, conn->wnd_adv)) {
+		    ack_hold(conn->ack_owed, conn->mss_guest, conn->wnd_adv)) {
 			conn->flags |= F_ACK_NOW;
 			conn->next_pending = held;
 			held = i;
