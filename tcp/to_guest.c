@@ -727,13 +727,15 @@ void tcp_send_pending(struct ctx *c, struct tcp_conn *conn)
  * An ACK owed for data alone may wait one pass (ack_hold()): the guest's
  * next segment, if it comes by then, is acknowledged with it.
  *
- * Return: true if an ACK waits for a later pass: the next one is then due
- *	   within TCP_ACK_HOLD_MS
+ * Return: true if it held an ACK: the next pass is then due within
+ *	   TCP_ACK_HOLD_MS (ACKs the full VMM refused wait for it to take
+ *	   frames again, as its other frames do)
  */
 bool tcp_flush_acks(struct ctx *c)
 {
 	struct tcp_table *t = c->tcp;
 	int32_t held = -1;
+	bool any;
 
 	while (t->ack_list >= 0) {
 		int32_t i = t->ack_list;
@@ -768,6 +770,7 @@ bool tcp_flush_acks(struct ctx *c)
 		}
 	}
 	/* What waits goes back on the list, still marked as listed */
+	any = held >= 0;
 	while (held >= 0) {
 		struct tcp_conn *conn = &t->c[held];
 
@@ -775,7 +778,7 @@ bool tcp_flush_acks(struct ctx *c)
 		conn->next_pending = t->ack_list;
 		t->ack_list = conn_index(t, conn);
 	}
-	return t->ack_list >= 0;
+	return any;
 }
 
 /**
