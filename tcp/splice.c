@@ -16,7 +16,8 @@
  * - end of stream on fd[s], once its pipe is empty, is passed on as
  *   shutdown(fd[!s], SHUT_WR): half-close works both ways;
  * - an error (a reset) on either socket resets the other one
- *   (SO_LINGER 0), and the pair is gone.
+ *   (SO_LINGER 0), and the pair is gone;
+ * - bytes go out as soon as they are spliced (TCP_NODELAY on both).
  * When both directions have ended, both sockets are closed.
  *
  * A pair that lasts (see SPLICE_MAP_TURNS) moves to
@@ -38,6 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -657,7 +660,7 @@ int splice_join(struct ctx *c, int a, int b, bool b_connecting)
 	struct linger l = { 1, 0 };
 	struct splice_pair *p = NULL;
 	unsigned int i;
-	int s;
+	int s, one = 1;
 
 	for (i = 0; t && i < t->max && !p; i++)
 		if (t->p[i].fd[0] < 0)
@@ -679,6 +682,14 @@ int splice_join(struct ctx *c, int a, int b, bool b_connecting)
 		p->events[s] = 0;
 		p->polled[s] = true;
 	}
+	/* Both ends' kernels have applied their applications' choice of
+	 * Nagle already: a relay that applies it again holds a request's
+	 * last piece until the first is acknowledged, which the server's
+	 * kernel delays (40 ms or more: it has no answer to send yet)
+	 */
+	for (s = 0; s < 2; s++)
+		setsockopt(p->fd[s], IPPROTO_TCP, TCP_NODELAY, &one,
+			   sizeof(one));
 	p->connecting = b_connecting;
 	p->start_ms = splice_ms(c);
 	t->count++;
