@@ -442,6 +442,8 @@ vm_extract() {
 		awk -v d="$dir" '$0 == "NETSHIM-JSON-BEGIN " d { f = 1; next }
 			$0 == "NETSHIM-JSON-END " d { f = 0 } f' "$1" \
 			>"$RAW/$CASE/$dir-$2.json"
+		grep "^NETSHIM-TCP-SNMP $dir " "$1" | tr -d '\r' \
+			>"$RAW/$CASE/$dir-$2.snmp"
 	done
 }
 

@@ -9,7 +9,9 @@ order and "info" the run's key=value settings; each OUTDIR/raw/CASE/ has
 "meta" (key=value: label, backend, guest, mtu, skip), per run DIR-N.json
 (iperf3 -J, DIR up or down) and DIR-N.cpu (the backend's utime+stime ticks
 before and after), and optionally "rss" (VmHWM, kB), "connrate.json" and
-rr-1.json, rr-1024.json (tests/bench/rr.c: request/response latency).
+rr-1.json, rr-1024.json (tests/bench/rr.c: request/response latency); VM cases also DIR-N.snmp,
+the guest's TCP counters before and after the run (NETSHIM-TCP-SNMP lines
+of tests/vm/scenarios/bench.sh).
 
 Writes OUTDIR/results.json and OUTDIR/throughput.dat (for throughput.gp)
 and prints the table. Exit status 1 when any transfer failed or moved
@@ -125,6 +127,38 @@ def cpu_seconds(path):
     return (after - before) / os.sysconf("SC_CLK_TCK")
 
 
+def guest_segments(path):
+    """What the guest's TCP counters moved by over one run.
+
+    @path: DIR-N.snmp: a "before" and an "after" line, each
+           NETSHIM-TCP-SNMP DIR WHEN NAME... VALUE...
+
+    Return: dict of InSegs, OutSegs and RetransSegs differences, or None
+    when the file is missing or incomplete.
+    """
+    seen = {}
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                words = line.split()
+                if len(words) < 5 or words[0] != "NETSHIM-TCP-SNMP":
+                    continue
+                fields = words[3:]
+                half = len(fields) // 2
+                try:
+                    seen[words[2]] = dict(zip(fields[:half],
+                                              map(int, fields[half:])))
+                except ValueError:
+                    return None
+    except FileNotFoundError:
+        return None
+    keys = ("InSegs", "OutSegs", "RetransSegs")
+    if not all(k in seen.get(w, {}) for w in ("before", "after")
+               for k in keys):
+        return None
+    return {k: seen["after"][k] - seen["before"][k] for k in keys}
+
+
 def summarise_dir(casedir, direction, nruns):
     """Median, spread and cost of one direction of one case.
 
@@ -139,13 +173,25 @@ def summarise_dir(casedir, direction, nruns):
         base = os.path.join(casedir, f"{direction}-{i}")
         run = parse_iperf(read_json(base + ".json"))
         run["cpu_s"] = cpu_seconds(base + ".cpu")
+        run["guest_segs"] = guest_segments(base + ".snmp")
         runs.append(run)
     good = [r for r in runs if r["error"] is None]
     gbps = [r["bps"] / 1e9 for r in good]
     cpu = [r["cpu_s"] for r in good if r["cpu_s"] is not None]
     moved = sum(r["bytes"] for r in good if r["cpu_s"] is not None)
+    segs = [r["guest_segs"] for r in good if r["guest_segs"]]
+    guest = None
+    if segs:
+        guest = {k: sum(g[k] for g in segs) for k in segs[0]}
+        # The guest's data segments and the ACKs that answer them: up, it
+        # sends the data; down, it receives it
+        data, acks = ("OutSegs", "InSegs") if direction == "up" else \
+            ("InSegs", "OutSegs")
+        guest["acks_per_segment"] = round(guest[acks] / guest[data], 3) \
+            if guest[data] else None
     return {
         "runs": runs,
+        "guest_segs": guest,
         "median_gbps": round(statistics.median(gbps), 3) if gbps else None,
         "min_gbps": round(min(gbps), 3) if gbps else None,
         "max_gbps": round(max(gbps), 3) if gbps else None,
@@ -285,6 +331,35 @@ def rr_table(cases):
           " SIZE bytes (tests/bench/rr.c)")
 
 
+def segs_table(cases):
+    """Print the guest's own TCP counters of the VM cases.
+
+    @cases: summarised cases, in order
+    """
+    rows = [c for c in cases
+            if any(s.get("guest_segs") for s in
+                   c.get("directions", {}).values())]
+    if not rows:
+        return
+    print()
+    print(f"{'guest TCP segments':<26} {'direction':<12} {'data segs':>10}"
+          f" {'ACKs/seg':>8} {'retrans':>8}")
+    for c in rows:
+        first = True
+        for d in DIRS:
+            g = c["directions"][d].get("guest_segs")
+            if not g:
+                continue
+            data = g["OutSegs"] if d == "up" else g["InSegs"]
+            print(f"{c['label'] if first else '':<26} {DIR_NAMES[d]:<12}"
+                  f" {data:>10} {fmt(g['acks_per_segment'], '.2f'):>8}"
+                  f" {g['RetransSegs']:>8}")
+            first = False
+    print("the guest kernel's /proc/net/snmp over the runs: segments it"
+          " sent (up) or received\n(down), ACKs the other way per segment,"
+          " segments it retransmitted")
+
+
 def plot_data(path, cases):
     """Write throughput.dat: one line per measured case for gnuplot.
 
@@ -352,6 +427,7 @@ def main():
     header(info)
     table(cases)
     rr_table(cases)
+    segs_table(cases)
     errors = broken(cases)
     for e in errors:
         print(f"FAILED: {e}")

@@ -6,7 +6,20 @@
 # Parameters: netshim.server (default netshim.peer4), netshim.iperf_time
 # (seconds, default 10), netshim.iperf_args (extra iperf3 arguments,
 # comma separated since the kernel command line splits on spaces, e.g.
-# netshim.iperf_args=-P,4).
+# netshim.iperf_args=-P,4).  Around each run the guest's TCP counters
+# (the Tcp: lines of /proc/net/snmp, names then values) are printed as
+# "NETSHIM-TCP-SNMP dir before|after ...": how many segments the guest's
+# kernel sent and received, ACKs included, and how many it retransmitted.
+
+# tcp_snmp - print the guest's TCP counters on one line
+# @1: direction name, @2: before or after
+tcp_snmp() {
+	printf 'NETSHIM-TCP-SNMP %s %s' "$1" "$2"
+	while read -r name rest; do
+		[ "$name" = Tcp: ] && printf ' %s' "$rest"
+	done </proc/net/snmp
+	echo
+}
 
 # bench_run - run one iperf3 client and print its JSON between markers.
 # @1: direction name (up, down)
@@ -14,6 +27,7 @@
 bench_run() {
 	dir=$1
 	shift
+	tcp_snmp "$dir" before
 	echo "NETSHIM-JSON-BEGIN $dir"
 	# shellcheck disable=SC2086 # $extra is a list of arguments
 	timeout $((${netshim_iperf_time:-10} + 30)) iperf3 -c "$server" \
@@ -23,6 +37,7 @@ bench_run() {
 	cat /tmp/iperf.json
 	echo
 	echo "NETSHIM-JSON-END $dir"
+	tcp_snmp "$dir" after
 	if [ $rc -eq 0 ]; then
 		result "bench_$dir" ok
 	else
