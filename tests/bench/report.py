@@ -9,9 +9,9 @@ order and "info" the run's key=value settings; each OUTDIR/raw/CASE/ has
 "meta" (key=value: label, backend, guest, mtu, skip), per run DIR-N.json
 (iperf3 -J, DIR up or down) and DIR-N.cpu (the backend's utime+stime ticks
 before and after), and optionally "rss" (VmHWM, kB), "connrate.json" and
-rr-1.json, rr-1024.json (tests/bench/rr.c: request/response latency); VM cases also DIR-N.snmp,
-the guest's TCP counters before and after the run (NETSHIM-TCP-SNMP lines
-of tests/vm/scenarios/bench.sh).
+rr-1.json, rr-1024.json (tests/bench/rr.c: request/response latency);
+VM cases also DIR-N.snmp, the guest's TCP counters before and after the
+run (NETSHIM-TCP-SNMP lines of tests/vm/scenarios/bench.sh).
 
 Writes OUTDIR/results.json and OUTDIR/throughput.dat (for throughput.gp)
 and prints the table. Exit status 1 when any transfer failed or moved
