@@ -690,15 +690,14 @@ int splice_join(struct ctx *c, int a, int b, bool b_connecting)
 		p->fd[s] = fd;
 		p->events[s] = 0;
 		p->polled[s] = true;
+		/* Both ends' kernels have applied their applications'
+		 * choice of Nagle already: a relay that applies it again
+		 * holds a request's last piece until the first is
+		 * acknowledged, which the server's kernel delays (40 ms or
+		 * more: it has no answer to send yet)
+		 */
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	}
-	/* Both ends' kernels have applied their applications' choice of
-	 * Nagle already: a relay that applies it again holds a request's
-	 * last piece until the first is acknowledged, which the server's
-	 * kernel delays (40 ms or more: it has no answer to send yet)
-	 */
-	for (s = 0; s < 2; s++)
-		setsockopt(p->fd[s], IPPROTO_TCP, TCP_NODELAY, &one,
-			   sizeof(one));
 	p->connecting = b_connecting;
 	p->start_ms = splice_ms(c);
 	t->count++;

@@ -187,6 +187,7 @@ def summarise_dir(casedir, direction, nruns):
         # sends the data; down, it receives it
         data, acks = ("OutSegs", "InSegs") if direction == "up" else \
             ("InSegs", "OutSegs")
+        guest["data_segments"] = guest[data]
         guest["acks_per_segment"] = round(guest[acks] / guest[data], 3) \
             if guest[data] else None
     return {
@@ -350,9 +351,8 @@ def segs_table(cases):
             g = c["directions"][d].get("guest_segs")
             if not g:
                 continue
-            data = g["OutSegs"] if d == "up" else g["InSegs"]
             print(f"{c['label'] if first else '':<26} {DIR_NAMES[d]:<12}"
-                  f" {data:>10} {fmt(g['acks_per_segment'], '.2f'):>8}"
+                  f" {g['data_segments']:>10} {fmt(g['acks_per_segment'], '.2f'):>8}"
                   f" {g['RetransSegs']:>8}")
             first = False
     print("the guest kernel's /proc/net/snmp over the runs: segments it"

@@ -79,27 +79,6 @@ half_close() {
 	done
 }
 
-# two_pieces() - tests/tcp/pieces.py over a local flow: 30 requests
-# written in two pieces 2 ms apart; the kernel alone answers each in
-# about 2 ms, a relay that holds the second piece until the first is
-# acknowledged in 40 ms or more (the server delays that ACK)
-# $1: server namespace, $2: client namespace, $3: port, $4: what
-two_pieces() {
-	local spid out
-
-	ip netns exec "$1" timeout 40 python3 "$TCP_DIR/pieces.py" server \
-		127.0.0.1 "$3" >"$WORK/pieces-server.out" 2>&1 &
-	spid=$!
-	tcp_wait_listen "$1" "$3"
-	out=$(ip netns exec "$2" timeout 40 python3 "$TCP_DIR/pieces.py" \
-		client 127.0.0.1 "$3" 30 20 2>&1) || {
-		kill "$spid" 2>/dev/null
-		fail "$4: $out"
-	}
-	wait "$spid" || fail "$4: $(cat "$WORK/pieces-server.out")"
-	log "ok: $4: $out"
-}
-
 # socat_in() - the PID of the one socat running in a namespace
 # $1: namespace
 socat_in() {
@@ -116,8 +95,10 @@ local_down 6 ::1 5001 4 "$(tcp_size 16M)"
 
 half_close "$NS_GUEST" "$NS_POD" 5002 "pod -> namespace loopback (-t)"
 half_close "$NS_POD" "$NS_GUEST" 6002 "namespace -> pod loopback (-T)"
-two_pieces "$NS_GUEST" "$NS_POD" 5002 "pod -> namespace loopback (-t)"
-two_pieces "$NS_POD" "$NS_GUEST" 6002 "namespace -> pod loopback (-T)"
+tcp_pieces "$NS_GUEST" 127.0.0.1 "$NS_POD" 127.0.0.1 5002 \
+	"pod -> namespace loopback (-t)"
+tcp_pieces "$NS_POD" 127.0.0.1 "$NS_GUEST" 127.0.0.1 6002 \
+	"namespace -> pod loopback (-T)"
 
 # 1000 short connections, 200 at a time: the pipe pool is reused
 ip netns exec "$NS_GUEST" timeout 120 python3 "$TCP_DIR/many.py" server \

@@ -272,3 +272,25 @@ tcp_drop_count() {
 tcp_drop_del() {
 	ip netns exec "$1" nft delete table netdev "$2"
 }
+
+# tcp_pieces() - tests/tcp/pieces.py: 30 requests written in two pieces
+# 2 ms apart, each answered within a median of 20 ms (the kernel alone
+# takes about 2 ms; a hop that holds the second piece until the first is
+# acknowledged, 40 ms or more: the server delays that ACK)
+# $1: server namespace, $2: bind address, $3: client namespace,
+# $4: address to connect to, $5: port, $6: what, for messages
+tcp_pieces() {
+	local spid out
+
+	ip netns exec "$1" timeout 40 python3 "$TCP_DIR/pieces.py" server \
+		"$2" "$5" >"$WORK/pieces-server.out" 2>&1 &
+	spid=$!
+	tcp_wait_listen "$1" "$5"
+	out=$(ip netns exec "$3" timeout 40 python3 "$TCP_DIR/pieces.py" \
+		client "$4" "$5" 30 20 2>&1) || {
+		kill "$spid" 2>/dev/null
+		fail "$6: $out"
+	}
+	wait "$spid" || fail "$6: $(cat "$WORK/pieces-server.out")"
+	log "ok: $6: $out"
+}
