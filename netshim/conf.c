@@ -261,10 +261,29 @@ static const uint8_t conf_default_mac[ETH_ALEN_] = {
 	  "default), auto (where the kernel and seccomp\n"		\
 	  "allow), or require (exit if it cannot)",			\
 	  conf_opt_io_uring(c, arg))					\
-	X(NETNS, "netns", 0, required_argument, "PATH|PID",		\
-	  "serve this network namespace (a process's,\n"		\
-	  "or a file such as /run/netns/NAME)",				\
-	  conf_opt_path(opt, c->netns, sizeof(c->netns), arg))		\
+	X(NETNS, "netns", 0, required_argument, "PATH|NAME|PID",	\
+	  "serve this network namespace: a file such as\n"		\
+	  "/run/netns/NAME, a NAME there (as ip-netns),\n"		\
+	  "or a process's",						\
+	  conf_opt_netns(c, arg))					\
+	X(NO_NETNS_QUIT, "no-netns-quit", 0, no_argument, NULL,	\
+	  "with --netns, keep serving once the namespace\n"		\
+	  "is gone (by default netshim exits when its\n"		\
+	  "file is removed or its process ends)",			\
+	  conf_set(&c->no_netns_quit, true))				\
+	X(USERNS, "userns", 0, required_argument, "PATH",		\
+	  "with --netns, the user namespace to join\n"			\
+	  "(default: the one owning the network\n"			\
+	  "namespace, where it is not ours)",				\
+	  conf_opt_path(opt, c->userns, sizeof(c->userns), arg))	\
+	X(NETNS_ONLY, "netns-only", 0, no_argument, NULL,		\
+	  "with --netns, join the network namespace alone,\n"		\
+	  "never the user namespace owning it",				\
+	  conf_set(&c->netns_only, true))				\
+	X(CONFIG_NET, "config-net", 0, no_argument, NULL,		\
+	  "namespace mode: give the tap the pod's\n"			\
+	  "addresses and routes (always done; pasta's)",		\
+	  conf_set(&c->config_net, true))				\
 	X(NS_IFNAME, "ns-ifname", 'I', required_argument, "NAME",	\
 	  "tap device in the namespace (default: the\n"			\
 	  "template interface's name)",					\
@@ -320,10 +339,6 @@ enum {
 	  "not supported: guest traffic to the pod's own address is not " \
 	  "translated")							\
 	X("host-lo-to-ns-lo", no_argument, 0, NOT_YET_NS)		\
-	X("userns", required_argument, 0, NOT_YET_NS)			\
-	X("netns-only", no_argument, 0, NOT_YET_NS)			\
-	X("no-netns-quit", no_argument, 0, NOT_YET_NS)			\
-	X("config-net", no_argument, 0, NOT_YET_NS)			\
 	X("no-copy-routes", no_argument, 0, NOT_YET_NS)			\
 	X("no-copy-addrs", no_argument, 0, NOT_YET_NS)			\
 	X("ns-mac-addr", required_argument, 0, NOT_YET_NS)		\
@@ -406,11 +421,16 @@ struct conf_state {
  * @out:	filled in: a ':' (missing arguments told apart), then each
  *		letter, with a ':' if it takes an argument
  */
-static void conf_short_opts(char out[static 2 * CONF_LONG_OPTS_N + 2])
+static void conf_short_opts(char out[static 2 * CONF_LONG_OPTS_N + 3])
 {
 	const struct option *o;
 	size_t n = 0;
 
+	/* '+': options end at the first other argument, which begins a
+	 * command and its own options, as pasta's; ':': a missing argument
+	 * is told apart from an unknown option
+	 */
+	out[n++] = '+';
 	out[n++] = ':';
 	for (o = conf_long_opts; o->name; o++) {
 		if (o->val >= OPT_FIRST)
@@ -469,8 +489,9 @@ static void conf_usage(FILE *f)
 
 	fputs(
 "Usage: netshim [OPTION]...\n"
-"       netshim [OPTION]... --netns PATH|PID\n"
-"       netshim [OPTION]... -- COMMAND [ARG]...\n"
+"       netshim [OPTION]... --netns PATH|NAME|PID\n"
+"       netshim [OPTION]... PID\n"
+"       netshim [OPTION]... [--] COMMAND [ARG]...\n"
 "Userspace network backend for a virtual machine in a pod: connects to\n"
 "the VMM over a UNIX socket (QEMU -netdev stream) and maps guest traffic\n"
 "to sockets of the pod.  In namespace mode it serves a network namespace\n"
@@ -1060,6 +1081,27 @@ static int conf_opt_path(int val, char *dst, size_t size, const char *arg)
 }
 
 /**
+ * conf_opt_netns() - --netns: a path, a name under /run/netns, or a PID
+ * @c:		configuration
+ * @arg:	the argument: a name has no slash and is not a number
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_opt_netns(struct conf *c, const char *arg)
+{
+	if (!*arg || strchr(arg, '/') ||
+	    strspn(arg, "0123456789") == strlen(arg))
+		return conf_opt_path(OPT_NETNS, c->netns, sizeof(c->netns),
+				     arg);
+	if (!strcmp(arg, ".") || !strcmp(arg, ".."))
+		return conf_bad(OPT_NETNS, arg, "not a namespace name");
+	if (snprintf(c->netns, sizeof(c->netns), "/run/netns/%s", arg) >=
+	    (int)sizeof(c->netns))
+		return conf_bad(OPT_NETNS, arg, "too long");
+	return 0;
+}
+
+/**
  * conf_opt_mac() - -M: the guest's MAC address
  * @c:		configuration
  * @arg:	xx:xx:xx:xx:xx:xx
@@ -1405,33 +1447,67 @@ static int conf_ns_fwd_check(const struct conf *c, const struct fwd_spec *spec,
  */
 static int conf_ns_cmd(struct conf *c, int argc, char **argv)
 {
-	if (optind > 0 && optind <= argc && !strcmp(argv[optind - 1], "--")) {
-		if (optind == argc) {
-			fprintf(stderr, "netshim: -- needs a command after it\n");
+	bool dashes = optind > 0 && optind <= argc &&
+		      !strcmp(argv[optind - 1], "--");
+
+	if (dashes && optind == argc) {
+		fprintf(stderr, "netshim: -- needs a command after it\n");
+		return -1;
+	}
+	/* pasta's forms: "[OPTION]... PID" and "[OPTION]... COMMAND" */
+	if (!dashes && optind == argc - 1 && *argv[optind] &&
+	    strspn(argv[optind], "0123456789") == strlen(argv[optind])) {
+		if (*c->netns) {
+			fprintf(stderr, "netshim: --netns and a PID exclude each other\n");
 			return -1;
 		}
+		if (conf_opt_netns(c, argv[optind]))
+			return -1;
+		optind = argc;
+	} else if (optind < argc) {
 		c->ns_cmd = &argv[optind];
 		optind = argc;
 	}
 	if (c->ns_cmd && *c->netns) {
-		fprintf(stderr, "netshim: --netns and a command after -- exclude each other\n");
+		fprintf(stderr, "netshim: --netns and a command exclude each other\n");
+		return -1;
+	}
+	if (c->netns_only && *c->userns) {
+		fprintf(stderr, "netshim: --netns-only and --userns exclude each other\n");
+		return -1;
+	}
+	if (c->ns_cmd && (c->netns_only || *c->userns)) {
+		fprintf(stderr, "netshim: %s is for --netns, not a command\n",
+			c->netns_only ? "--netns-only" : "--userns");
 		return -1;
 	}
 	if (conf_ns_fwd_check(c, &c->tcp_ns_fwd, "-T") ||
 	    conf_ns_fwd_check(c, &c->udp_ns_fwd, "-U"))
 		return -1;
 	if (!conf_ns_mode(c)) {
+		const char *opt = *c->ns_ifname ? "--ns-ifname" :
+				  c->no_netns_quit ? "--no-netns-quit" :
+				  c->netns_only ? "--netns-only" :
+				  *c->userns ? "--userns" :
+				  c->config_net ? "--config-net" :
+				  c->udp_fwd.follow ? "-u auto" : NULL;
+
 		/* -t auto for a VM is the sk_lookup program's (fwd.c) */
-		if (*c->ns_ifname || c->udp_fwd.follow) {
+		if (opt) {
 			fprintf(stderr, "netshim: %s needs --netns or a command after --%s\n",
-				*c->ns_ifname ? "--ns-ifname" : "-u auto",
-				*c->ns_ifname ? "" :
-				" (for a VM, only -t auto is implemented)");
+				opt, c->udp_fwd.follow && opt[1] == 'u' ?
+				" (for a VM, only -t auto is implemented)" : "");
 			return -1;
 		}
 		return 0;
 	}
 	if (*c->sock_path || c->one_off || c->vhost_user || c->vmm_fd >= 0) {
+		/* A VMM's command line with a stray word in it */
+		if (c->ns_cmd && !dashes) {
+			fprintf(stderr, "netshim: unexpected argument '%s'\n",
+				c->ns_cmd[0]);
+			return -1;
+		}
 		fprintf(stderr, "netshim: --%s is for a VMM, not namespace mode\n",
 			*c->sock_path ? "socket" : c->vmm_fd >= 0 ? "fd" :
 			c->one_off ? "one-off" : "vhost-user");
@@ -1456,7 +1532,7 @@ static int conf_ns_cmd(struct conf *c, int argc, char **argv)
 static int conf_getopt(struct conf *c, struct conf_state *st, int argc,
 		       char **argv)
 {
-	char short_opts[2 * CONF_LONG_OPTS_N + 2];
+	char short_opts[2 * CONF_LONG_OPTS_N + 3];
 	int opt, longindex = -1;
 
 	conf_short_opts(short_opts);
@@ -1475,13 +1551,8 @@ static int conf_getopt(struct conf *c, struct conf_state *st, int argc,
 		if (conf_opt(c, st, opt, optarg))
 			return -1;
 	}
-	if (conf_ns_cmd(c, argc, argv))
+	if (conf_ns_cmd(c, argc, argv))	/* takes every other argument */
 		return -1;
-	if (optind < argc) {
-		fprintf(stderr, "netshim: unexpected argument '%s'\n",
-			argv[optind]);
-		return -1;
-	}
 	if (st->v4_only && st->v6_only) {
 		fprintf(stderr, "netshim: --ipv4-only and --ipv6-only exclude each other\n");
 		return -1;

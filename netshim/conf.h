@@ -162,9 +162,13 @@ struct conf {
 	unsigned int ra_interval;	/* seconds between unsolicited RAs */
 
 	/* namespace mode (netns.c): serve a network namespace, not a VMM */
-	char netns[PATH_MAX];		/* --netns PATH|PID, "" if none */
+	char netns[PATH_MAX];		/* --netns: a path or a PID, "" if none */
 	char **ns_cmd;			/* command after "--", NULL if none */
 	char ns_ifname[IF_NAMESIZE];	/* tap name, "" for the template's */
+	bool no_netns_quit;		/* --no-netns-quit */
+	bool netns_only;		/* --netns-only */
+	char userns[PATH_MAX];		/* --userns PATH, "" if none */
+	bool config_net;		/* --config-net: pasta's, always so */
 	struct fwd_spec tcp_ns_fwd;	/* -T: namespace loopback -> pod's */
 	struct fwd_spec udp_ns_fwd;	/* -U: the same for UDP */
 

@@ -40,6 +40,7 @@ enum epref_type {
 	EPREF_UDP_NS_AUTO,	/* -U auto socket, index: fwd_auto.c's */
 	EPREF_REPAIR_LISTEN,	/* socket the TCP repair helper connects to */
 	EPREF_REPAIR,		/* the TCP repair helper */
+	EPREF_NETNS,		/* --netns: its file's directory, or process */
 };
 
 static inline uint64_t epref(enum epref_type t, uint32_t idx)

@@ -188,6 +188,10 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 	case EPREF_REPAIR:
 		repair_event(c);
 		break;
+	case EPREF_NETNS:
+		if (netns_gone(c))
+			c->quit = true;
+		break;
 	case EPREF_LINK:
 		guest_link_event(c, idx, ev->events);
 		break;
@@ -414,12 +418,12 @@ static int write_pid_file(struct ctx *c)
 static int setup_ns(struct ctx *c)
 {
 	c->ns.net_fd = c->ns.user_fd = c->ns.go_fd = c->ns.tap_fd = -1;
-	c->ns.helper_fd = -1;
+	c->ns.helper_fd = c->ns.gone_fd = -1;
 	if (c->conf.ns_cmd) {
 		if (netns_spawn(c, c->conf.ns_cmd))
 			return -1;
 	} else if (*c->conf.netns) {
-		if (netns_join(c, c->conf.netns))
+		if (netns_join(c, c->conf.netns) || netns_watch(c))
 			return -1;
 	} else {
 		return 0;

@@ -5,7 +5,7 @@
  * sandbox, a nested container, a test harness.  Either it makes one,
  * "netshim [OPTIONS] -- COMMAND": a child process unshares a new user and
  * network namespace, where it is root, and runs COMMAND once the namespace
- * is ready; or it joins one, "netshim --netns PATH|PID".
+ * is ready; or it joins one, "netshim --netns PATH|NAME|PID".
  *
  * netshim itself never leaves the pod's namespaces: every socket it opens
  * later must be the pod's.  The work inside the namespace (creating the
@@ -33,9 +33,12 @@
 #include <linux/nsfs.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
+#include <sys/epoll.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "ctx.h"
@@ -262,7 +265,9 @@ int netns_spawn(struct ctx *c, char **argv)
  * netns_join() - serve an existing network namespace
  * @c:		execution context: c->ns filled in
  * @target:	a PID (its namespaces), or the path of a network namespace
- *		(its user namespace is the one owning it)
+ *		(its user namespace is the one owning it), or --userns;
+ *		the user namespace is joined only where it is not ours, and
+ *		never with --netns-only
  *
  * Return: 0 on success, -1 on failure (reported)
  */
@@ -285,7 +290,20 @@ int netns_join(struct ctx *c, const char *target)
 			return -1;
 		}
 	}
-	if (netns_user_is_ours(ns->user_fd)) {
+	if (*c->conf.userns) {
+		close(ns->user_fd);
+		ns->user_fd = open(c->conf.userns, O_RDONLY | O_CLOEXEC);
+		if (ns->user_fd < 0) {
+			err("cannot open user namespace %s: %m",
+			    c->conf.userns);
+			return -1;
+		}
+		if (ioctl(ns->user_fd, NS_GET_NSTYPE) != CLONE_NEWUSER) {
+			err("%s is not a user namespace", c->conf.userns);
+			return -1;
+		}
+	}
+	if (c->conf.netns_only || netns_user_is_ours(ns->user_fd)) {
 		close(ns->user_fd);
 		ns->user_fd = -1;
 	}
@@ -413,4 +431,127 @@ bool netns_reap(struct ctx *c)
 	else
 		ns->status = 128 + WTERMSIG(status);
 	return true;
+}
+
+/**
+ * netns_pid_of() - the process a --netns argument names, if it does
+ * @target:	a PID, or a path; /proc/PID/ns/net names PID too
+ * @pid:	the process, output
+ *
+ * Return: true if @target names a process
+ */
+static bool netns_pid_of(const char *target, pid_t *pid)
+{
+	unsigned long v;
+	int end = 0;
+
+	if (strspn(target, "0123456789") == strlen(target))
+		end = sscanf(target, "%lu%n", &v, &end) == 1 ? end : 0;
+	else if (sscanf(target, "/proc/%lu/ns/net%n", &v, &end) != 1)
+		end = 0;
+	if (!end || target[end] || !v || v > INT_MAX)
+		return false;
+	*pid = (pid_t)v;
+	return true;
+}
+
+/**
+ * netns_watch() - with --netns, exit once the namespace is gone, as pasta
+ * @c:		execution context, after netns_join(); c->ns.gone_fd set
+ *
+ * A namespace joined by path lives as long as something holds it, and
+ * netshim does: its tap and its helper would keep it, and netshim itself,
+ * alive for ever once "ip netns del" removed its file.  So the file's
+ * directory is watched (inotify, which works after isolate(): the watch
+ * is on the directory, not a path), or for a process (PID, or a path
+ * under /proc/PID/ns/) the process (a pidfd, readable once it ends).
+ * Nothing to do for a command after "--": its exit ends netshim.
+ *
+ * Return: 0 on success or when the namespace cannot be watched (said:
+ *	   netshim then serves it until stopped), -1 if it is gone already
+ */
+int netns_watch(struct ctx *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN,
+				  .data.u64 = epref(EPREF_NETNS, 0) };
+	struct netns *ns = &c->ns;
+	const char *t = c->conf.netns, *base;
+	char dir[PATH_MAX];
+	struct stat st;
+	pid_t pid;
+
+	ns->gone_fd = -1;
+	*ns->gone_name = '\0';
+	if (!*t || c->conf.no_netns_quit)
+		return 0;
+	if (netns_pid_of(t, &pid)) {
+		ns->gone_fd = (int)syscall(SYS_pidfd_open, pid, 0);
+		if (ns->gone_fd < 0 && errno == ESRCH) {
+			err("namespace %s: process %d is gone", t, pid);
+			return -1;
+		}
+	} else {
+		base = strrchr(t, '/');
+		/* conf.c made a name a path: there is a slash */
+		snprintf(dir, sizeof(dir), "%.*s",
+			 base == t ? 1 : (int)(base - t), t);
+		snprintf(ns->gone_name, sizeof(ns->gone_name), "%s", base + 1);
+		ns->gone_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		if (ns->gone_fd >= 0 &&
+		    inotify_add_watch(ns->gone_fd, dir, IN_DELETE |
+				      IN_MOVED_FROM | IN_DELETE_SELF) < 0) {
+			close(ns->gone_fd);
+			ns->gone_fd = -1;
+		}
+		/* Removed before the watch began: no event will come */
+		if (ns->gone_fd >= 0 && stat(t, &st)) {
+			err("namespace %s is gone", t);
+			return -1;
+		}
+	}
+	if (ns->gone_fd < 0 ||
+	    epoll_ctl(c->epfd, EPOLL_CTL_ADD, ns->gone_fd, &ev)) {
+		warn("cannot watch namespace %s (%m): netshim will serve it "
+		     "until stopped (--no-netns-quit says that is meant)", t);
+		if (ns->gone_fd >= 0)
+			close(ns->gone_fd);
+		ns->gone_fd = -1;
+		*ns->gone_name = '\0';
+	}
+	return 0;
+}
+
+/**
+ * netns_gone() - the watch of netns_watch() reported: is the namespace gone
+ * @c:		execution context
+ *
+ * Return: true if the namespace's file was removed (or its directory), or
+ *	   its process ended (said)
+ */
+bool netns_gone(struct ctx *c)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	struct netns *ns = &c->ns;
+	bool gone = false;
+	ssize_t n;
+
+	if (!*ns->gone_name) {	/* a pidfd is only readable once it ended */
+		info("namespace %s: its process ended, exiting",
+		     c->conf.netns);
+		return true;
+	}
+	while ((n = read(ns->gone_fd, buf, sizeof(buf))) > 0) {
+		const struct inotify_event *e;
+		const char *p;
+
+		for (p = buf; p < buf + n; p += sizeof(*e) + e->len) {
+			e = (const struct inotify_event *)p;
+			if (e->mask & (IN_DELETE_SELF | IN_IGNORED) ||
+			    (e->len && !strcmp(e->name, ns->gone_name)))
+				gone = true;
+		}
+	}
+	if (gone)
+		info("namespace %s was removed: exiting", c->conf.netns);
+	return gone;
 }

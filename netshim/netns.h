@@ -5,6 +5,7 @@
 #define NETSHIM_NETNS_H
 
 #include <stdbool.h>
+#include <limits.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -22,6 +23,10 @@ struct ctx;
  * @tap_fd:	the tap device, -1 until made
  * @ifname:	its name
  * @mac:	its MAC address: the guest's
+ * @gone_fd:	with --netns, readable once the namespace may be gone: an
+ *		inotify descriptor watching its file's directory, or a
+ *		pidfd of its process; -1 if not watched
+ * @gone_name:	the file's name in that directory, "" for a process
  */
 struct netns {
 	int net_fd;
@@ -34,6 +39,8 @@ struct netns {
 	int tap_fd;
 	char ifname[16];
 	uint8_t mac[6];
+	int gone_fd;
+	char gone_name[NAME_MAX + 1];
 };
 
 int netns_call(struct ctx *c, int (*fn)(struct ctx *c));
@@ -42,5 +49,7 @@ int netns_join(struct ctx *c, const char *target);
 int netns_tap(struct ctx *c);
 int netns_release(struct ctx *c);
 bool netns_reap(struct ctx *c);
+int netns_watch(struct ctx *c);
+bool netns_gone(struct ctx *c);
 
 #endif /* NETSHIM_NETNS_H */

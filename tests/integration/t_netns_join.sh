@@ -6,7 +6,9 @@
 # - "netshim --netns PID" serves the namespace of a process that lives in
 #   a user namespace of its own (netshim joins it to set the tap up);
 # - "netshim -- COMMAND" started by an unprivileged user works: it needs
-#   no capability outside the namespace it makes.
+#   no capability outside the namespace it makes;
+# - "netshim COMMAND", pasta's form without "--": the command keeps its own
+#   options and its exit status is netshim's.
 # Each time the namespace gets the pod's addresses and reaches the peer.
 
 set -u
@@ -100,3 +102,11 @@ echo "$out" | grep -q 'inet 203\.0\.113\.2/24 ' &&
 	echo "$out" | grep -q '2 packets received' ||
 	fail "netshim as uid 65534: $out"
 log "ok: started by an unprivileged user"
+
+# pasta's form: the command without "--", its own options its own
+out=$(ip netns exec "$NS_POD" timeout 30 "$NETSHIM" -f -q -D 203.0.113.1 \
+	sh -c 'ip -o addr show; exit 7' 2>&1)
+rc=$?
+[ "$rc" = 7 ] && echo "$out" | grep -q 'inet 203\.0\.113\.2/24 ' ||
+	fail "command without --: status $rc: $out"
+log "ok: a command without --, its status is ours"

@@ -948,10 +948,6 @@ static void test_parse_passt_refused(void **state)
 		{ "--dns-host", "203.0.113.1", "does not redirect DNS" },
 		{ "--map-guest-addr", "203.0.113.5", "not supported" },
 		{ "--host-lo-to-ns-lo", NULL, "namespace mode" },
-		{ "--userns", "/proc/1/ns/user", "namespace mode" },
-		{ "--netns-only", NULL, "namespace mode" },
-		{ "--no-netns-quit", NULL, "namespace mode" },
-		{ "--config-net", NULL, "namespace mode" },
 		{ "--no-copy-routes", NULL, "namespace mode" },
 		{ "--no-copy-addrs", NULL, "namespace mode" },
 		{ "--ns-mac-addr", "02:00:00:00:00:01", "namespace mode" },
@@ -1256,6 +1252,60 @@ static void test_parse_ns_join(void **state)
 	assert_false(conf.foreground);
 }
 
+/* pasta's ways to name the namespace: an ip-netns name, a PID or a
+ * command without "--", whose own options are its own
+ */
+static void test_parse_ns_pasta_forms(void **state)
+{
+	const char *const name[] = { NSBASE4, "--config-net", "--netns",
+				     "pod1", "--no-netns-quit" };
+	const char *const pid[] = { NSBASE4, "-f", "--netns-only", "4242" };
+	const char *const cmd[] = { NSBASE4, "sh", "-c", "exit 7" };
+	const char *const both[] = { NSBASE4, "--netns", "pod1", "4242" };
+	char err[1024];
+
+	(void)state;
+	assert_int_equal(parse(ARGC(name), name), 0);
+	assert_string_equal(conf.netns, "/run/netns/pod1");
+	assert_true(conf.no_netns_quit);
+	assert_true(conf.config_net);
+	assert_null(conf.ns_cmd);
+
+	assert_int_equal(parse(ARGC(pid), pid), 0);
+	assert_string_equal(conf.netns, "4242");
+	assert_false(conf.no_netns_quit);
+	assert_true(conf.netns_only);
+	assert_null(conf.ns_cmd);
+
+	assert_int_equal(parse(ARGC(cmd), cmd), 0);
+	assert_string_equal(conf.netns, "");
+	assert_non_null(conf.ns_cmd);
+	assert_string_equal(conf.ns_cmd[0], "sh");
+	assert_string_equal(conf.ns_cmd[1], "-c");
+	assert_string_equal(conf.ns_cmd[2], "exit 7");
+	assert_true(conf.foreground);
+
+	assert_int_equal(parse_stderr(ARGC(both), both, err, sizeof(err)), -1);
+	if (!strstr(err, "--netns and a PID"))
+		fail_msg("--netns and a PID: '%s'", err);
+	{
+		const char *const vm[] = { BASE4, "stray" };
+
+		assert_int_equal(parse_stderr(ARGC(vm), vm, err, sizeof(err)),
+				 -1);
+		if (!strstr(err, "unexpected argument 'stray'"))
+			fail_msg("a VMM's command line with 'stray': '%s'", err);
+	}
+	{
+		const char *const vm[] = { BASE4, "--no-netns-quit" };
+
+		assert_int_equal(parse_stderr(ARGC(vm), vm, err, sizeof(err)),
+				 -1);
+		if (!strstr(err, "--no-netns-quit needs --netns"))
+			fail_msg("--no-netns-quit for a VM: '%s'", err);
+	}
+}
+
 /* pasta's short -I for --ns-ifname, and a VMM's --fd has no place here */
 static void test_parse_ns_short_and_fd(void **state)
 {
@@ -1289,6 +1339,11 @@ static void test_parse_ns_refused(void **state)
 		{ "-1", "--", "true" },
 		{ "--vhost-user", "--", "true" },
 		{ "--netns", "1", "--", "true" },
+		{ "--netns", ".." },
+		{ "--config-net" },
+		{ "--userns", "/proc/1/ns/user" },
+		{ "--netns", "x", "--userns", "/proc/1/ns/user", "--netns-only" },
+		{ "--userns", "/proc/1/ns/user", "--", "true" },
 		{ "--" },
 		{ "--ns-ifname", "eth7" },
 		{ "-u", "auto" },
@@ -1561,6 +1616,7 @@ int main(void)
 		cmocka_unit_test(test_parse_refused),
 		cmocka_unit_test(test_parse_refused_dns_count),
 		cmocka_unit_test(test_parse_ns_command),
+		cmocka_unit_test(test_parse_ns_pasta_forms),
 		cmocka_unit_test(test_parse_ns_join),
 		cmocka_unit_test(test_parse_ns_short_and_fd),
 		cmocka_unit_test(test_parse_ns_refused),
