@@ -280,6 +280,13 @@ static const uint8_t conf_default_mac[ETH_ALEN_] = {
 	  "with --netns, join the network namespace alone,\n"		\
 	  "never the user namespace owning it",				\
 	  conf_set(&c->netns_only, true))				\
+	X(HOST_LO_TO_NS_LO, "host-lo-to-ns-lo", 0, no_argument, NULL,	\
+	  "namespace mode: connections and datagrams to\n"		\
+	  "a -t or -u port on the pod's loopback reach\n"		\
+	  "the namespace's loopback (default: its own\n"		\
+	  "address, so that what listens on its loopback\n"		\
+	  "alone stays private, as pasta)",				\
+	  conf_set(&c->host_lo_to_ns_lo, true))				\
 	X(CONFIG_NET, "config-net", 0, no_argument, NULL,		\
 	  "namespace mode: give the tap the pod's\n"			\
 	  "addresses and routes (always done; pasta's)",		\
@@ -338,7 +345,6 @@ enum {
 	X("map-guest-addr", required_argument, 0,			\
 	  "not supported: guest traffic to the pod's own address is not " \
 	  "translated")							\
-	X("host-lo-to-ns-lo", no_argument, 0, NOT_YET_NS)		\
 	X("no-copy-routes", no_argument, 0, NOT_YET_NS)			\
 	X("no-copy-addrs", no_argument, 0, NOT_YET_NS)			\
 	X("ns-mac-addr", required_argument, 0, NOT_YET_NS)		\
@@ -1490,6 +1496,7 @@ static int conf_ns_cmd(struct conf *c, int argc, char **argv)
 				  c->netns_only ? "--netns-only" :
 				  *c->userns ? "--userns" :
 				  c->config_net ? "--config-net" :
+				  c->host_lo_to_ns_lo ? "--host-lo-to-ns-lo" :
 				  c->udp_fwd.follow ? "-u auto" : NULL;
 
 		/* -t auto for a VM is the sk_lookup program's (fwd.c) */

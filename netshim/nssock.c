@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* netshim - sockets on the served namespace's loopback, made inside it
+/* netshim - sockets of local flows in the served namespace, made inside it
  *
  * Local flows of namespace mode need sockets on the namespace's own
- * loopback, which netshim, staying in the pod's namespaces, cannot open
+ * loopback and addresses, which netshim, staying in the pod's namespaces,
+ * cannot open
  * itself after isolate().  A helper process started inside the namespace
  * before the sandbox (nssock_start()) opens each one on request and
  * passes it back over a UNIX socket (SCM_RIGHTS).
@@ -28,14 +29,15 @@
 #include "nssock.h"
 
 /**
- * struct nssock_req - a request to the helper: a socket on the namespace's
- *		      loopback
+ * struct nssock_req - a request to the helper: a socket of a local flow in
+ *		      the namespace
  * @v6:		::1 rather than 127.0.0.1
  * @type:	SOCK_STREAM or SOCK_DGRAM
  * @listen:	bind @port (and listen on it, for TCP) rather than connect
  * @port:	port to connect to, or to bind
  * @sport:	UDP, connecting: the source port to keep if it is free there,
  *		0 for any
+ * @dst:	connecting: the address (v4-mapped for IPv4), :: for loopback
  */
 struct nssock_req {
 	uint8_t v6;
@@ -254,44 +256,73 @@ static int nssock_ask(struct ctx *c, const struct nssock_req *req)
 }
 
 /**
- * nssock_connect_lo() - a TCP socket connecting to the namespace's loopback
+ * nssock_local_dst() - where a pod's local flow goes in the namespace
  * @c:		execution context
- * @v6:		::1 rather than 127.0.0.1
+ * @v6:		the flow's family
+ * @dst:	a target address of a -u rule, NULL or :: for none
+ * @out:	the address to connect to (v4-mapped), :: for loopback
+ *
+ * As pasta: the namespace's own address, so that a server the namespace
+ * keeps on its loopback stays its own; its loopback with
+ * --host-lo-to-ns-lo, or where the namespace has no address of the family.
+ */
+static void nssock_local_dst(const struct ctx *c, bool v6,
+			     const struct in6_addr *dst, struct in6_addr *out)
+{
+	const struct conf *conf = &c->conf;
+
+	*out = in6addr_any;
+	if (dst && !IN6_IS_ADDR_UNSPECIFIED(dst))
+		*out = *dst;
+	else if (conf->host_lo_to_ns_lo)
+		return;
+	else if (!v6 && conf->v4 && conf->addr4.s_addr)
+		*out = inany_from4(conf->addr4);
+	else if (v6 && conf->v6)
+		*out = conf->addr6;
+}
+
+/**
+ * nssock_connect_local() - a TCP socket connecting, in the namespace, to
+ *			    the server of a pod's local flow
+ * @c:		execution context
+ * @v6:		IPv6 rather than IPv4
  * @port:	port
  *
- * The helper connects a non-blocking socket on its loopback, which
- * completes or fails at once, and returns it.
+ * The helper connects a non-blocking socket to the namespace's address
+ * (nssock_local_dst()), which is local there: it completes or fails at
+ * once.
  *
  * Return: the socket, its connect() under way, or -1 with errno set
  */
-int nssock_connect_lo(struct ctx *c, bool v6, uint16_t port)
+int nssock_connect_local(struct ctx *c, bool v6, uint16_t port)
 {
 	struct nssock_req req = { .v6 = v6, .type = SOCK_STREAM,
 				 .port = port };
 
+	nssock_local_dst(c, v6, NULL, &req.dst);
 	return nssock_ask(c, &req);
 }
 
 /**
- * nssock_udp_lo() - a UDP socket connected to the namespace's loopback, or
- *		     to another of its addresses
+ * nssock_udp_local() - a UDP socket connected, in the namespace, to the
+ *			server of a pod's local flow
  * @c:		execution context
- * @v6:		::1 rather than 127.0.0.1
+ * @v6:		IPv6 rather than IPv4
  * @sport:	source port to keep if it is free in the namespace, 0 for any
- * @dst:	destination address of the family of @v6 (v4-mapped), NULL
- *		or :: for loopback
+ * @dst:	the -u rule's target address (v4-mapped), NULL or :: for none:
+ *		then as nssock_local_dst() says
  * @port:	destination port
  *
  * Return: the socket, or -1 with errno set
  */
-int nssock_udp_lo(struct ctx *c, bool v6, uint16_t sport,
-		  const struct in6_addr *dst, uint16_t port)
+int nssock_udp_local(struct ctx *c, bool v6, uint16_t sport,
+		     const struct in6_addr *dst, uint16_t port)
 {
 	struct nssock_req req = { .v6 = v6, .type = SOCK_DGRAM,
 				 .port = port, .sport = sport };
 
-	if (dst)
-		req.dst = *dst;
+	nssock_local_dst(c, v6, dst, &req.dst);
 	return nssock_ask(c, &req);
 }
 

@@ -177,7 +177,8 @@ void tcp_timer(struct ctx *c)
 
 /**
  * tcp_splice_local() - a pod process connects to a forwarded port on the
- *			pod's loopback: join it to the namespace's loopback
+ *			pod's loopback: join it to the namespace's server
+ *			(at the namespace's address: nssock_local_dst())
  * @c:		execution context, in namespace mode
  * @fd:		the accepted socket
  * @raddr:	its peer, a loopback address
@@ -189,7 +190,7 @@ void tcp_timer(struct ctx *c)
 static void tcp_splice_local(struct ctx *c, int fd,
 			     const struct in6_addr *raddr, uint16_t port)
 {
-	int ns_fd = nssock_connect_lo(c, !inany_is4(raddr), port);
+	int ns_fd = nssock_connect_local(c, !inany_is4(raddr), port);
 
 	if (ns_fd < 0) {
 		struct linger l = { 1, 0 };

@@ -5,9 +5,10 @@
  * process writing to the pod's 127.0.0.1:PORT under -u PORT, or a
  * namespace process writing to its own 127.0.0.1:PORT under -U PORT) is
  * not made into a frame: the tap would drop a loopback source as a
- * martian.  It is relayed to a socket of the other side, connected to
- * that side's loopback on the target port, as pasta does with its spliced
- * UDP flows.
+ * martian.  It is relayed to a socket of the other side, connected on the
+ * target port to the pod's loopback, or in the namespace to its own
+ * address (its loopback with --host-lo-to-ns-lo: nssock_local_dst()), as
+ * pasta does with its spliced UDP flows.
  *
  * A flow is (the socket the datagram came in on, its source address and
  * port).  Its own socket on the other side keeps the client's source port
@@ -185,9 +186,9 @@ static void udp_splice_close(struct ctx *c, struct udp_splice_flow *f)
  * @lfd:	socket the client writes to
  * @caddr:	client address
  * @cport:	client port
- * @to_ns:	the server is on the namespace's loopback (else the pod's)
+ * @to_ns:	the server is in the namespace (else on the pod's loopback)
  * @dst:	with @to_ns: the server's address in the namespace, NULL or ::
- *		for its loopback
+ *		for the default (nssock_local_dst())
  * @port:	the server's port
  *
  * Return: the flow, NULL if the table is full or no socket could be made
@@ -212,7 +213,7 @@ static struct udp_splice_flow *udp_splice_open(struct ctx *c, int lfd,
 		return NULL;
 	}
 	if (to_ns) {
-		fd = nssock_udp_lo(c, v6, cport, dst, port);
+		fd = nssock_udp_local(c, v6, cport, dst, port);
 	} else {
 		struct in_addr lo4 = { htonl(INADDR_LOOPBACK) };
 		struct in6_addr lo = v6 ? in6addr_loopback : inany_from4(lo4);
@@ -287,9 +288,9 @@ int udp_splice_peek_lo(const struct ctx *c, int fd)
  * udp_splice_take() - relay one datagram from a client to its server
  * @c:		execution context
  * @lfd:	socket the client wrote to
- * @to_ns:	the server is on the namespace's loopback (else the pod's)
- * @dst:	with @to_ns: the server's address in the namespace, NULL or ::
- *		for its loopback (a -u rule's target address)
+ * @to_ns:	the server is in the namespace (else on the pod's loopback)
+ * @dst:	with @to_ns: the server's address in the namespace (a -u
+ *		rule's target address), NULL or :: for the default
  * @port:	the server's port
  *
  * Return: true if a datagram was read (relayed or dropped), false if the
@@ -397,7 +398,7 @@ static void udp_splice_send(struct ctx *c, int fd, int first, int n,
  *			     loopback clients to their servers
  * @c:		execution context
  * @lfd:	socket the clients wrote to (-U: only loopback reaches it)
- * @to_ns:	the servers are on the namespace's loopback (else the pod's)
+ * @to_ns:	the servers are in the namespace (else on the pod's loopback)
  * @port:	the servers' port
  *
  * Return: true if a full batch was read: more may wait

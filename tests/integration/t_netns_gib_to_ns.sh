@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Namespace mode, a local flow at the size, -t: 1 GiB each way
-# between a client in the pod and a server on the namespace's loopback,
-# spliced, IPv4, checksummed at both ends (SHA-256 of the stream sent and
+# between a client in the pod and a server on the namespace's loopback
+# (--host-lo-to-ns-lo), spliced, IPv4, checksummed at both ends (SHA-256 of the stream sent and
 # of the stream received).  Smaller transfers of both families,
 # half-close, resets and many connections are in t_netns_splice.sh.
 
@@ -17,7 +17,7 @@ set -u
 
 topo_init
 topo_peer_pod
-ns_start -t 5001
+ns_start -t 5001 --host-lo-to-ns-lo
 
 local_up 4 127.0.0.1 5001 3 "$(tcp_size 1G)"
 local_down 4 127.0.0.1 5001 4 "$(tcp_size 1G)"

@@ -6,7 +6,8 @@
 # cases on splice: every case runs with --bpf require (flows that last move
 # to the kernel's sockmap) and then with --bpf off (they stay on splice).
 # A pod process connects to the pod's 127.0.0.1:PORT under -t PORT and
-# reaches a server on the namespace's loopback (tests/tcp/duplex.py):
+# reaches a server on the namespace's loopback (--host-lo-to-ns-lo;
+# tests/tcp/duplex.py):
 # - 1 GiB each way at once (256 MiB with off), sha256 of each direction compared end to end,
 #   each side shutting its write side when done (half-close both ways);
 #   and 64 MiB each way the other way round, -T (require only);
@@ -97,15 +98,6 @@ expect_moved() {
 	fi
 }
 
-# ns_stop() - stop netshim and its namespace's command
-ns_stop() {
-	kill -TERM "$BACKEND_PID" 2>/dev/null
-	wait "$BACKEND_PID" 2>/dev/null
-	kill -KILL "$NS_CHILD" 2>/dev/null
-	umount "/run/netns/$NS_GUEST" 2>/dev/null
-	rm -f "/run/netns/$NS_GUEST"
-}
-
 # run_mode() - every case under one --bpf mode
 # $1: require or off
 run_mode() {
@@ -113,7 +105,7 @@ run_mode() {
 
 	MODE=$mode
 	[ "$mode" = off ] && big=$((BIG / 4))
-	ns_start -t 5001-5006 -T 6001 --bpf "$mode"
+	ns_start -t 5001-5006 -T 6001 --bpf "$mode" --host-lo-to-ns-lo
 	sleep 0.2
 	fd0=$(fds)
 	m=$(moved)
@@ -281,7 +273,7 @@ run_auto() {
 	local m port pid pids side
 
 	MODE=auto
-	ns_start -t 5001-5006
+	ns_start -t 5001-5006 --host-lo-to-ns-lo
 	m=$(moved)
 	server bulk 5001 $((64 << 20))
 	client bulk 5001 $((64 << 20)) || fail "auto: bulk client: $(cat "$WORK/cli-bulk.out")"
@@ -344,7 +336,7 @@ run_race() {
 
 	MODE=require
 	export NETSHIM_TEST_SOCKMAP_DELAY_MS=100
-	ns_start -t 5001-5006 --bpf require
+	ns_start -t 5001-5006 --bpf require --host-lo-to-ns-lo
 	unset NETSHIM_TEST_SOCKMAP_DELAY_MS
 	m=$(moved)
 	server early 5002

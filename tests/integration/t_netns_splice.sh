@@ -6,8 +6,9 @@
 # the namespace's loopback, socket to socket (splice), as with pasta; and a
 # namespace process connecting to its loopback on a -T port reaches the
 # pod's loopback server:
-# - servers bound to 127.0.0.1 and ::1 only in the namespace are reached
-#   (over the tap they could not be);
+# - servers bound to 127.0.0.1 and ::1 only in the namespace are reached,
+#   with --host-lo-to-ns-lo (over the tap they could not be; without the
+#   option they are not, as with pasta: t_netns_lo_target.sh);
 # - 64 MiB each way, checksummed, IPv4; 16 MiB each way IPv6 (1 GiB each
 #   way is t_netns_gib_to_ns.sh and t_netns_gib_to_pod.sh);
 # - half-close both ways (tests/tcp/halfclose.py), with -t and with -T;
@@ -37,7 +38,7 @@ HALFCLOSE=$TCP_DIR/halfclose.py
 [ "$BACKEND" = netshim ] || skip "netshim only: --bpf, netshim's counters"
 topo_init
 topo_peer_pod
-ns_start -t 5001-5003 -T 6001,6002 --bpf off
+ns_start -t 5001-5003 -T 6001,6002 --bpf off --host-lo-to-ns-lo
 
 # fd_count() - netshim's open descriptors
 fd_count() {

@@ -3,8 +3,9 @@
 #
 # Namespace mode, UDP local flows, as pasta's spliced UDP flows:
 # - -u: a pod process writing to the pod's 127.0.0.1 or ::1 on a forwarded
-#   port reaches a server bound to the namespace's loopback only (over the
-#   tap it could not: a loopback source is a martian there);
+#   port reaches a server bound to the namespace's loopback only, with
+#   --host-lo-to-ns-lo (over the tap it could not: a loopback source is a
+#   martian there; without the option, t_netns_lo_target.sh);
 # - -U: a namespace process writing to its own loopback on a -U port
 #   reaches a server on the pod's loopback;
 # - both ways, both families: 200 flows at once (IPv4), each 20 datagrams
@@ -56,7 +57,7 @@ fd_count() {
 [ "$BACKEND" = netshim ] || skip "netshim only: --udp-timeout, netshim's counters"
 topo_init
 topo_peer_pod
-ns_start -u 5001-5002 -U 6001-6002 --udp-timeout 6
+ns_start -u 5001-5002 -U 6001-6002 --udp-timeout 6 --host-lo-to-ns-lo
 fd0=$(fd_count)
 
 # -u: the pod's loopback to the namespace's

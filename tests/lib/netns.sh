@@ -69,6 +69,16 @@ ns_start() {
 	export BACKEND_PID NS_CHILD NS_IF
 }
 
+# ns_stop() - stop the backend of ns_start and its namespace's command,
+# and unbind the namespace's name, so that ns_start can run again
+ns_stop() {
+	kill -TERM "$BACKEND_PID" 2>/dev/null
+	wait "$BACKEND_PID" 2>/dev/null
+	kill -KILL "$NS_CHILD" 2>/dev/null
+	umount "/run/netns/$NS_GUEST" 2>/dev/null
+	rm -f "/run/netns/$NS_GUEST"
+}
+
 # ns_swap() - swap $NS_GUEST and $NS_POD: local_up and local_down then
 # run the server in the pod and the client in the namespace (-T)
 ns_swap() {
