@@ -170,7 +170,7 @@ static const uint8_t conf_default_mac[ETH_ALEN_] = {
 	  conf_opt_ifname(opt, c->out_if6, arg))			\
 	X(MAC_ADDR, "mac-addr", 'M', required_argument, "MAC",		\
 	  "the guest's MAC address",					\
-	  conf_opt_mac(c, arg))						\
+	  conf_opt_mac(c, opt, arg))					\
 	X(MTU, "mtu", 'm', required_argument, "MTU",			\
 	  "guest MTU, 68-65520 (65520; namespace: the pod's)",		\
 	  conf_uint_opt(opt, arg, MTU_MIN, MTU_MAX, &c->mtu))		\
@@ -291,6 +291,9 @@ static const uint8_t conf_default_mac[ETH_ALEN_] = {
 	  "namespace mode: give the tap the pod's\n"			\
 	  "addresses and routes (always done; pasta's)",		\
 	  conf_set(&c->config_net, true))				\
+	X(NS_MAC_ADDR, "ns-mac-addr", 0, required_argument, "MAC",	\
+	  "namespace mode: the tap's MAC address (as -M)",		\
+	  conf_opt_mac(c, opt, arg))					\
 	X(NS_IFNAME, "ns-ifname", 'I', required_argument, "NAME",	\
 	  "tap device in the namespace (default: the\n"			\
 	  "template interface's name)",					\
@@ -347,7 +350,6 @@ enum {
 	  "translated")							\
 	X("no-copy-routes", no_argument, 0, NOT_YET_NS)			\
 	X("no-copy-addrs", no_argument, 0, NOT_YET_NS)			\
-	X("ns-mac-addr", required_argument, 0, NOT_YET_NS)		\
 	X("no-splice", no_argument, 0, NOT_YET_NS)
 
 /**
@@ -1108,19 +1110,23 @@ static int conf_opt_netns(struct conf *c, const char *arg)
 }
 
 /**
- * conf_opt_mac() - -M: the guest's MAC address
+ * conf_opt_mac() - -M: the guest's MAC address; --ns-mac-addr: the tap's,
+ *		    which is the same address in namespace mode
  * @c:		configuration
+ * @val:	the option, for messages
  * @arg:	xx:xx:xx:xx:xx:xx
  *
  * Return: 0 on success, -1 on error (reported)
  */
-static int conf_opt_mac(struct conf *c, const char *arg)
+static int conf_opt_mac(struct conf *c, int val, const char *arg)
 {
 	const char *e = conf_mac_parse(arg, c->guest_mac);
 
 	if (e)
-		return conf_bad('M', arg, e);
+		return conf_bad(val, arg, e);
 	c->guest_mac_set = true;
+	if (val == OPT_NS_MAC_ADDR)
+		c->ns_mac_set = true;
 	return 0;
 }
 
@@ -1497,6 +1503,7 @@ static int conf_ns_cmd(struct conf *c, int argc, char **argv)
 				  *c->userns ? "--userns" :
 				  c->config_net ? "--config-net" :
 				  c->host_lo_to_ns_lo ? "--host-lo-to-ns-lo" :
+				  c->ns_mac_set ? "--ns-mac-addr" :
 				  c->udp_fwd.follow ? "-u auto" : NULL;
 
 		/* -t auto for a VM is the sk_lookup program's (fwd.c) */

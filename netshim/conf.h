@@ -170,6 +170,7 @@ struct conf {
 	char userns[PATH_MAX];		/* --userns PATH, "" if none */
 	bool config_net;		/* --config-net: pasta's, always so */
 	bool host_lo_to_ns_lo;		/* --host-lo-to-ns-lo */
+	bool ns_mac_set;		/* --ns-mac-addr (sets guest_mac) */
 	struct fwd_spec tcp_ns_fwd;	/* -T: namespace loopback -> pod's */
 	struct fwd_spec udp_ns_fwd;	/* -U: the same for UDP */
 

@@ -3,10 +3,9 @@
  *
  * Local flows of namespace mode need sockets on the namespace's own
  * loopback and addresses, which netshim, staying in the pod's namespaces,
- * cannot open
- * itself after isolate().  A helper process started inside the namespace
- * before the sandbox (nssock_start()) opens each one on request and
- * passes it back over a UNIX socket (SCM_RIGHTS).
+ * cannot open itself after isolate().  A helper process started inside the
+ * namespace before the sandbox (nssock_start()) opens each one on request
+ * and passes it back over a UNIX socket (SCM_RIGHTS).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +30,7 @@
 /**
  * struct nssock_req - a request to the helper: a socket of a local flow in
  *		      the namespace
- * @v6:		::1 rather than 127.0.0.1
+ * @v6:		IPv6 rather than IPv4 (listening: ::1 rather than 127.0.0.1)
  * @type:	SOCK_STREAM or SOCK_DGRAM
  * @listen:	bind @port (and listen on it, for TCP) rather than connect
  * @port:	port to connect to, or to bind

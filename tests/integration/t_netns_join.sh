@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Namespace mode, the other ways in:
-# - "netshim --netns PATH" serves a namespace made by "ip netns add";
+# - "netshim --netns PATH" serves a namespace made by "ip netns add", its
+#   tap named and addressed as --ns-ifname and --ns-mac-addr say;
 # - "netshim --netns PID" serves the namespace of a process that lives in
 #   a user namespace of its own (netshim joins it to set the tap up);
 # - "netshim -- COMMAND" started by an unprivileged user works: it needs
@@ -64,11 +65,14 @@ chmod 1777 "$WORK"
 
 # --netns PATH
 topo_ns_add "$NS_GUEST"
-start_netshim --netns "/run/netns/$NS_GUEST" --ns-ifname eth7
+start_netshim --netns "/run/netns/$NS_GUEST" --ns-ifname eth7 \
+	--ns-mac-addr 02:00:5e:00:53:07
 wait_addr "$NS_GUEST"
 ip -n "$NS_GUEST" -o link show eth7 | grep -q '[<,]UP[,>]' ||
 	fail "--ns-ifname eth7: $(ip -n "$NS_GUEST" -o link show)"
-reaches_peer "$NS_GUEST" "--netns /run/netns/$NS_GUEST, --ns-ifname eth7"
+ip -n "$NS_GUEST" -o link show eth7 | grep -q 'ether 02:00:5e:00:53:07 ' ||
+	fail "--ns-mac-addr: $(ip -n "$NS_GUEST" -o link show eth7)"
+reaches_peer "$NS_GUEST" "--netns /run/netns/$NS_GUEST, --ns-ifname eth7, --ns-mac-addr"
 kill "$BACKEND_PID"
 wait "$BACKEND_PID"
 ip netns del "$NS_GUEST"

@@ -949,7 +949,6 @@ static void test_parse_passt_refused(void **state)
 		{ "--map-guest-addr", "203.0.113.5", "not supported" },
 		{ "--no-copy-routes", NULL, "namespace mode" },
 		{ "--no-copy-addrs", NULL, "namespace mode" },
-		{ "--ns-mac-addr", "02:00:00:00:00:01", "namespace mode" },
 		{ "--no-splice", NULL, "namespace mode" },
 	};
 	char err[1024], name[64];
@@ -1257,7 +1256,8 @@ static void test_parse_ns_join(void **state)
 static void test_parse_ns_pasta_forms(void **state)
 {
 	const char *const name[] = { NSBASE4, "--config-net", "--netns",
-				     "pod1", "--no-netns-quit" };
+				     "pod1", "--no-netns-quit",
+				     "--ns-mac-addr", "02:00:00:00:00:07" };
 	const char *const pid[] = { NSBASE4, "-f", "--netns-only", "4242" };
 	const char *const cmd[] = { NSBASE4, "sh", "-c", "exit 7" };
 	const char *const both[] = { NSBASE4, "--netns", "pod1", "4242" };
@@ -1269,6 +1269,8 @@ static void test_parse_ns_pasta_forms(void **state)
 	assert_true(conf.no_netns_quit);
 	assert_true(conf.config_net);
 	assert_null(conf.ns_cmd);
+	assert_true(conf.guest_mac_set);
+	assert_int_equal(conf.guest_mac[5], 7);
 
 	assert_int_equal(parse(ARGC(pid), pid), 0);
 	assert_string_equal(conf.netns, "4242");
@@ -1341,6 +1343,8 @@ static void test_parse_ns_refused(void **state)
 		{ "--netns", ".." },
 		{ "--config-net" },
 		{ "--host-lo-to-ns-lo" },
+		{ "--ns-mac-addr", "02:00:00:00:00:01" },
+		{ "--netns", "x", "--ns-mac-addr", "02:00:00:00:00" },
 		{ "--userns", "/proc/1/ns/user" },
 		{ "--netns", "x", "--userns", "/proc/1/ns/user", "--netns-only" },
 		{ "--userns", "/proc/1/ns/user", "--", "true" },
