@@ -1097,8 +1097,7 @@ static int conf_opt_path(int val, char *dst, size_t size, const char *arg)
  */
 static int conf_opt_netns(struct conf *c, const char *arg)
 {
-	if (!*arg || strchr(arg, '/') ||
-	    strspn(arg, "0123456789") == strlen(arg))
+	if (!*arg || strchr(arg, '/') || conf_netns_is_pid(arg))
 		return conf_opt_path(OPT_NETNS, c->netns, sizeof(c->netns),
 				     arg);
 	if (!strcmp(arg, ".") || !strcmp(arg, ".."))
@@ -1467,8 +1466,7 @@ static int conf_ns_cmd(struct conf *c, int argc, char **argv)
 		return -1;
 	}
 	/* pasta's forms: "[OPTION]... PID" and "[OPTION]... COMMAND" */
-	if (!dashes && optind == argc - 1 && *argv[optind] &&
-	    strspn(argv[optind], "0123456789") == strlen(argv[optind])) {
+	if (!dashes && optind == argc - 1 && conf_netns_is_pid(argv[optind])) {
 		if (*c->netns) {
 			fprintf(stderr, "netshim: --netns and a PID exclude each other\n");
 			return -1;

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <limits.h>
+#include <string.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sys/types.h>
@@ -191,6 +192,18 @@ struct conf {
 static inline bool conf_ns_mode(const struct conf *c)
 {
 	return c->ns_cmd || *c->netns;
+}
+
+/**
+ * conf_netns_is_pid() - tell if a --netns argument (or pasta's PID after
+ *			 the options) names a process: a decimal number
+ * @s:		the argument
+ *
+ * Return: true if @s is digits alone
+ */
+static inline bool conf_netns_is_pid(const char *s)
+{
+	return *s && strspn(s, "0123456789") == strlen(s);
 }
 
 int conf_parse(struct conf *c, int argc, char **argv);

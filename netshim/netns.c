@@ -275,7 +275,7 @@ int netns_join(struct ctx *c, const char *target)
 {
 	struct netns *ns = &c->ns;
 
-	if (target[0] && strspn(target, "0123456789") == strlen(target)) {
+	if (conf_netns_is_pid(target)) {
 		if (netns_open_ns(ns, target))
 			return -1;
 	} else {
@@ -445,11 +445,12 @@ static bool netns_pid_of(const char *target, pid_t *pid)
 	unsigned long v;
 	int end = 0;
 
-	if (strspn(target, "0123456789") == strlen(target))
-		end = sscanf(target, "%lu%n", &v, &end) == 1 ? end : 0;
-	else if (sscanf(target, "/proc/%lu/ns/net%n", &v, &end) != 1)
-		end = 0;
-	if (!end || target[end] || !v || v > INT_MAX)
+	if (conf_netns_is_pid(target))
+		v = strtoul(target, NULL, 10);
+	else if (sscanf(target, "/proc/%lu/ns/net%n", &v, &end) != 1 ||
+		 !end || target[end])
+		return false;
+	if (!v || v > INT_MAX)
 		return false;
 	*pid = (pid_t)v;
 	return true;

@@ -15,6 +15,8 @@
 set -u
 # shellcheck source=tests/lib/topo.sh
 . "$(dirname "$0")/../lib/topo.sh"
+# shellcheck source=tests/lib/netns.sh
+. "$(dirname "$0")/../lib/netns.sh"
 # shellcheck source=tests/tcp/lib.sh
 . "$(dirname "$0")/../tcp/lib.sh"
 
@@ -45,19 +47,6 @@ start_netshim() {
 	topo_pid_add "$BACKEND_PID"
 }
 
-# wait_addr() - wait until the namespace has the pod's IPv4 address
-# $1: namespace name
-wait_addr() {
-	for _ in $(seq 50); do
-		ip -n "$1" -o addr show | grep -q 'inet 203\.0\.113\.2/' &&
-			return 0
-		kill -0 "$BACKEND_PID" 2>/dev/null ||
-			fail "netshim exited: $(tail -5 "$WORK/backend.log")"
-		sleep 0.1
-	done
-	fail "no address in $1 after 5 s"
-}
-
 [ "$BACKEND" = netshim ] || skip "netshim only: runs $NETSHIM itself"
 topo_init
 topo_peer_pod
@@ -67,7 +56,7 @@ chmod 1777 "$WORK"
 topo_ns_add "$NS_GUEST"
 start_netshim --netns "/run/netns/$NS_GUEST" --ns-ifname eth7 \
 	--ns-mac-addr 02:00:5e:00:53:07
-wait_addr "$NS_GUEST"
+ns_wait_addr "$NS_GUEST"
 ip -n "$NS_GUEST" -o link show eth7 | grep -q '[<,]UP[,>]' ||
 	fail "--ns-ifname eth7: $(ip -n "$NS_GUEST" -o link show)"
 ip -n "$NS_GUEST" -o link show eth7 | grep -q 'ether 02:00:5e:00:53:07 ' ||
@@ -78,20 +67,13 @@ wait "$BACKEND_PID"
 ip netns del "$NS_GUEST"
 
 # --netns PID, in a user namespace of its own
-ip netns exec "$NS_POD" unshare --user --map-root-user --net sleep 600 &
-holder=$!
-topo_pid_add "$holder"
-for _ in $(seq 50); do
-	[ "$(readlink "/proc/$holder/ns/user")" != "$(readlink /proc/self/ns/user)" ] &&
-		[ "$(readlink "/proc/$holder/exe")" = "$(command -v sleep)" ] &&
-		break
-	sleep 0.1
-done
+ns_holder ip netns exec "$NS_POD" unshare --user --map-root-user
+holder=$HOLDER
 touch "/run/netns/$NS_GUEST" &&
 	mount --bind "/proc/$holder/ns/net" "/run/netns/$NS_GUEST" ||
 	fail "cannot name the namespace of process $holder"
 start_netshim --netns "$holder"
-wait_addr "$NS_GUEST"
+ns_wait_addr "$NS_GUEST"
 reaches_peer "$NS_GUEST" "--netns PID in its own user namespace"
 kill "$BACKEND_PID" "$holder"
 wait "$BACKEND_PID"

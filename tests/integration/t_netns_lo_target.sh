@@ -55,20 +55,19 @@ except OSError as e:
 # peer_server() - start the server in the namespace, wait until it is bound
 # $1: tcp or udp, $2: bind address, $3: port
 peer_server() {
-	local _ a=$2
+	local _
 
-	[ "${a#*:}" = "$a" ] || a="[$a]"
 	ip netns exec "$NS_GUEST" timeout 60 python3 -c "$PEER_PY" server \
 		"$1" "$2" "$3" 2>>"$WORK/peer.log" &
 	SERVER=$!
 	topo_pid_add "$SERVER"
+	[ "$1" = tcp ] && { tcp_wait_listen "$NS_GUEST" "$3"; return; }
 	for _ in $(seq 50); do
-		# listening (or, UDP, bound): not the last server's TIME-WAIT
-		ip netns exec "$NS_GUEST" ss -Hln "-${1:0:1}" "sport = :$3" |
-			grep -qF "$a:$3" && return 0
+		ip netns exec "$NS_GUEST" ss -Hlun "sport = :$3" | grep -q . &&
+			return 0
 		sleep 0.1
 	done
-	fail "server $1 $2 port $3 not bound after 5 s"
+	fail "server udp $2 port $3 not bound after 5 s"
 }
 
 # expect() - the pod's client gets the answer it should

@@ -20,6 +20,8 @@
 set -u
 # shellcheck source=tests/lib/topo.sh
 . "$(dirname "$0")/../lib/topo.sh"
+# shellcheck source=tests/lib/netns.sh
+. "$(dirname "$0")/../lib/netns.sh"
 
 if [ "$BACKEND" = passt ]; then
 	BIN=${PASTA:-$(dirname "$(command -v "${PASST:-passt}")")/pasta}
@@ -52,25 +54,6 @@ start_user() {
 	topo_pid_add "$BACKEND_PID"
 }
 
-# wait_addr() - wait until the namespace has the pod's IPv4 address
-# $1: ip(8) -n argument or "pid:PID" for a process's namespace
-wait_addr() {
-	local out
-
-	for _ in $(seq 50); do
-		if [ "${1#pid:}" != "$1" ]; then
-			out=$(nsenter -t "${1#pid:}" -n ip -o addr show 2>&1)
-		else
-			out=$(ip -n "$1" -o addr show 2>&1)
-		fi
-		echo "$out" | grep -q 'inet 203\.0\.113\.2/' && return 0
-		kill -0 "$BACKEND_PID" 2>/dev/null ||
-			fail "backend exited: $(tail -5 "$WORK/backend.log")"
-		sleep 0.1
-	done
-	fail "no address in $1 after 5 s: $out"
-}
-
 # ends() - the back-end exits by itself, with status 0, leaving no process
 # in the namespace
 # $1: the namespace's inode, $2: what happened, for messages
@@ -95,21 +78,6 @@ ends() {
 	log "ok: $2: the backend exited (0), nothing left in the namespace"
 }
 
-# holder() - a process in a network namespace of its own; sets HOLDER
-# $@: more unshare(1) options and what runs it (setpriv ...)
-holder() {
-	"$@" unshare --net sleep 600 &
-	HOLDER=$!
-	topo_pid_add "$HOLDER"
-	for _ in $(seq 50); do
-		[ "$(readlink "/proc/$HOLDER/ns/net")" != "$(readlink /proc/self/ns/net)" ] &&
-			[ "$(readlink "/proc/$HOLDER/exe")" = "$(command -v sleep)" ] &&
-			return 0
-		sleep 0.1
-	done
-	fail "no namespace for process $HOLDER"
-}
-
 topo_init
 topo_peer_pod
 chmod 1777 "$WORK"
@@ -118,34 +86,34 @@ chmod 1777 "$WORK"
 topo_ns_add "$NS_GUEST"
 ino=$(stat -L -c %i "/run/netns/$NS_GUEST")
 start --netns "$NS_GUEST"
-wait_addr "$NS_GUEST"
+ns_wait_addr "$NS_GUEST"
 ip netns del "$NS_GUEST"
 ends "$ino" "--netns NAME, ip netns del"
 
 # PID, then the process ends: as pasta is used, by an unprivileged user
 # for a process of that user in a user namespace of its own
-holder setpriv --reuid=65534 --regid=65534 --clear-groups unshare --user \
+ns_holder setpriv --reuid=65534 --regid=65534 --clear-groups unshare --user \
 	--map-root-user
 ino=$(stat -L -c %i "/proc/$HOLDER/ns/net")
 start_user "$HOLDER"
-wait_addr "pid:$HOLDER"
+ns_wait_addr "pid:$HOLDER"
 kill "$HOLDER"
 ends "$ino" "PID, the process ended"
 
 # --netns /proc/PID/ns/net (and --userns, as pasta needs with a path),
 # then the process ends
-holder setpriv --reuid=65534 --regid=65534 --clear-groups unshare --user \
+ns_holder setpriv --reuid=65534 --regid=65534 --clear-groups unshare --user \
 	--map-root-user
 ino=$(stat -L -c %i "/proc/$HOLDER/ns/net")
 start_user --netns "/proc/$HOLDER/ns/net" --userns "/proc/$HOLDER/ns/user"
-wait_addr "pid:$HOLDER"
+ns_wait_addr "pid:$HOLDER"
 kill "$HOLDER"
 ends "$ino" "--netns /proc/PID/ns/net, the process ended"
 
 # --no-netns-quit: still there once the namespace's file is gone
 topo_ns_add "$NS_GUEST"
 start --netns "$NS_GUEST" --no-netns-quit
-wait_addr "$NS_GUEST"
+ns_wait_addr "$NS_GUEST"
 ip netns del "$NS_GUEST"
 sleep 3
 kill -0 "$BACKEND_PID" 2>/dev/null ||

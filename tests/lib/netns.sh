@@ -79,6 +79,45 @@ ns_stop() {
 	rm -f "/run/netns/$NS_GUEST"
 }
 
+# ns_wait_addr() - wait until a namespace served by the backend has the
+# pod's IPv4 address; fail if the backend ($BACKEND_PID) exits first
+# $1: ip(8) -n argument, or "pid:PID" for a process's namespace
+ns_wait_addr() {
+	local _ out
+
+	for _ in $(seq 50); do
+		if [ "${1#pid:}" != "$1" ]; then
+			out=$(nsenter -t "${1#pid:}" -n ip -o addr show 2>&1)
+		else
+			out=$(ip -n "$1" -o addr show 2>&1)
+		fi
+		echo "$out" | grep -q 'inet 203\.0\.113\.2/' && return 0
+		kill -0 "$BACKEND_PID" 2>/dev/null ||
+			fail "backend exited: $(tail -5 "$WORK/backend.log")"
+		sleep 0.1
+	done
+	fail "no address in $1 after 5 s: $out"
+}
+
+# ns_holder() - a process (sleep) in a network namespace of its own, for
+# --netns PID; sets HOLDER once it runs there
+# $@: what runs "unshare --net sleep" (ip netns exec, setpriv, unshare
+#     --user ...), if anything
+ns_holder() {
+	local _
+
+	"$@" unshare --net sleep 600 &
+	HOLDER=$!
+	topo_pid_add "$HOLDER"
+	for _ in $(seq 50); do
+		[ "$(readlink "/proc/$HOLDER/ns/net")" != "$(readlink /proc/self/ns/net)" ] &&
+			[ "$(readlink "/proc/$HOLDER/exe")" = "$(command -v sleep)" ] &&
+			return 0
+		sleep 0.1
+	done
+	fail "no namespace for process $HOLDER"
+}
+
 # ns_swap() - swap $NS_GUEST and $NS_POD: local_up and local_down then
 # run the server in the pod and the client in the namespace (-T)
 ns_swap() {
