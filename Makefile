@@ -134,9 +134,16 @@ arch: $(BIN)
 # Two at a time (JOBS): none measures speed, and their guests under TCG
 # keep a core busy each; a clean clone's run takes a third less
 JOBS ?= 2
+# passt from Debian trixie's source package, the other end of the
+# migrations between passt and netshim (t_migrate_*): built once into
+# build/passt-vu; if it cannot be, the tests that need it fail and say why
+# (build/passt-vu/failed.txt), the others run
+PASST_VU_DIR := $(CURDIR)/build/passt-vu
 integration: $(BIN) $(GUARD_BIN) $(REPAIR_BIN) tests/relay tests/vu_relay
 	tests/vm/debian/mkrootfs.sh
-	JOBS=$(JOBS) NETSHIM=$(CURDIR)/$(GUARD_BIN) tests/integration/run.sh
+	-tests/bench/passt-vu.sh $(PASST_VU_DIR)
+	JOBS=$(JOBS) NETSHIM=$(CURDIR)/$(GUARD_BIN) PASST_VU=$(PASST_VU_DIR)/passt \
+		tests/integration/run.sh
 
 # Everything CI runs: unit tests plain and sanitized, the call graph's
 # check for loops, the integration tests
