@@ -24,7 +24,10 @@
 #         receive buffers the back-end wrote them to until the download
 #         has ended, then are checked (udphold, built from
 #         tests/vm/udphold.c): a buffer written during the memory copy
-#         and missing from the dirty log comes out wrong there.
+#         and missing from the dirty log comes out wrong there;
+#   probe with netshim.probe=PORT, a new TCP connection to the peer's
+#         PORT every second, each writing its number: the host sees new
+#         connections work after each migration, wherever the guest is.
 # The guest does not know when the migration happens.  It reports how
 # each transfer ended: its status and the kernel's count of connections
 # reset (EstabResets: socat takes a reset for an end of stream), or that
@@ -37,12 +40,14 @@
 # (default 2000000), netshim.conns (default 0), netshim.down_stall (default
 # 0: seconds the download stops reading after its first two, before the
 # migration starts, so that the guest's window and the pod's receive
-# queue are full when it comes, as when a busy guest falls behind).
+# queue are full when it comes, as when a busy guest falls behind),
+# netshim.probe (default 0: none).
 
 wait_s=${netshim_wait:-120}
 up_lines=${netshim_up_lines:-2000000}
 conns=${netshim_conns:-0}
 stall=${netshim_down_stall:-0}
+probe=${netshim_probe:-0}
 
 # mib - counters of one section of /proc/net/snmp or /proc/net/netstat
 # (a line of names, then a line of values), one "NAME VALUE" line each
@@ -108,6 +113,15 @@ if dhcp4; then
 			i=$((i + 1))
 		done
 	fi
+	if [ "$probe" -gt 0 ]; then
+		( n=0
+		  while [ ! -e /tmp/probe.stop ] && [ "$n" -lt "$wait_s" ]; do
+			echo "$n" | socat -u - \
+				"TCP:$PEER4:$probe,connect-timeout=2" 2>/dev/null
+			n=$((n + 1))
+			sleep 1
+		  done ) &
+	fi
 	udphold "$PEER4" 5314 /tmp/hold.drain >/tmp/hold.res 2>&1 &
 	hold=$!
 	resets=$(estab_resets)
@@ -158,6 +172,8 @@ if dhcp4; then
 			"$(cat /tmp/up.rc); resets $(($(estab_resets) - resets))"
 	fi
 	result down_lines "$(cat /tmp/down.res)"
+	# How it ended, in socat's words: nothing after an end of stream
+	result down_err "$(tr '\n' ' ' </tmp/down.err | head -c 200)"
 	touch /tmp/hold.drain
 	wait "$hold"
 	result hold "$(head -c 300 /tmp/hold.res)"
@@ -173,7 +189,7 @@ if dhcp4; then
 		i=$((i + 1))
 	done
 	r2=$(cat /tmp/conns.n 2>/dev/null)
-	touch /tmp/udp.stop /tmp/conns.stop
+	touch /tmp/udp.stop /tmp/conns.stop /tmp/probe.stop
 	result udp "pushes ${e2:-0}, $((${e2:-0} - ${e1:-0})) in the last 3 s$(head -c 200 /tmp/udp.err)"
 	if [ -n "${cpid:-}" ]; then
 		wait "$cpid"
