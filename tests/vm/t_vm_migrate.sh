@@ -768,8 +768,9 @@ else
 		*) fail "the download did not end in a reset: '$down_err'" ;;
 		esac
 	fi
-	kept="connections reset ($ended; download: ${down_err:-eof});" \
-		"$lines before"
+	kept="connections reset ($ended; download: ${down_err#* W }"
+	kept="$kept)"
+	kept="$kept; $lines before"
 fi
 # The datagrams held unread across the migration: not one wrong (a
 # receive buffer written during the memory copy and missing from the

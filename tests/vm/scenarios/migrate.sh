@@ -127,8 +127,9 @@ if dhcp4; then
 	resets=$(estab_resets)
 	# Lines checked as they come, as the peer wrote them: $1 drops the
 	# padding (no leading zeros, which busybox awk would read as octal)
-	# dd reads no more than it writes: nothing is lost at the stall
-	(socat -u "TCP:$PEER4:5310" - 2>/tmp/down.err |
+	# dd reads no more than it writes: nothing is lost at the stall.
+	# socat takes a reset for an end of stream, with a warning (-d)
+	(socat -d -u "TCP:$PEER4:5310" - 2>/tmp/down.err |
 		{ if [ "$stall" -gt 0 ]; then
 			end=$(($(date +%s) + 2))
 			while [ "$(date +%s)" -lt "$end" ]; do
