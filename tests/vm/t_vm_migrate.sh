@@ -768,8 +768,7 @@ else
 		*) fail "the download did not end in a reset: '$down_err'" ;;
 		esac
 	fi
-	kept="connections reset ($ended; download: ${down_err#* W }"
-	kept="$kept)"
+	kept="connections reset ($ended; download ${down_err#* W })"
 	kept="$kept; $lines before"
 fi
 # The datagrams held unread across the migration: not one wrong (a
