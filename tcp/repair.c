@@ -878,6 +878,12 @@ void tcp_restore_conn(struct ctx *c, struct tcp_restore *r,
 			info("migration: no TCP repair helper: the guest's "
 			     "TCP connections will be reset");
 	}
+	/* A second record of one 4-tuple: the first one's connection
+	 * stays, this one is no connection of the guest's
+	 */
+	if (conn_lookup(c->tcp, &from->gaddr, from->gport, &from->raddr,
+			from->rport))
+		st = NULL;
 	if (st && r->rep)
 		fd = tcp_sock_restore(c, st, left);
 	if (fd < 0) {
