@@ -260,7 +260,8 @@ int tcp_passt_save(struct ctx *c, struct migio *io)
 	tcp_dump_start(c, &d);
 	for (i = 0; i < t->idx.hiwater; i++)
 		n += tcp_passt_listed(&t->c[i]);
-	if (n && !d.rep && !repair_wait(c)) {
+	/* Asked once: each millisecond of waiting is downtime */
+	if (n && !d.rep && (d.asked || !repair_wait(c))) {
 		info("migration: no TCP repair helper: passt's stream then "
 		     "carries none of the guest's %u TCP connections; each is "
 		     "reset at the destination once the guest sends on it", n);

@@ -723,6 +723,7 @@ void tcp_dump_start(struct ctx *c, struct tcp_dump *d)
 	tcp_drop_pending(c, false);
 	for (i = 0; i < t->idx.hiwater && !d->rep; i++)
 		d->rep = tcp_migratable(&t->c[i]);
+	d->asked = d->rep;
 	if (d->rep && !repair_wait(c)) {
 		info("migration: no TCP repair helper: the guest's TCP "
 		     "connections will be reset");

@@ -53,6 +53,7 @@ struct tcp_sock_state {
 /**
  * struct tcp_dump - the source's walk over its connections
  * @rep:	a repair helper has the sockets that move
+ * @asked:	whether a helper is there was asked (repair_wait())
  * @ready:	connections below this index were waited for
  * @queued:	the helper was given those below this index
  * @mark:	what to wait for (repair_wait_for())
@@ -61,7 +62,7 @@ struct tcp_sock_state {
  * @moved:	connections that went with their socket
  */
 struct tcp_dump {
-	bool rep;
+	bool rep, asked;
 	uint32_t ready, queued;
 	uint64_t mark, t0, waited;
 	uint32_t moved;
