@@ -86,6 +86,13 @@ static const uint8_t conf_default_mac[ETH_ALEN_] = {
 	  "exit once the front-end confirms our state\n"		\
 	  "reached a live migration's destination",			\
 	  conf_set(&c->migrate_exit, true))				\
+	X(MIGRATE_FORMAT, "migrate-format", 0, required_argument,	\
+	  "FORMAT",							\
+	  "the device state a migration's source writes:\n"		\
+	  "passt (passt's stream, read by passt and\n"		\
+	  "netshim: the default) or netshim (UDP and\n"		\
+	  "ICMP echo flows go too; netshim reads it)",			\
+	  conf_opt_migrate_format(c, arg))				\
 	X(PRINT_CAPS, "print-capabilities", 0, no_argument, NULL,	\
 	  "print the vhost-user back-end's capabilities\n"		\
 	  "as JSON and exit",						\
@@ -1181,6 +1188,29 @@ static int conf_opt_bpf(struct conf *c, const char *arg)
 	if (m < 0)
 		return conf_bad(OPT_BPF, arg, "expected auto, off or require");
 	c->bpf = (enum conf_bpf)m;
+	return 0;
+}
+
+/**
+ * conf_opt_migrate_format() - --migrate-format: the device state a
+ *			       migration's source writes
+ * @c:		configuration
+ * @arg:	passt or netshim
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_opt_migrate_format(struct conf *c, const char *arg)
+{
+	static const char *const words[] = {
+		[CONF_MIGRATE_PASST] = "passt",
+		[CONF_MIGRATE_NETSHIM] = "netshim",
+	};
+	int m = conf_word(arg, words, (int)(sizeof(words) / sizeof(words[0])));
+
+	if (m < 0)
+		return conf_bad(OPT_MIGRATE_FORMAT, arg,
+				"expected passt or netshim");
+	c->migrate_format = (enum conf_migrate_format)m;
 	return 0;
 }
 

@@ -75,6 +75,19 @@ enum conf_bpf {
 };
 
 /**
+ * enum conf_migrate_format - --migrate-format: the device state a
+ *			      migration's source writes
+ * @CONF_MIGRATE_PASST:		passt's stream, version 2 (the default):
+ *				passt and netshim destinations read it
+ * @CONF_MIGRATE_NETSHIM:	netshim's own: UDP and ICMP echo flows go
+ *				too, and only netshim reads it
+ */
+enum conf_migrate_format {
+	CONF_MIGRATE_PASST = 0,
+	CONF_MIGRATE_NETSHIM,
+};
+
+/**
  * enum conf_io_uring - --io-uring: whether the loop uses io_uring
  * @CONF_IO_URING_OFF:		never: epoll alone (the default: io_uring
  *				measured no faster, README.md)
@@ -96,6 +109,7 @@ struct conf {
 	int vmm_fd;			/* -F: connected socket, else -1 */
 	bool vhost_user;	/* a vhost-user front-end, not -netdev stream */
 	bool migrate_exit;	/* exit once our state reached a destination */
+	enum conf_migrate_format migrate_format;	/* what a source writes */
 
 	/* process */
 	bool foreground, quiet, debug, trace;

@@ -67,4 +67,26 @@ static inline uint16_t migio_rd_be16(const uint8_t *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
+/**
+ * migio_wr_be32() - store a 32-bit integer big endian in a record
+ * @p:		where, four bytes
+ * @v:		the integer
+ */
+static inline void migio_wr_be32(uint8_t *p, uint32_t v)
+{
+	migio_wr_be16(p, (uint16_t)(v >> 16));
+	migio_wr_be16(p + 2, (uint16_t)v);
+}
+
+/**
+ * migio_rd_be32() - load a 32-bit integer stored big endian in a record
+ * @p:		where, four bytes
+ *
+ * Return: the integer
+ */
+static inline uint32_t migio_rd_be32(const uint8_t *p)
+{
+	return (uint32_t)migio_rd_be16(p) << 16 | migio_rd_be16(p + 2);
+}
+
 #endif /* NETSHIM_MIGIO_H */

@@ -45,36 +45,54 @@ enum migrate_section {
 static struct migio migrate_io;
 
 /**
+ * migrate_own_save() - write our state as netshim's own stream
+ * @c:		execution context
+ * @io:		the stream, at its start
+ *
+ * Return: 0 on success, -1 with @io->err set
+ */
+static int migrate_own_save(struct ctx *c, struct migio *io)
+{
+	uint8_t g[GUEST_LEN] = { 0 };
+
+	memcpy(g, c->guest_mac, 6);
+	g[6] = (c->guest_mac_known ? GUEST_MAC_KNOWN : 0) |
+	       (c->gaddr6_known ? GUEST_ADDR6_KNOWN : 0);
+	memcpy(g + 8, &c->gaddr6_seen, 16);
+	return migio_put_u64(io, MIGRATE_MAGIC) ||
+	       migio_put_u32(io, MIGRATE_VERSION) ||
+	       migio_put_u16(io, MIGRATE_GUEST) || migio_put(io, g, sizeof(g)) ||
+	       migio_put_u16(io, MIGRATE_TCP) || tcp_migrate_save(c, io) ||
+	       migio_put_u16(io, MIGRATE_UDP) || udp_migrate_save(c, io) ||
+	       migio_put_u16(io, MIGRATE_ICMP) || icmp_migrate_save(c, io) ||
+	       migio_put_u16(io, MIGRATE_END) ? -1 : 0;
+}
+
+/**
  * migrate_save() - write our state for a migration's destination
  * @c:		execution context
  * @fd:		the front-end's pipe, left open
+ *
+ * In passt's format unless --migrate-format says netshim's: the
+ * destination may be either, and only passt's is read by both.
  *
  * Return: 0 on success, a positive errno on failure (logged)
  */
 int migrate_save(struct ctx *c, int fd)
 {
+	bool own = c->conf.migrate_format == CONF_MIGRATE_NETSHIM;
 	struct migio *io = &migrate_io;
 	uint64_t t0 = migio_now_us();
-	uint8_t g[GUEST_LEN] = { 0 };
 
 	migio_init(io, fd);
-	memcpy(g, c->guest_mac, 6);
-	g[6] = (c->guest_mac_known ? GUEST_MAC_KNOWN : 0) |
-	       (c->gaddr6_known ? GUEST_ADDR6_KNOWN : 0);
-	memcpy(g + 8, &c->gaddr6_seen, 16);
-	if (migio_put_u64(io, MIGRATE_MAGIC) ||
-	    migio_put_u32(io, MIGRATE_VERSION) ||
-	    migio_put_u16(io, MIGRATE_GUEST) || migio_put(io, g, sizeof(g)) ||
-	    migio_put_u16(io, MIGRATE_TCP) || tcp_migrate_save(c, io) ||
-	    migio_put_u16(io, MIGRATE_UDP) || udp_migrate_save(c, io) ||
-	    migio_put_u16(io, MIGRATE_ICMP) || icmp_migrate_save(c, io) ||
-	    migio_put_u16(io, MIGRATE_END) || migio_flush(io)) {
+	if ((own ? migrate_own_save(c, io) : migrate_passt_save(c, io)) ||
+	    migio_flush(io)) {
 		err("migration: writing our state failed after %llu bytes: %s",
 		    (unsigned long long)io->total, strerror(io->err));
 		return io->err;
 	}
-	info("migration: state written, %llu bytes in %llu us",
-	     (unsigned long long)io->total,
+	info("migration: state written in %s's format, %llu bytes in %llu us",
+	     own ? "netshim" : "passt", (unsigned long long)io->total,
 	     (unsigned long long)(migio_now_us() - t0));
 	return 0;
 }
@@ -124,12 +142,20 @@ int migrate_load(struct ctx *c, int fd)
 	uint16_t type;
 
 	migio_init(io, fd);
-	if (migio_get_u64(io, &magic) || migio_get_u32(io, &version))
+	if (migio_get_u64(io, &magic))
 		goto fail;
+	if (magic == PASST_MAGIC) {
+		if (migrate_passt_load(c, io))
+			goto fail;
+		goto end;
+	}
 	if (magic != MIGRATE_MAGIC) {
-		err("migration: the device state is not netshim's");
+		err("migration: the device state is neither netshim's nor "
+		    "passt's");
 		return EINVAL;
 	}
+	if (migio_get_u32(io, &version))
+		goto fail;
 	if (version != MIGRATE_VERSION) {
 		err("migration: device state version %u, this netshim reads %u",
 		    version, MIGRATE_VERSION);
@@ -158,11 +184,13 @@ int migrate_load(struct ctx *c, int fd)
 			return EINVAL;
 		}
 	}
+end:
 	if (!migio_at_end(io)) {
 		err("migration: bytes after the end of the device state");
 		return io->err ? io->err : EINVAL;
 	}
-	info("migration: state read, %llu bytes in %llu us",
+	info("migration: state read in %s's format, %llu bytes in %llu us",
+	     magic == PASST_MAGIC ? "passt" : "netshim",
 	     (unsigned long long)io->total,
 	     (unsigned long long)(migio_now_us() - t0));
 	return 0;

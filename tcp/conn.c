@@ -14,6 +14,7 @@
 #include <sys/epoll.h>
 #include <sys/random.h>
 
+#include "tcp.h"
 #include "internal.h"
 #include "netshim/flow.h"
 #include "netshim/inany.h"
@@ -323,6 +324,9 @@ int tcp_init(struct ctx *c)
 		goto nomem;
 	for (int i = 0; i < TCP_OOO_SLOTS; i++)
 		t->ooo_owner[i] = -1;
+	t->mig_recs = calloc(c->conf.max_tcp, TCP_PASST_REC);
+	if (!t->mig_recs)
+		goto nomem;
 	if (getrandom(&t->isn_key, sizeof(t->isn_key), 0) < 0)
 		t->isn_key = (uint64_t)getpid() * 0x9e3779b97f4a7c15ULL;
 

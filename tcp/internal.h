@@ -63,6 +63,9 @@
  * @ooo_buf:	TCP_OOO_SLOTS slots of TCP_OOO_SLOT bytes for the guest's
  *		bytes held past a hole (ooo.c)
  * @ooo_owner:	index of the connection holding each slot, -1 if free
+ * @mig_recs:	passt's records of a migration, kept until their sockets
+ *		come (migrate_passt.c): room for as many as the table holds,
+ *		zero pages until used
  */
 struct tcp_table {
 	struct tcp_conn *c;
@@ -83,6 +86,7 @@ struct tcp_table {
 	uint64_t isn_key;
 	uint8_t *ooo_buf;
 	int32_t ooo_owner[TCP_OOO_SLOTS];
+	uint8_t *mig_recs;
 };
 
 /* conn.c */

@@ -35,4 +35,9 @@ int tcp_migrate_load(struct ctx *c, struct migio *io);
 void tcp_migrate_release(void);
 void tcp_migrate_back(struct ctx *c);
 
+#define TCP_PASST_REC		112	/* a connection's record in passt's
+					 * device state (tcp/migrate_passt.c) */
+int tcp_passt_save(struct ctx *c, struct migio *io);
+int tcp_passt_load(struct ctx *c, struct migio *io);
+
 #endif /* NETSHIM_TCP_H */

@@ -2,12 +2,13 @@
 /* netshim - fuzz target: migrate_load(), the device state a migration's
  * destination reads
  *
- * The input is the state, handed over a pipe as QEMU hands it.  Whatever
- * it holds, the reader must return 0 or a positive errno, never read past
- * what it was given, and leave the tables usable: the connections it
- * resets are checked to be gone, and the frames it queues for the guest
- * to fit the queue.  The context is set up as fuzz_frame's, with no
- * repair helper: connections with a socket part are reset too.
+ * The input is the state, netshim's own or passt's (the seeds hold both),
+ * handed over a pipe as QEMU hands it.  Whatever it holds, the reader
+ * must return 0 or a positive errno, never read past what it was given,
+ * and leave the tables usable: the connections it resets are checked to
+ * be gone, and the frames it queues for the guest to fit the queue.  The
+ * context is set up as fuzz_frame's, with no repair helper: connections
+ * with a socket part are reset too.
  */
 #include <errno.h>
 #include <fcntl.h>

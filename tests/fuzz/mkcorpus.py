@@ -431,6 +431,41 @@ def migrate_states():
     }
 
 
+def passt_side(o, oport, e, eport):
+    """One side of passt's TCP record: ports in the host's order."""
+    return (ipaddress.IPv6Address(o).packed + ipaddress.IPv6Address(e).packed
+            + struct.pack("=HH", oport, eport))
+
+
+def passt_tcp():
+    """passt's record of one connection (struct tcp_tap_transfer)."""
+    tap = passt_side("::ffff:198.51.100.10", 80, "::ffff:203.0.113.2", 49152)
+    host = passt_side("::ffff:203.0.113.2", 41000, "::ffff:198.51.100.10",
+                      80)
+    return (bytes([2, 1]) + tap + host + bytes([0, 7, 8, 4]) +
+            struct.pack(">IIBBHHIIIII", 1460, 4096, 0, 0, 1000, 500, 5000,
+                        4000, 1000, 1000, 999))
+
+
+def passt_ext(state=1, sndq=b"abc", notsent=1, rcvq=b"defgh"):
+    """passt's socket state of one connection, then its queues."""
+    return (struct.pack(">12I", 7000, 9000, len(sndq), notsent, len(rcvq),
+                        1460, 12345, 1, 65535, 65535, 65535, 2) +
+            bytes([7, 7, state, 7]) + (sndq + rcvq if state else b""))
+
+
+def passt_states():
+    """Device states as passt 2025-05 and later write them (version 2)."""
+    head = struct.pack(">QII", 0xB1BB1D1B0BB1D1B0, 2, 2)
+    addrs = (GUEST6 + ipaddress.IPv6Address("fe80::1").packed +
+             ipaddress.IPv4Address("203.0.113.2").packed + GUEST_MAC)
+    return {
+        "passt-empty": head + addrs + struct.pack(">I", 0),
+        "passt-tcp": head + addrs + struct.pack(">I", 2) + passt_tcp() * 2 +
+                     passt_ext() + passt_ext(0),
+    }
+
+
 def write(outdir, target, name, data):
     d = os.path.join(outdir, target)
     os.makedirs(d, exist_ok=True)
@@ -467,7 +502,7 @@ def main():
         write(outdir, "fuzz_conf", name, data)
     for name, data in vu_slots_messages().items():
         write(outdir, "fuzz_vu_msg", name, data)
-    for name, data in migrate_states().items():
+    for name, data in {**migrate_states(), **passt_states()}.items():
         write(outdir, "fuzz_migrate", name, data)
 
 
