@@ -372,6 +372,25 @@ vm_peer_wait udp "$UDP_PORT"
 [ -z "${MIG_FAIL:-}" ] || { [ "$ROUNDS" -eq 1 ] && [ -z "$CANCEL" ]; } ||
 	fail "MIG_FAIL is one migration, without MIG_CANCEL"
 
+# dest_running() - fail unless the destination's QEMU runs the guest
+# within 10 s of its migration's end, with what it said if it ended
+# $1: DST
+dest_running() {
+	local _
+
+	for _ in $(seq 50); do
+		kill -0 "${QRUN[$1]}" 2>/dev/null ||
+			fail "QEMU $1 (${KIND[$1]}) ended instead of running the" \
+				"migrated guest: $(grep -v '^run-vm' \
+				"$WORK/run-$1.out" | tail -n 4)"
+		qmp "$WORK/$1.qmp" query-status 2>/dev/null |
+			grep -q '"running": true' && return
+		sleep 0.2
+	done
+	fail "QEMU $1 (${KIND[$1]}) does not run the guest 10 s after its" \
+		"migration: $(qmp "$WORK/$1.qmp" query-status 2>&1)"
+}
+
 # probe_wait() - wait for two more of the guest's new connections than
 # the peer had when the migration completed (MIG_PROBE): the last began
 # where the guest arrived; fail after 40 s without them
@@ -527,8 +546,10 @@ hop() {
 	[ "$STATUS" = completed ] ||
 		{ [ -n "${MIG_FAIL:-}" ] && [ "$STATUS" = failed ]; } ||
 		fail "migration $src -> $dst $STATUS:" \
-			"$(cat "$WORK/query-migrate.out");" \
-			"$(tail -n 3 "$WORK/backend-$src.log")"
+			"$(cat "$WORK/query-migrate.out"); source" \
+			"back-end: $(tail -n 3 "$WORK/backend-$src.log");" \
+			"destination QEMU: $(grep -v '^run-vm' \
+				"$WORK/run-$dst.out" | tail -n 4)"
 	SUMMARY="$(migration_field total-time) ms, downtime $(migration_field downtime) ms"
 	# Between pods: the source QEMU quits at once, as libvirt ends the
 	# source domain, and the network moves the address to where the guest
@@ -539,6 +560,9 @@ hop() {
 		sleep "$MOVE_DELAY"
 		topo_pod_move "$([ "$pod" = "$NS_POD2" ] && echo 2 || echo 1)"
 	fi
+	# The source may see its migration complete while the destination
+	# QEMU refuses what it got: the guest must run there
+	[ -n "${MIG_FAIL:-}" ] || dest_running "$dst"
 	# The destination restored its sockets as the guest resumed
 	sleep 1
 	[ -n "$PODS" ] || mig_rst_release "$src -> $dst"
