@@ -660,7 +660,8 @@ rc=$?
 # connections, beside passt (memory.sh, its own topology; minutes)
 [ -n "${BENCH_QUICK:-}" ] || [ -n "$BENCH_ONLY" ] ||
 	NETSHIM=$NETSHIM "$BENCH_DIR/memory.sh" "$OUT" || rc=1
-# Live migration with 1, 100 and 1000 TCP connections, total time and
+# Live migration with 1, 100 and 1000 TCP connections in each direction
+# between passt and netshim, total time and
 # downtime beside passt's (migrate.sh: QEMU guests, minutes).  passt's
 # rows need a passt with --vhost-user and its passt-repair
 if [ -z "${BENCH_QUICK:-}" ] && [ -z "$BENCH_ONLY" ]; then
