@@ -164,7 +164,8 @@ $(SB)/netshim/conf.o: build/version
 # Two at a time (JOBS): none measures speed, and their guests under TCG
 # keep a core busy each; a clean clone's run takes a third less
 JOBS ?= 2
-integration: $(BIN) $(GUARD_BIN) $(REPAIR_BIN) tests/relay tests/vu_relay
+integration: $(BIN) $(GUARD_BIN) $(REPAIR_BIN) tests/relay tests/vu_relay \
+             build/static/netshim
 	tests/vm/debian/mkrootfs.sh
 	JOBS=$(JOBS) NETSHIM=$(CURDIR)/$(GUARD_BIN) tests/integration/run.sh
 
