@@ -158,6 +158,9 @@ $(SB)/%.o: %.c $(HDRS)
 
 $(SB)/netshim/conf.o: build/version
 
+# Its unit test compiles static/mnl.c beside the real libmnl
+$(B)/tests/test_mnl $(BA)/tests/test_mnl: static/mnl.c
+
 # The Debian guest's root filesystem is built (or found cached) first: its
 # few minutes of mmdebstrap would otherwise count against t_vm_debian's
 # time limit

@@ -271,7 +271,8 @@ void mnl_attr_put(struct nlmsghdr *nlh, uint16_t type, size_t len,
 
 	attr->nla_type = type;
 	attr->nla_len = alen;
-	memcpy(mnl_attr_get_payload(attr), data, len);
+	if (len)	/* an empty value may come as NULL */
+		memcpy(mnl_attr_get_payload(attr), data, len);
 	/* Padding is part of the message: the kernel must read zeroes */
 	memset((char *)attr + alen, 0, MNL_ALIGN(alen) - alen);
 	nlh->nlmsg_len += MNL_ALIGN(alen);
@@ -335,7 +336,10 @@ int mnl_attr_validate2(const struct nlattr *attr,
 		errno = EINVAL;
 		return -1;
 	}
-	if (len && plen != len) {
+	/* Too short first, then what the type needs, then too long: the
+	 * order libmnl reports them in
+	 */
+	if (plen < len) {
 		errno = ERANGE;
 		return -1;
 	}
@@ -371,6 +375,10 @@ int mnl_attr_validate2(const struct nlattr *attr,
 		break;
 	default:
 		break;
+	}
+	if (len && plen > len) {
+		errno = ERANGE;
+		return -1;
 	}
 	return 0;
 }
@@ -483,8 +491,9 @@ int mnl_attr_parse(const struct nlmsghdr *nlh, unsigned int offset,
  * mnl_cb_error() - the outcome of an NLMSG_ERROR message
  * @nlh:	message
  *
- * Return: MNL_CB_STOP for an acknowledgement (error 0), MNL_CB_ERROR with
- *	   errno the kernel's error, or EBADMSG if the message is truncated
+ * Return: MNL_CB_STOP for an acknowledgement (error 0, errno 0),
+ *	   MNL_CB_ERROR with errno the kernel's error, or EBADMSG if the
+ *	   message is truncated
  */
 static int mnl_cb_error(const struct nlmsghdr *nlh)
 {
@@ -494,10 +503,8 @@ static int mnl_cb_error(const struct nlmsghdr *nlh)
 		errno = EBADMSG;
 		return MNL_CB_ERROR;
 	}
-	if (!e->error)
-		return MNL_CB_STOP;
 	errno = e->error < 0 ? -e->error : e->error;
-	return MNL_CB_ERROR;
+	return e->error ? MNL_CB_ERROR : MNL_CB_STOP;
 }
 
 /**
@@ -513,8 +520,8 @@ static int mnl_cb_error(const struct nlmsghdr *nlh)
  * kernel's error, or none for an acknowledgement), NLMSG_DONE ends a dump,
  * NLMSG_NOOP and NLMSG_OVERRUN are passed over.
  *
- * Return: MNL_CB_OK if more messages are to come, MNL_CB_STOP at the end
- *	   of the reply, MNL_CB_ERROR with errno set: the kernel's error,
+ * Return: MNL_CB_OK if more messages are to come (also when @buf holds
+ *	   no whole message), MNL_CB_STOP at the end of the reply, MNL_CB_ERROR with errno set: the kernel's error,
  *	   ESRCH or EPROTO for a message of another socket or request, EINTR
  *	   for a dump the kernel interrupted (to be asked again)
  */
@@ -523,7 +530,7 @@ int mnl_cb_run(const void *buf, size_t numbytes, unsigned int seq,
 {
 	const struct nlmsghdr *nlh = buf;
 	int len = numbytes;
-	int ret = MNL_CB_STOP;
+	int ret = MNL_CB_OK;
 
 	for (; mnl_nlmsg_ok(nlh, len); nlh = mnl_nlmsg_next(nlh, &len)) {
 		if (portid && nlh->nlmsg_pid && nlh->nlmsg_pid != portid) {
