@@ -10,8 +10,11 @@
  * build links these definitions in its place; they follow the declarations
  * and the documented behaviour of <libmnl/libmnl.h> (return values, errno),
  * so that netshim/netlink.c and netshim/portwatch.c are the same source in
- * both builds.  The dynamic build never compiles this file: it links the
- * system's libmnl.
+ * both builds; tests/unit/test_mnl.c compares the two on the same inputs.
+ * Two differences are meant: the padding after an attribute is zeroed,
+ * and attributes are read up to their message's length, never past it.
+ * The dynamic build never compiles this file: it links the system's
+ * libmnl.
  */
 
 #include <errno.h>
