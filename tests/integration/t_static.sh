@@ -4,6 +4,8 @@
 # The statically linked build (make static, build/static/netshim), as a
 # launcher image of another distribution runs it (contrib/kubevirt.md):
 # - ldd says it is not a dynamic executable;
+# - --runas takes names from /etc/passwd, and without one refuses them
+#   with the reason;
 # - alone in an empty root (the binary, /proc and /dev, in a mount
 #   namespace of its own so that nothing leaks), no /etc/passwd: started
 #   as root it says it takes uid 65534 for nobody, and runs as that user;
@@ -29,7 +31,7 @@ STATIC=${NETSHIM_STATIC:-$REPO/build/static/netshim}
 out=$(ldd "$STATIC" 2>&1)
 echo "$out" | grep -q 'not a dynamic executable' ||
 	fail "$STATIC is not static: ldd says: $out"
-log "ok: ldd $STATIC: $(echo "$out" | sed 's/^[[:space:]]*//')"
+log "ok: ldd $STATIC: not a dynamic executable"
 
 topo_init
 topo_peer_pod
@@ -89,8 +91,22 @@ check_nobody() {
 		fail "mounts of $ROOT leaked out of its mount namespace"
 }
 
-# The stream socket, as QEMU or libvirt's passt interface uses it
+# Users by name: from /etc/passwd where there is one, refused with the
+# reason where there is none (a static build has no NSS to ask)
+if id -u daemon >/dev/null 2>&1; then
+	out=$("$STATIC" --runas daemon:daemon --vhost-user \
+		--print-capabilities 2>&1) ||
+		fail "--runas daemon:daemon refused with /etc/passwd: $out"
+fi
 empty_root
+out=$(chroot "$ROOT" /netshim --runas nobody --vhost-user \
+	--print-capabilities 2>&1) &&
+	fail "--runas nobody accepted in a root without /etc/passwd: $out"
+echo "$out" | grep -q 'give numbers' ||
+	fail "--runas nobody without /etc/passwd: no reason given: $out"
+log "ok: --runas names from /etc/passwd, refused with the reason without it"
+
+# The stream socket, as QEMU or libvirt's passt interface uses it
 start_in_root -s /run/backend.sock -D 203.0.113.1 -D 2001:db8:1::1 \
 	-S netshim.test
 for _ in $(seq 50); do
