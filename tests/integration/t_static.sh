@@ -9,8 +9,9 @@
 # - alone in an empty root (the binary, /proc and /dev, in a mount
 #   namespace of its own so that nothing leaks), no /etc/passwd: started
 #   as root it says it takes uid 65534 for nobody, and runs as that user;
-# - as a VM's back-end on the stream socket, the relay guest gets its
-#   address by DHCP and moves TCP data to and from the peer, checksummed;
+# - as a VM's back-end, on the stream socket and as a vhost-user back-end,
+#   the relay guest (tests/relay, tests/vu_relay) gets its address by
+#   DHCP and moves TCP data to and from the peer, checksummed;
 # - as a namespace's back-end (--netns PID), the namespace gets the pod's
 #   addresses and moves TCP data to and from the peer, checksummed.
 # NETSHIM_STATIC names another binary to check (default
@@ -106,31 +107,56 @@ echo "$out" | grep -q 'give numbers' ||
 	fail "--runas nobody without /etc/passwd: no reason given: $out"
 log "ok: --runas names from /etc/passwd, refused with the reason without it"
 
-# The stream socket, as QEMU or libvirt's passt interface uses it
-start_in_root -s /run/backend.sock -D 203.0.113.1 -D 2001:db8:1::1 \
-	-S netshim.test
-for _ in $(seq 50); do
-	[ -S "$ROOT/run/backend.sock" ] && break
-	kill -0 "$BACKEND_PID" 2>/dev/null ||
-		fail "netshim exited: $(tail -5 "$WORK/backend.log")"
-	sleep 0.1
-done
-[ -S "$ROOT/run/backend.sock" ] || fail "no socket in the root after 5 s"
-# The relay reaches it from outside the root
-ln -s "$ROOT/run/backend.sock" "$WORK/backend.sock"
-check_nobody
-topo_relay_guest
-guest_dhcp4
-[ "$(topo_env_get "$WORK/udhcpc.env" ip)" = 203.0.113.2 ] ||
-	fail "the guest got $(topo_env_get "$WORK/udhcpc.env" ip) by DHCP"
-log "ok: the guest got 203.0.113.2 by DHCP"
-tcp_download "$NS_GUEST" "$NS_PEER" 4 203.0.113.1 5001 1 "$(tcp_size 32M)" 30
-tcp_upload "$NS_GUEST" "$NS_PEER" 4 203.0.113.1 5002 2 "$(tcp_size 32M)" 30
-kill -0 "$BACKEND_PID" 2>/dev/null || fail "netshim died"
-kill -TERM "$RELAY_PID" "$BACKEND_PID"
-topo_wait_exit "$BACKEND_PID" 50 || fail "netshim did not exit on SIGTERM"
-ip netns del "$NS_GUEST"
-rm -f "$WORK/backend.sock"
+# vm_pass() - a VM's back-end in the empty root: the relay guest gets its
+# address by DHCP and moves data both ways, checksummed; netshim exits on
+# SIGTERM
+# $1: what it serves, for messages, $2: topo_relay_guest or
+# topo_vu_relay_guest, $3, $4: ports of the two transfers, $5...: more
+# netshim arguments
+vm_pass() {
+	local what=$1 guest=$2 p1=$3 p2=$4 _
+
+	shift 4
+	empty_root
+	start_in_root -s /run/backend.sock -D 203.0.113.1 -D 2001:db8:1::1 \
+		-S netshim.test "$@"
+	for _ in $(seq 50); do
+		[ -S "$ROOT/run/backend.sock" ] && break
+		kill -0 "$BACKEND_PID" 2>/dev/null ||
+			fail "netshim exited: $(tail -5 "$WORK/backend.log")"
+		sleep 0.1
+	done
+	[ -S "$ROOT/run/backend.sock" ] ||
+		fail "$what: no socket in the root after 5 s"
+	# The relay reaches it from outside the root
+	ln -sf "$ROOT/run/backend.sock" "$WORK/backend.sock"
+	check_nobody
+	"$guest"
+	guest_dhcp4
+	[ "$(topo_env_get "$WORK/udhcpc.env" ip)" = 203.0.113.2 ] ||
+		fail "$what: the guest got" \
+			"$(topo_env_get "$WORK/udhcpc.env" ip) by DHCP"
+	log "ok: $what: the guest got 203.0.113.2 by DHCP"
+	tcp_download "$NS_GUEST" "$NS_PEER" 4 203.0.113.1 "$p1" 1 \
+		"$(tcp_size 32M)" 30
+	tcp_upload "$NS_GUEST" "$NS_PEER" 4 203.0.113.1 "$p2" 2 \
+		"$(tcp_size 32M)" 30
+	kill -0 "$BACKEND_PID" 2>/dev/null || fail "$what: netshim died"
+	kill -TERM "$RELAY_PID" "$BACKEND_PID"
+	topo_wait_exit "$BACKEND_PID" 50 ||
+		fail "$what: netshim did not exit on SIGTERM"
+	ip netns del "$NS_GUEST"
+	rm -f "$WORK/backend.sock" "$WORK/udhcpc.env"
+}
+
+# The stream socket, as QEMU or libvirt's passt interface uses it, and
+# vhost-user, as libvirt gives KubeVirt 1.6 and later (guest memory is a
+# memfd the front-end sends, mapped from inside the empty root)
+[ -x "$REPO/tests/vu_relay" ] && [ "$REPO/tests/vu_relay" -nt \
+	"$REPO/tests/vu_relay.c" ] || make -s -C "$REPO" tests/vu_relay ||
+	fail "cannot build tests/vu_relay"
+vm_pass "stream socket" topo_relay_guest 5001 5002
+vm_pass "vhost-user" topo_vu_relay_guest 5005 5006 --vhost-user
 
 # Namespace mode: --netns PID of a namespace the test made, reached
 # through the bind-mounted /proc
