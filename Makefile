@@ -128,6 +128,39 @@ unit-asan: $(UNITS_A)
 arch: $(BIN)
 	tests/arch/callgraph.py $(B)
 
+# make static: the daemon and its repair helper linked statically, for
+# launcher images whose libraries are not Debian's (KubeVirt's virt-launcher
+# is CentOS Stream 9; contrib/kubevirt.md).  Objects of their own
+# (NETSHIM_STATIC: users from /etc/passwd, not NSS, netshim/passwd.c), so
+# that make and make static never mix them.  Debian has no libmnl.a: the
+# part of libmnl netshim calls is static/mnl.c.  A linker warning fails
+# it, as glibc's for NSS functions would: they need glibc's shared objects
+SB := build/static/obj
+STATIC_BIN := build/static/netshim build/static/netshim-repair
+STATIC_LDFLAGS := -static -Wl,--fatal-warnings
+
+.PHONY: static
+static: $(STATIC_BIN)
+
+build/static/netshim: $(SB)/netshim/main.o $(SB)/libnetshim.a $(SB)/static/mnl.o
+	$(CC) $(CFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -lbpf -lelf -lz -luring
+
+build/static/netshim-repair: repair/netshim-repair.c netshim/repair.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(STATIC_LDFLAGS) -o $@ $<
+
+$(SB)/libnetshim.a: $(LIB_SRCS:%.c=$(SB)/%.o)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(SB)/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DNETSHIM_STATIC -c -o $@ $<
+
+$(SB)/netshim/conf.o: build/version
+
+# Its unit test compiles static/mnl.c beside the real libmnl
+$(B)/tests/test_mnl $(BA)/tests/test_mnl: static/mnl.c
+
 # The Debian guest's root filesystem is built (or found cached) first: its
 # few minutes of mmdebstrap would otherwise count against t_vm_debian's
 # time limit
@@ -139,7 +172,8 @@ JOBS ?= 2
 # build/passt-vu; if it cannot be, the tests that need it fail and say why
 # (build/passt-vu/failed.txt), the others run
 PASST_VU_DIR := $(CURDIR)/build/passt-vu
-integration: $(BIN) $(GUARD_BIN) $(REPAIR_BIN) tests/relay tests/vu_relay
+integration: $(BIN) $(GUARD_BIN) $(REPAIR_BIN) tests/relay tests/vu_relay \
+             build/static/netshim
 	tests/vm/debian/mkrootfs.sh
 	-tests/bench/passt-vu.sh $(PASST_VU_DIR)
 	JOBS=$(JOBS) NETSHIM=$(CURDIR)/$(GUARD_BIN) PASST_VU=$(PASST_VU_DIR)/passt \

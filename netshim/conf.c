@@ -11,8 +11,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +25,7 @@
 #include "fwdspec.h"
 #include "log.h"
 #include "netlink.h"
+#include "passwd.h"
 #include "resolv.h"
 
 #ifndef NETSHIM_VERSION
@@ -818,28 +817,17 @@ static const char *conf_mac_parse(const char *arg, uint8_t *mac)
 static int conf_runas_id(const char *s, bool group, unsigned int *id,
 			 unsigned int *pw_gid)
 {
-	const struct passwd *pw = NULL;
-	const struct group *gr;
 	unsigned long v;
 
 	if (!conf_uint(s, 0, UINT_MAX - 1, &v)) {
 		*id = v;
 		if (!group)
-			pw = getpwuid(v);
-	} else if (group) {
-		gr = getgrnam(s);
-		if (!gr)
-			return -1;
-		*id = gr->gr_gid;
-	} else {
-		pw = getpwnam(s);
-		if (!pw)
-			return -1;
-		*id = pw->pw_uid;
+			passwd_uid_group(v, pw_gid);
+		return 0;
 	}
-	if (pw)
-		*pw_gid = pw->pw_gid;
-	return 0;
+	if (group)
+		return passwd_group(s, id);
+	return passwd_user(s, id, pw_gid);
 }
 
 /**
@@ -865,9 +853,13 @@ static int conf_opt_runas(struct conf *c, const char *arg)
 		*colon++ = '\0';
 
 	if (!*buf || conf_runas_id(buf, false, &uid, &gid))
-		return conf_bad(OPT_RUNAS, arg, "unknown user");
+		return conf_bad(OPT_RUNAS, arg, PASSWD_FILES_ONLY ?
+				"unknown user (" PASSWD_STATIC_HINT ")" :
+				"unknown user");
 	if (colon && (!*colon || conf_runas_id(colon, true, &gid, NULL)))
-		return conf_bad(OPT_RUNAS, arg, "unknown group");
+		return conf_bad(OPT_RUNAS, arg, PASSWD_FILES_ONLY ?
+				"unknown group (" PASSWD_STATIC_HINT ")" :
+				"unknown group");
 
 	c->uid = uid;
 	c->gid = gid == UINT_MAX ? uid : gid;

@@ -15,7 +15,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <libgen.h>
-#include <pwd.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -34,6 +33,7 @@
 
 #include "isolate.h"
 #include "log.h"
+#include "passwd.h"
 #include "userns.h"
 
 #if defined(__x86_64__)
@@ -315,6 +315,7 @@ static int isolate_fs(bool chroot_fallback)
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
+	const char *top = "/tmp";
 
 	if (unshare(CLONE_NEWNS | (uid ? CLONE_NEWUSER : 0))) {
 		if (!uid && !isolate_chroot()) {
@@ -331,11 +332,17 @@ static int isolate_fs(bool chroot_fallback)
 		if (userns_map_gid(0, gid))
 			debug("cannot map gid %u in the user namespace", gid);
 	}
+	/* Where the empty tmpfs is mounted does not matter, as the rest
+	 * of the tree goes: /tmp, or in an image with no /tmp (a root
+	 * holding the static binary alone) /proc, which netshim needs
+	 */
+	if (access("/tmp", F_OK))
+		top = "/proc";
 	if (mount("", "/", "", MS_PRIVATE | MS_REC, NULL) ||
-	    mount("netshim", "/tmp", "tmpfs",
+	    mount("netshim", top, "tmpfs",
 		  MS_NODEV | MS_NOEXEC | MS_NOSUID | MS_RDONLY,
 		  "nr_inodes=2,size=0") ||
-	    chdir("/tmp")) {
+	    chdir(top)) {
 		warn("cannot detach from the filesystem: %m");
 		return -1;
 	}
@@ -423,10 +430,19 @@ int isolate(const struct conf *c, struct isolate_path *sock,
 		uid = c->uid;
 		gid = c->gid;
 	} else if (uid == 0) {
-		struct passwd *pw = getpwnam("nobody");
+		unsigned int u = 65534, g = 65534;
 
-		uid = pw ? pw->pw_uid : 65534;
-		gid = pw ? pw->pw_gid : 65534;
+		/* nobody's usual number where no database knows it; the
+		 * static build, which reads /etc/passwd alone, meets that in
+		 * images with no such file, and says what it chose
+		 */
+		if (passwd_user("nobody", &u, &g) && PASSWD_FILES_ONLY)
+			info("started as root, and /etc/passwd has no user "
+			     "nobody (a static build has no other user "
+			     "database): running as uid %u gid %u; --runas "
+			     "UID:GID picks another", u, g);
+		uid = u;
+		gid = g;
 		debug("started as root: switching to nobody (uid %u)", uid);
 	}
 	if (uid == 0) {
