@@ -31,7 +31,9 @@
 #     pods, as KubeVirt migrates, each would forward it);
 #   - the guest's UDP flow went with it: the peer, which pushes a datagram
 #     every 0.2 s to where the guest's only datagram came from, still
-#     reaches it from the destination (netshim; passt carries TCP only);
+#     reaches it from the destination (netshim's own stream,
+#     MIG_FORMAT=netshim); passt's stream carries TCP only, and there the
+#     flow must have ended;
 #   - with MIG_CONNS=N, N more TCP connections, each echoing a line per
 #     round, all go on, not a byte wrong (tests/vm/conns.c in the guest);
 #   - the guest's virtio driver did not complain;
