@@ -133,7 +133,7 @@ helper_of() {
 # $1: source's back-end, $2: destination's, $3: connections
 one_run() {
 	local sb=$1 db=$2 n=$3 b="$1->$2" run="$WORK/$1-$2-$3" status out
-	local total down before after clients _ side p hpids=() linger=()
+	local total down before after clients _ p hpids=() linger=()
 
 	mkdir -p "$run"
 	# The same options for all: the launcher's, and --migrate-no-linger
