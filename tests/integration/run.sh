@@ -9,7 +9,10 @@
 #
 # BACKEND=netshim (default) or BACKEND=passt picks the daemon under test
 # (passt's namespace mode, pasta, in the namespace-mode tests), NETSHIM
-# the netshim binary (default build/netshim).
+# the netshim binary (default build/netshim), PASST_VU passt with
+# --vhost-user for the migrations between passt and netshim (t_migrate_*;
+# default build/passt-vu/passt, which make integration builds from
+# trixie's source: those tests fail without it).
 # JOBS (default 1) runs that many tests at a time, those that say
 # "# run.sh: long" first.  No test here measures speed (make bench does),
 # so sharing the cores changes how long they take, not what they check.
