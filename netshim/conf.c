@@ -85,6 +85,14 @@ static const uint8_t conf_default_mac[ETH_ALEN_] = {
 	  "exit once the front-end confirms our state\n"		\
 	  "reached a live migration's destination",			\
 	  conf_set(&c->migrate_exit, true))				\
+	X(VIRTIO_FEATURES, "virtio-features", 0, required_argument,	\
+	  "SET",							\
+	  "with --vhost-user, the virtio features offered:\n"		\
+	  "passt (those of every passt with migration, so\n"	\
+	  "that the guest can move to passt: the default)\n"	\
+	  "or all (checksum and segmentation offloads,\n"		\
+	  "indirect descriptors, event index as well)",		\
+	  conf_opt_virtio(c, arg))					\
 	X(MIGRATE_FORMAT, "migrate-format", 0, required_argument,	\
 	  "FORMAT",							\
 	  "the device state a migration's source writes:\n"		\
@@ -1180,6 +1188,28 @@ static int conf_opt_bpf(struct conf *c, const char *arg)
 	if (m < 0)
 		return conf_bad(OPT_BPF, arg, "expected auto, off or require");
 	c->bpf = (enum conf_bpf)m;
+	return 0;
+}
+
+/**
+ * conf_opt_virtio() - --virtio-features: what the vhost-user device offers
+ * @c:		configuration
+ * @arg:	passt or all
+ *
+ * Return: 0 on success, -1 on error (reported)
+ */
+static int conf_opt_virtio(struct conf *c, const char *arg)
+{
+	static const char *const words[] = {
+		[CONF_VIRTIO_PASST] = "passt",
+		[CONF_VIRTIO_ALL] = "all",
+	};
+	int m = conf_word(arg, words, (int)(sizeof(words) / sizeof(words[0])));
+
+	if (m < 0)
+		return conf_bad(OPT_VIRTIO_FEATURES, arg,
+				"expected passt or all");
+	c->virtio_features = (enum conf_virtio)m;
 	return 0;
 }
 

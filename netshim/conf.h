@@ -88,6 +88,18 @@ enum conf_migrate_format {
 };
 
 /**
+ * enum conf_virtio - --virtio-features: what the vhost-user device offers
+ * @CONF_VIRTIO_PASST:	what every passt with migration offers (the
+ *			default): the guest can move to passt
+ * @CONF_VIRTIO_ALL:	netshim's offloads, indirect descriptors, event
+ *			index and announcement as well
+ */
+enum conf_virtio {
+	CONF_VIRTIO_PASST = 0,
+	CONF_VIRTIO_ALL,
+};
+
+/**
  * enum conf_io_uring - --io-uring: whether the loop uses io_uring
  * @CONF_IO_URING_OFF:		never: epoll alone (the default: io_uring
  *				measured no faster, README.md)
@@ -110,6 +122,7 @@ struct conf {
 	bool vhost_user;	/* a vhost-user front-end, not -netdev stream */
 	bool migrate_exit;	/* exit once our state reached a destination */
 	enum conf_migrate_format migrate_format;	/* what a source writes */
+	enum conf_virtio virtio_features;	/* what vhost-user offers */
 
 	/* process */
 	bool foreground, quiet, debug, trace;

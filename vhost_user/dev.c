@@ -17,31 +17,44 @@
 #include "dev.h"
 
 /**
- * vu_features_offered() - virtio features netshim's device has
+ * vu_features_offered() - virtio features netshim's device offers
+ * @all:	netshim's own as well: offloads both ways, indirect
+ *		descriptors, event index, the guest's announcement
+ *
+ * A guest keeps the features its driver accepted at boot across a live
+ * migration, and QEMU refuses to migrate it to a back-end that does not
+ * offer every one of them.  So that a VM started on netshim can move to
+ * passt (a cluster rolling back), only those every passt with migration
+ * offers (2025-05 on: VERSION_1, MRG_RXBUF) are offered unless @all.
+ * MQ stays: only a VMM configured for several queue pairs takes it, and
+ * passt cannot serve such a VMM at all.
  *
  * Return: feature bits for GET_FEATURES
  */
-uint64_t vu_features_offered(void)
+uint64_t vu_features_offered(bool all)
 {
+	uint64_t f = 1ULL << VIRTIO_F_VERSION_1 |
+		     1ULL << VIRTIO_NET_F_MRG_RXBUF |
+		     1ULL << VIRTIO_NET_F_MQ |
+		     1ULL << VU_F_LOG_ALL |
+		     1ULL << VU_F_PROTOCOL_FEATURES;
+
 	/* MQ and GUEST_ANNOUNCE need a control queue: QEMU and Cloud
 	 * Hypervisor handle it themselves, so the guest may have both
 	 * once a back-end says it can (QEMU masks them otherwise)
 	 */
-	return 1ULL << VIRTIO_F_VERSION_1 |
-	       1ULL << VIRTIO_NET_F_CSUM |
-	       1ULL << VIRTIO_NET_F_GUEST_CSUM |
-	       1ULL << VIRTIO_NET_F_GUEST_TSO4 |
-	       1ULL << VIRTIO_NET_F_GUEST_TSO6 |
-	       1ULL << VIRTIO_NET_F_HOST_TSO4 |
-	       1ULL << VIRTIO_NET_F_HOST_TSO6 |
-	       1ULL << VIRTIO_NET_F_HOST_ECN |
-	       1ULL << VIRTIO_NET_F_MRG_RXBUF |
-	       1ULL << VIRTIO_NET_F_GUEST_ANNOUNCE |
-	       1ULL << VIRTIO_NET_F_MQ |
-	       1ULL << VIRTIO_RING_F_INDIRECT_DESC |
-	       1ULL << VIRTIO_RING_F_EVENT_IDX |
-	       1ULL << VU_F_LOG_ALL |
-	       1ULL << VU_F_PROTOCOL_FEATURES;
+	if (all)
+		f |= 1ULL << VIRTIO_NET_F_CSUM |
+		     1ULL << VIRTIO_NET_F_GUEST_CSUM |
+		     1ULL << VIRTIO_NET_F_GUEST_TSO4 |
+		     1ULL << VIRTIO_NET_F_GUEST_TSO6 |
+		     1ULL << VIRTIO_NET_F_HOST_TSO4 |
+		     1ULL << VIRTIO_NET_F_HOST_TSO6 |
+		     1ULL << VIRTIO_NET_F_HOST_ECN |
+		     1ULL << VIRTIO_NET_F_GUEST_ANNOUNCE |
+		     1ULL << VIRTIO_RING_F_INDIRECT_DESC |
+		     1ULL << VIRTIO_RING_F_EVENT_IDX;
+	return f;
 }
 
 /**
@@ -77,12 +90,14 @@ static void vq_close_fds(struct vq *vq)
 /**
  * vu_dev_init() - a device no front-end has touched
  * @d:		device
+ * @offer:	the virtio features it offers (vu_features_offered())
  */
-void vu_dev_init(struct vu_dev *d)
+void vu_dev_init(struct vu_dev *d, uint64_t offer)
 {
 	unsigned int i;
 
 	memset(d, 0, sizeof(*d));
+	d->offer = offer;
 	for (i = 0; i < VU_QUEUES; i++) {
 		vq_reset(&d->vq[i]);
 		d->vq[i].log = &d->log;
@@ -105,7 +120,7 @@ void vu_dev_reset(struct vu_dev *d)
 	vu_log_unmap(&d->log);
 	if (d->state_fd >= 0)
 		close(d->state_fd);
-	vu_dev_init(d);
+	vu_dev_init(d, d->offer);
 }
 
 /**
@@ -309,7 +324,7 @@ static enum vu_result set_features(struct vu_dev *d, struct vu_msg *m)
 	uint64_t f = m->payload.u64;
 	unsigned int i;
 
-	if (f & ~vu_features_offered())
+	if (f & ~d->offer)
 		return VU_DROP;
 	d->features = f;
 	d->features_set = true;
@@ -679,7 +694,7 @@ enum vu_result vu_handle(struct vu_dev *d, struct vu_msg *m)
 
 	switch (m->request) {
 	case VU_GET_FEATURES:
-		r = reply_u64(m, vu_features_offered());
+		r = reply_u64(m, d->offer);
 		break;
 	case VU_SET_FEATURES:
 		r = m->size < 8 ? VU_DROP : set_features(d, m);

@@ -45,6 +45,7 @@ struct vu_msg {
 
 /**
  * struct vu_dev - what the front-end set up
+ * @offer:		virtio features we offer (vu_features_offered())
  * @features:		virtio features it acknowledged
  * @protocol:		protocol features it acknowledged
  * @features_set:	SET_FEATURES came
@@ -63,6 +64,7 @@ struct vu_msg {
  *			succeeded, set by the caller
  */
 struct vu_dev {
+	uint64_t offer;
 	uint64_t features;
 	uint64_t protocol;
 	bool features_set;
@@ -82,9 +84,9 @@ enum vu_result {
 	VU_DROP,	/* the front-end broke the protocol: drop it */
 };
 
-uint64_t vu_features_offered(void);
+uint64_t vu_features_offered(bool all);
 uint64_t vu_protocol_offered(void);
-void vu_dev_init(struct vu_dev *d);
+void vu_dev_init(struct vu_dev *d, uint64_t offer);
 void vu_dev_reset(struct vu_dev *d);
 size_t vu_vnet_hdr_len(const struct vu_dev *d);
 long vu_msg_need(const uint8_t *buf, size_t len);

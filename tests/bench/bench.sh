@@ -332,7 +332,13 @@ case_vu_relay() {
 		echo "skip=$PASST_VU_SKIP" >>"$RAW/$CASE/meta"
 		return
 	fi
-	PASST=$PASST_VU backend_start "$b" --vhost-user -m "$mtu"
+	# Offloads asked of netshim: offered with --virtio-features all
+	if [ "$b" = netshim ] && [ "$feat" != none ]; then
+		backend_start "$b" --vhost-user -m "$mtu" \
+			--virtio-features all
+	else
+		PASST=$PASST_VU backend_start "$b" --vhost-user -m "$mtu"
+	fi
 	VU_RELAY_FEATURES=$feat topo_vu_relay_guest "$mtu"
 	guest_dhcp4
 	iperf_runs "$NS_GUEST" "$BPID"
@@ -467,8 +473,10 @@ vm_boot() {
 # case_vm() - a real Linux guest under QEMU
 # $1: netshim, prev (BENCH_PREV, run as netshim), passt or slirp
 # $2: vhost-user for -netdev vhost-user (else -netdev stream, or user)
+# $3: all for netshim's offloads over vhost-user (--virtio-features all;
+#     its default offers what passt does)
 case_vm() {
-	local b=$1 vu=${2:-} n mtu=$BIG_MTU id=$1-vm label
+	local b=$1 vu=${2:-} feat=${3:-} n mtu=$BIG_MTU id=$1-vm label
 	local NETSHIM=$NETSHIM
 
 	[ "$b" = slirp ] && mtu=1500
@@ -481,6 +489,10 @@ case_vm() {
 		id=$1-vm-vu
 		label="$1 VM vu MTU $mtu"
 	fi
+	if [ -n "$feat" ]; then
+		id=$id-$feat
+		label="$label, --virtio-features $feat"
+	fi
 	case_begin "$id" "label=$label" \
 		backend="$b" guest=vm mtu="$mtu" accel="$ACCEL" netdev="${vu:-stream}"
 	if [ -n "$VM_SKIP" ]; then
@@ -492,7 +504,8 @@ case_vm() {
 			echo "skip=$PASST_VU_SKIP" >>"$RAW/$CASE/meta"
 			return
 		fi
-		PASST=$PASST_VU backend_start "$b" --vhost-user -m "$mtu"
+		PASST=$PASST_VU backend_start "$b" --vhost-user -m "$mtu" \
+			${feat:+--virtio-features "$feat"}
 		for n in $(seq "$BENCH_RUNS"); do
 			vm_boot "$n" env NETDEV=vhost-user
 		done
@@ -638,6 +651,7 @@ if want vm; then
 	[ -z "${BENCH_PREV:-}" ] || case_vm prev
 	case_vm passt
 	case_vm netshim vhost-user
+	[ -n "${BENCH_QUICK:-}" ] || case_vm netshim vhost-user all
 	[ -z "${BENCH_PREV:-}" ] || case_vm prev vhost-user
 	case_vm passt vhost-user
 	case_vm slirp

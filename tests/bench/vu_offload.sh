@@ -51,7 +51,7 @@ vm_round() {
 	topo_peer_pod
 	topo_dns
 	vm_peer_iperf
-	topo_backend --vhost-user
+	topo_backend --vhost-user --virtio-features all
 	log=$WORK/vm.log
 	hz=$(getconf CLK_TCK)
 	t0=$(ticks "$BACKEND_PID")
@@ -84,7 +84,12 @@ for r in $(seq "$ROUNDS"); do
 		[ "$BACKEND" = passt ] && [ "$mode" = on ] && continue
 		topo_init
 		topo_peer_pod
-		topo_backend --vhost-user -m "$MTU"
+		if [ "$mode" = on ]; then
+			topo_backend --vhost-user -m "$MTU" \
+				--virtio-features all
+		else
+			topo_backend --vhost-user -m "$MTU"
+		fi
 		if [ "$mode" = on ]; then
 			RELAY_ARGS=--offload topo_vu_relay_guest "$MTU"
 		else

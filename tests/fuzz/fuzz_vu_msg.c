@@ -108,7 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int before = next_fd();
 	size_t off = 0;
 
-	vu_dev_init(&d);
+	vu_dev_init(&d, vu_features_offered(true));
 	while (off < size) {
 		long need = vu_msg_need(data + off, size - off);
 		enum vu_result r;

@@ -17,4 +17,8 @@
 # QEMU 10 (bookworm-backports, contrib/install-deps.sh).
 
 export NETDEV=vhost-user VM_HOTPLUG=1 VM_BACKEND_ARGS="-m 1500"
+# netshim's offloads, which a launcher asks for (--virtio-features all):
+# its defaults offer only what passt does (t_vhost_user_nooffload.sh)
+[ "${BACKEND:-netshim}" != netshim ] ||
+	VM_BACKEND_ARGS="$VM_BACKEND_ARGS --virtio-features all"
 exec bash "$(dirname "$(readlink -f "$0")")/../vm/t_vm.sh"

@@ -32,7 +32,7 @@ counter_is() {
 n=$(tcp_size "${VU_OFFLOAD_SIZE:-64M}")
 topo_init
 topo_peer_pod
-topo_backend --vhost-user -u 5001:5000 -u 5005
+topo_backend --vhost-user --virtio-features all -u 5001:5000 -u 5005
 RELAY_ARGS=--offload topo_vu_relay_guest 1500
 guest_dhcp
 tcp_upload "$NS_GUEST" "$NS_PEER" 4 203.0.113.1 5001 1 "$n" 60

@@ -26,7 +26,7 @@ static struct vu_dev dev;
 static int setup(void **state)
 {
 	(void)state;
-	vu_dev_init(&dev);
+	vu_dev_init(&dev, vu_features_offered(true));
 	return 0;
 }
 
@@ -191,6 +191,25 @@ static void test_features(void **state)
 	assert_int_equal(vu_handle(&dev, &m), VU_DROP);
 	msg(&m, VU_SET_FEATURES, 0, 4);			/* short */
 	assert_int_equal(vu_handle(&dev, &m), VU_DROP);
+}
+
+/* By default, only what every passt with migration offers (passt's
+ * vhost_user.c of 2025-05: VERSION_1, MRG_RXBUF, LOG_ALL,
+ * PROTOCOL_FEATURES), and MQ, which only a VMM with several queue pairs
+ * takes: a guest started here can move to passt
+ */
+static void test_features_passt(void **state)
+{
+	const uint64_t passt = 1ULL << VIRTIO_F_VERSION_1 |
+			       1ULL << VIRTIO_NET_F_MRG_RXBUF |
+			       1ULL << VU_F_LOG_ALL |
+			       1ULL << VU_F_PROTOCOL_FEATURES;
+	uint64_t f = vu_features_offered(false);
+
+	(void)state;
+	assert_true((f & ~(1ULL << VIRTIO_NET_F_MQ)) == passt);
+	assert_true(vu_features_offered(true) & 1ULL << VIRTIO_NET_F_HOST_TSO4);
+	assert_true(vu_features_offered(true) & 1ULL << VIRTIO_RING_F_EVENT_IDX);
 }
 
 static void test_no_protocol_features(void **state)
@@ -685,6 +704,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_framing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_encode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_features, setup, teardown),
+		cmocka_unit_test(test_features_passt),
 		cmocka_unit_test_setup_teardown(test_no_protocol_features,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_protocol_features, setup,
