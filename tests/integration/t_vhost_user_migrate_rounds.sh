@@ -7,11 +7,13 @@
 # first (the source goes on serving), then ten migrations, five round
 # trips, each to a new QEMU on a new netshim, after which both transfers
 # end whole on the same connections (tests/vm/t_vm_migrate.sh, whose
-# single migration this covers: every hop is one).  In netshim's own
-# stream (--migrate-format netshim), the one test of it: the guest's UDP
-# flow goes with it too, through every hop.  Needs QEMU 10
-# (bookworm-backports, contrib/install-deps.sh).
+# single migration this covers: every hop is one).  A cluster of netshim
+# alone, the one test of it: netshim's own stream (--migrate-format
+# netshim), with which the guest's UDP flow goes with it too, through
+# every hop, and netshim's own virtio features (--virtio-features all:
+# offloads, GUEST_ANNOUNCE).  Needs QEMU 10 (bookworm-backports,
+# contrib/install-deps.sh).
 # run.sh timeout: 600
 
-MIG_CANCEL=1 MIG_ROUNDS=10 MIG_FORMAT=netshim \
+MIG_CANCEL=1 MIG_ROUNDS=10 MIG_FORMAT=netshim MIG_FEATURES=all \
 	exec bash "$(dirname "$(readlink -f "$0")")/../vm/t_vm_migrate.sh"

@@ -92,6 +92,11 @@
 # back-end with --migrate-format netshim (every one of MIG_CHAIN must be
 # netshim then): netshim's own stream carries the UDP flow, and the test
 # checks that it went with the guest.
+# netshim offers passt's virtio features by default, so that a guest
+# booted on it may move to passt; MIG_FEATURES=all runs every back-end
+# with --virtio-features all (netshims only: a guest that took them
+# cannot move to passt), its offloads, GUEST_ANNOUNCE and the rest, and
+# only then does the test ask that the guest took GUEST_ANNOUNCE.
 # MIG_PROBE=1: the guest also opens a new TCP connection to the peer every
 # second (netshim.probe), and after each migration the test waits for two
 # of them, whose lives began where the guest arrived.
@@ -148,6 +153,17 @@ netshim)
 			"every back-end of '${CHAIN[*]}' must be netshim"
 	;;
 *) fail "MIG_FORMAT is netshim or unset (passt's stream), not '$FORMAT'" ;;
+esac
+FEATURES=${MIG_FEATURES:-}
+case "$FEATURES" in
+"") ;;
+all)
+	[ -n "$ALL_NETSHIM" ] ||
+		fail "MIG_FEATURES=all: a guest that took netshim's own" \
+			"features cannot move to passt, every back-end of" \
+			"'${CHAIN[*]}' must be netshim"
+	;;
+*) fail "MIG_FEATURES is all or unset (passt's features), not '$FEATURES'" ;;
 esac
 # PASST: passt with --vhost-user, trixie's (make integration builds it)
 MIG_HELPER=${MIG_HELPER:-${CHAIN[0]}-repair}
@@ -453,12 +469,14 @@ same_pod_opts() {
 	fi
 }
 
-# format_opts() - MIG_FORMAT's option for a back-end of KIND, into FOPTS
+# format_opts() - MIG_FORMAT's and MIG_FEATURES's options for a back-end
+# of KIND, into FOPTS
 # $1: KIND
 format_opts() {
 	FOPTS=()
-	[ "$1" = netshim ] && [ -n "$FORMAT" ] &&
-		FOPTS=(--migrate-format "$FORMAT")
+	[ "$1" = netshim ] || return 0
+	[ -z "$FORMAT" ] || FOPTS+=(--migrate-format "$FORMAT")
+	[ -z "$FEATURES" ] || FOPTS+=(--virtio-features "$FEATURES")
 }
 
 # hop() - migrate the guest from back-end SRC to a new back-end DST, on a
@@ -809,8 +827,9 @@ esac
 	fail "too few datagrams held across the migration: $hold"
 kept="$kept; $hold held unread"
 # GUEST_ANNOUNCE (bit 21): QEMU asks the guest to announce itself where it
-# arrived (gratuitous ARP, unsolicited neighbour advertisements)
-if [ "${KIND[n0]}" = netshim ]; then
+# arrived (gratuitous ARP, unsolicited neighbour advertisements); netshim
+# offers it with its own features (passt's lack it)
+if [ "$FEATURES" = all ]; then
 	f=$(result_of "$WORK/vm-n0.log" nic_features)
 	[ "${f:21:1}" = 1 ] ||
 		fail "the guest's NIC has no GUEST_ANNOUNCE: features '$f'"
