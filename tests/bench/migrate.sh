@@ -42,7 +42,7 @@
 # picks directions; MIG_HOLD how long the guest holds its connections
 # (default 60 s: the migration comes some 20 s in); MIG_NIC_OPTS more
 # properties of both QEMUs' virtio-net-pci device (run-vm.sh's
-# VM_NIC_OPTS), e.g. to leave out the features passt's vhost-user lacks.
+# VM_NIC_OPTS), e.g. event_idx=off, the same for every direction.
 # Writes OUTDIR/migrate.json and a table, and a table of the directions
 # side by side, and keeps each run's back-end logs, QEMU's traces and its
 # last query-migrate in OUTDIR/SRC-DST-CONNS-LIMIT/ (-ROUND added with
