@@ -787,7 +787,13 @@ if [ "$MIG_HELPER" != none ] && [ -z "$NEWPOD" ]; then
 	inb=$(grep '^inbound:' "$WORK/peer-inbound.log")
 	case "$inb" in
 	"inbound: "*" lines echoed, "[1-9]*" after the last migration, 0 wrong, stopped") ;;
-	*) fail "the inbound connection did not go on: ${inb:-no result}" ;;
+	*)
+		# Its sockets 1 s and 30 s after each hop
+		for f in "$WORK"/ss-pod-n*.txt "$WORK"/ss-peer-n*.txt; do
+			echo "--- ${f##*/}"
+			grep -A1 -E ":$INBOUND_PORT\b" "$f"
+		done >&2
+		fail "the inbound connection did not go on: ${inb:-no result}" ;;
 	esac
 	kept="$kept; ${inb#inbound: }"
 else
