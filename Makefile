@@ -102,11 +102,11 @@ $(B)/libnetshim.a: $(LIB_OBJS)
 $(BA)/libnetshim.a: $(LIB_AOBJS)
 	rm -f $@ && $(AR) rcs $@ $^
 
-$(B)/tests/%: tests/unit/%.c $(B)/libnetshim.a tests/unit/unit.h
+$(B)/tests/%: tests/unit/%.c $(B)/libnetshim.a $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(B)/libnetshim.a -lcmocka $(LDLIBS)
 
-$(BA)/tests/%: tests/unit/%.c $(BA)/libnetshim.a tests/unit/unit.h
+$(BA)/tests/%: tests/unit/%.c $(BA)/libnetshim.a $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $< $(BA)/libnetshim.a -lcmocka $(LDLIBS)
 

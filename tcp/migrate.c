@@ -198,14 +198,8 @@ int tcp_migrate_load(struct ctx *c, struct migio *io)
 	struct tcp_restore r;
 	uint32_t i, n;
 
-	if (migio_get_u32(io, &n))
+	if (tcp_restore_count(c, io, &n))
 		return -1;
-	if (n > c->tcp->idx.n) {
-		err("migration: %u TCP connections, more than --max-tcp %u",
-		    n, c->tcp->idx.n);
-		io->err = EFBIG;
-		return -1;
-	}
 	tcp_restore_start(c, &r);
 	for (i = 0; i < n; i++) {
 		uint8_t rec[MIGRATE_TCP_REC - 20];

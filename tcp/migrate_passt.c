@@ -409,14 +409,8 @@ int tcp_passt_load(struct ctx *c, struct migio *io)
 	uint32_t i, n, closing = 0;
 	struct tcp_restore r;
 
-	if (migio_get_u32(io, &n))
+	if (tcp_restore_count(c, io, &n))
 		return -1;
-	if (n > c->tcp->idx.n) {
-		err("migration: %u TCP connections, more than --max-tcp %u",
-		    n, c->tcp->idx.n);
-		io->err = EFBIG;
-		return -1;
-	}
 	for (i = 0; i < n; i++) {
 		struct passt_side host;
 		struct tcp_conn conn;

@@ -843,6 +843,28 @@ void tcp_dump_end(struct ctx *c, struct tcp_dump *d, uint32_t n)
 }
 
 /**
+ * tcp_restore_count() - read how many connections a state holds, checked
+ * @c:		execution context
+ * @io:		the stream, at the number
+ * @n:		filled
+ *
+ * Return: 0 on success, -1 with @io->err set (EFBIG for more than
+ * --max-tcp allows)
+ */
+int tcp_restore_count(struct ctx *c, struct migio *io, uint32_t *n)
+{
+	if (migio_get_u32(io, n))
+		return -1;
+	if (*n > c->tcp->idx.n) {
+		err("migration: %u TCP connections, more than --max-tcp %u",
+		    *n, c->tcp->idx.n);
+		io->err = EFBIG;
+		return -1;
+	}
+	return 0;
+}
+
+/**
  * tcp_restore_start() - set out to rebuild a state's connections
  * @c:		execution context
  * @r:		set up here

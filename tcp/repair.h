@@ -88,6 +88,9 @@ void tcp_dump_done(struct ctx *c, struct tcp_dump *d, struct tcp_conn *conn,
 		   bool sock);
 void tcp_dump_end(struct ctx *c, struct tcp_dump *d, uint32_t n);
 
+struct migio;
+
+int tcp_restore_count(struct ctx *c, struct migio *io, uint32_t *n);
 void tcp_restore_start(struct ctx *c, struct tcp_restore *r);
 void tcp_restore_conn(struct ctx *c, struct tcp_restore *r,
 		      struct tcp_conn *from, const struct tcp_sock_state *st,

@@ -22,6 +22,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
+#include "migrate_ctx.h"
 #include "unit.h"
 #include "netshim/ctx.h"
 #include "netshim/flow.h"
@@ -30,7 +31,6 @@
 #include "link/queue.h"
 #include "tcp/tcp.h"
 
-#define TX_SIZE		(1 << 20)
 
 static struct ctx ctx;
 static uint8_t st[8192];
@@ -209,33 +209,8 @@ static void clear(void)
 
 static int setup(void **state)
 {
-	struct ctx *c = &ctx;
-	int sv[2];
-
 	(void)state;
-	unit_conf(&c->conf);
-	c->conf.max_tcp = 4;
-	c->conf.max_flows = 4;
-	c->signal_fd = c->timer_fd = c->pcap_fd = -1;
-	c->repair.listen_fd = c->repair.fd = -1;
-	c->epfd = epoll_create1(EPOLL_CLOEXEC);
-	assert_true(c->epfd >= 0);
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
-				    SOCK_CLOEXEC, 0, sv), 0);
-	c->link.ops = &link_stream_ops;
-	c->link.listen_fd = c->link.fd = c->link.state_fd = -1;
-	c->link.rx.size = 65536;
-	c->link.rx.buf = malloc(c->link.rx.size);
-	c->link.tx.size = TX_SIZE;
-	c->link.tx.buf = malloc(c->link.tx.size);
-	c->link.in = calloc(LINK_IN_MAX, sizeof(*c->link.in));
-	assert_non_null(c->link.rx.buf);
-	assert_non_null(c->link.tx.buf);
-	assert_non_null(c->link.in);
-	assert_int_equal(c->link.ops->adopt(c, sv[0]), 0);
-	close(sv[1]);
-	assert_int_equal(flow_init(c), 0);
-	assert_int_equal(tcp_init(c), 0);
+	migrate_ctx_setup(&ctx);
 	return 0;
 }
 
