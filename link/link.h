@@ -166,18 +166,6 @@ static inline bool link_up(const struct ctx *c)
 }
 
 /**
- * link_logging() - is a migration under way: the front-end logs what we
- *		    write to guest memory, and may stop the guest any moment
- * @c:		execution context
- *
- * Return: true if it is
- */
-static inline bool link_logging(const struct ctx *c)
-{
-	return c->link.logging;
-}
-
-/**
  * link_blocked() - is the back-end full, and will it say when it is not
  * @c:		execution context
  *

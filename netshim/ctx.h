@@ -216,14 +216,11 @@ struct link_caps {
  * @state_back:	the guest runs here again after its state was saved (the
  *		migration failed or was cancelled), and the layers above
  *		were not told yet
- * @logging:	the front-end logs our writes to guest memory: a migration
- *		is under way, and the guest may stop at any moment
  */
 struct link {
 	const struct link_ops *ops;
 	bool up;
 	bool blocked;
-	bool logging;
 	int listen_fd;
 	int fd;
 	struct rx rx;

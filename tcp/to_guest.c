@@ -747,15 +747,8 @@ bool tcp_flush_acks(struct ctx *c)
 			conn->flags &= ~F_ACK_LISTED;
 			continue;
 		}
-		/* mss_guest is clamped to the link's at the handshake.  Not
-		 * held while a migration is under way: the guest may stop
-		 * before the next pass, and a destination that reads passt's
-		 * stream (passt, whose own ACK at the restore goes to a ring
-		 * not yet started) takes the bytes we took as acknowledged,
-		 * and answers the guest's retransmissions of them with
-		 * nothing
-		 */
-		if (!(conn->flags & F_ACK_NOW) && !link_logging(c) &&
+		/* mss_guest is clamped to the link's at the handshake */
+		if (!(conn->flags & F_ACK_NOW) &&
 		    ack_hold(conn->ack_owed, conn->mss_guest, conn->wnd_adv)) {
 			conn->flags |= F_ACK_NOW;
 			conn->next_pending = held;

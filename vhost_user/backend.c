@@ -65,7 +65,6 @@ static void vu_caps_update(struct ctx *c)
 
 	if (memcmp(&caps, &c->link.caps, sizeof(caps)))
 		link_caps_set(c, &caps);
-	c->link.logging = c->link.vu->dev.log.on;
 }
 
 /**
