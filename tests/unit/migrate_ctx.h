@@ -17,6 +17,42 @@
 
 #define MIGRATE_CTX_TX	(1 << 20)	/* frames queued for the guest */
 
+/* The state a test writes byte by byte, as the format says, not by
+ * netshim's own writer
+ */
+static uint8_t st[8192];
+static size_t len;
+
+/**
+ * put() - append bytes to the state being written
+ * @p:		bytes
+ * @n:		how many
+ */
+static inline void put(const void *p, size_t n)
+{
+	assert_true(len + n <= sizeof(st));
+	memcpy(st + len, p, n);
+	len += n;
+}
+
+/* put8(), put16(), put32() - append an integer, big endian */
+static inline void put8(uint8_t v)
+{
+	put(&v, 1);
+}
+
+static inline void put16(uint16_t v)
+{
+	v = htons(v);
+	put(&v, 2);
+}
+
+static inline void put32(uint32_t v)
+{
+	v = htonl(v);
+	put(&v, 4);
+}
+
 /**
  * migrate_ctx_setup() - the reference pod, a guest on a stream socket
  *			 whose far end is closed, tables of 4 connections

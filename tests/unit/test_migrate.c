@@ -32,30 +32,7 @@
 #include "tcp/tcp.h"
 #include "udp/udp.h"
 
-
 static struct ctx ctx;
-static uint8_t st[4096];
-static size_t len;
-
-/* put() - append bytes to the state being written */
-static void put(const void *p, size_t n)
-{
-	assert_true(len + n <= sizeof(st));
-	memcpy(st + len, p, n);
-	len += n;
-}
-
-static void put16(uint16_t v)
-{
-	v = htons(v);
-	put(&v, 2);
-}
-
-static void put32(uint32_t v)
-{
-	v = htonl(v);
-	put(&v, 4);
-}
 
 /* header() - magic and a version */
 static void header(uint32_t version)

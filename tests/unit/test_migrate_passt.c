@@ -31,34 +31,7 @@
 #include "link/queue.h"
 #include "tcp/tcp.h"
 
-
 static struct ctx ctx;
-static uint8_t st[8192];
-static size_t len;
-
-static void put(const void *p, size_t n)
-{
-	assert_true(len + n <= sizeof(st));
-	memcpy(st + len, p, n);
-	len += n;
-}
-
-static void put8(uint8_t v)
-{
-	put(&v, 1);
-}
-
-static void put16(uint16_t v)
-{
-	v = htons(v);
-	put(&v, 2);
-}
-
-static void put32(uint32_t v)
-{
-	v = htonl(v);
-	put(&v, 4);
-}
 
 /* header() - passt's header: magic, version, oldest compatible version */
 static void header(uint32_t version, uint32_t compat)
