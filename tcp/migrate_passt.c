@@ -42,7 +42,9 @@
 #include <assert.h>
 #include <errno.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <linux/sockios.h>
 
 #include "tcp.h"
 #include "internal.h"
@@ -67,7 +69,6 @@
 #define PASST_TAP_FIN_ACKED	0x80
 #define PASST_FINS		0xf8
 
-#define PASST_ACK_FROM_TAP_DUE	0x10	/* passt's flag: data in flight */
 
 /* Where side i of a record starts */
 #define PASST_SIDE(i)		(2 + 36 * (i))
@@ -174,8 +175,7 @@ static int tcp_passt_rec_put(struct migio *io, const struct tcp_conn *conn)
 	struct passt_side host = { 0 };
 	struct sockaddr_storage ss;
 	uint8_t r[PASST_REC] = { PASST_PIF_TAP, PASST_PIF_HOST };
-	uint32_t sent = tcp_sent_max(conn);
-	int sndbuf = 0;
+	int sndbuf = 0, sndq;
 	socklen_t sl;
 
 	/* A socket that cannot say its addresses cannot be read either:
@@ -197,14 +197,40 @@ static int tcp_passt_rec_put(struct migio *io, const struct tcp_conn *conn)
 	r[77] = tcp_passt_events(conn);
 	migio_wr_be32(r + 78, conn->mss_guest);
 	migio_wr_be32(r + 82, (uint32_t)sndbuf >> 8);	/* passt keeps 24 bits */
-	r[86] = sent != conn->seq_acked ? PASST_ACK_FROM_TAP_DUE : 0;
+	/* Nothing in flight: what went to the guest since its last ACK may
+	 * be lost with the stop (the guest's interrupt, a frame still
+	 * queued here), and passt arms its retransmission timer only when
+	 * it sends, not for a flag it is handed (passt 2025-05 and 2026).
+	 * Given the data as not sent yet, it sends it again when it starts
+	 * (those frames reach no ring), times their ACK from then, and
+	 * sends them again once that timer fires.  A guest that had them
+	 * acknowledges no further than passt sent then: it sends whatever
+	 * the guest's window holds.
+	 */
+	r[86] = 0;
+	/* The last sequence passt answered with a duplicate ACK: anything
+	 * but the one it holds now, so that the first old segment the guest
+	 * sends again there is answered
+	 */
+	r[87] = (uint8_t)~conn->seq_from_guest;
 	migio_wr_be16(r + 88, tcp_passt_wnd(conn->wnd_guest, conn->ws_guest));
 	migio_wr_be16(r + 90, tcp_passt_wnd(conn->wnd_adv, conn->ws_ours));
-	migio_wr_be32(r + 92, sent);
+	migio_wr_be32(r + 92, conn->seq_acked);
 	migio_wr_be32(r + 96, conn->seq_acked);
 	migio_wr_be32(r + 100, conn->seq_from_guest);
 	migio_wr_be32(r + 104, conn->seq_from_guest);
-	migio_wr_be32(r + 108, conn->seq_init_guest);
+	/* passt acknowledges to the guest what the peer acknowledged, as
+	 * the socket's bytes_acked plus the guest's initial sequence; a
+	 * rebuilt socket counts bytes_acked afresh from the start of its
+	 * send queue, so the guest's sequence there takes the place of the
+	 * initial one.  A peer that acknowledges more before the queue is
+	 * read leaves passt's ACKs that much behind, never ahead of the
+	 * peer's.
+	 */
+	if (ioctl(conn->fd, SIOCOUTQ, &sndq) || sndq < 0)
+		migio_wr_be32(r + 108, conn->seq_init_guest);
+	else
+		migio_wr_be32(r + 108, conn->seq_from_guest - (uint32_t)sndq);
 	return migio_put(io, r, sizeof(r));
 }
 
@@ -330,6 +356,7 @@ static bool tcp_passt_rec_get(const uint8_t *r, struct tcp_conn *conn,
 	*events = r[77];
 	conn->mss_guest = (uint16_t)(mss ? mss : TCP_MSS_DEFAULT);
 	conn->wnd_guest = (uint32_t)migio_rd_be16(r + 88) << (r[75] & 15);
+	conn->wnd_adv = (uint32_t)migio_rd_be16(r + 90) << (r[76] & 15);
 	conn->seq_to_guest = migio_rd_be32(r + 92);
 	conn->seq_acked = migio_rd_be32(r + 96);
 	conn->seq_from_guest = migio_rd_be32(r + 100);

@@ -47,7 +47,8 @@ backend() {
 	local name=$1
 
 	shift
-	topo_backend --vhost-user "$@" ${MIG_DEBUG:+-d}
+	topo_backend --vhost-user "$@" ${MIG_DEBUG:+-d} \
+		${MIG_PCAP:+--pcap "$WORK/$name.pcap"}
 	BPID[$name]=$BACKEND_PID
 	mv "$WORK/backend.sock" "$WORK/$name.sock"
 	# passt listens for passt-repair beside its socket: out of the

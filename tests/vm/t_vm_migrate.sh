@@ -74,7 +74,8 @@
 # two seconds in, across the first migration: the guest's window and the
 # pod's receive queue are full when it comes.
 # BACKEND=passt runs passt through the same test (MIG_HELPER names
-# passt-repair then); MIG_DEBUG=1 runs both back-ends with -d.
+# passt-repair then); MIG_DEBUG=1 runs both back-ends with -d, MIG_PCAP=1
+# with --pcap (NAME.pcap in the test's directory: TOPO_KEEP=1 keeps it).
 # MIG_CHAIN="passt netshim passt" gives each QEMU its own back-end, the
 # first the source, each migration to the next (one hop fewer than
 # entries: MIG_ROUNDS follows), as a cluster moves a VM between nodes
