@@ -138,6 +138,19 @@ void link_event(struct ctx *c, uint32_t idx, uint32_t events)
 }
 
 /**
+ * link_control_event() - is an event of the back-end a request of the
+ *			  front-end's, which may stop the guest's rings
+ * @c:		execution context
+ * @idx:	the back-end's index in the event reference
+ *
+ * Return: true if so, and the link is up
+ */
+bool link_control_event(const struct ctx *c, uint32_t idx)
+{
+	return c->link.up && c->link.ops->control && !idx;
+}
+
+/**
  * link_pending() - are frames queued for the guest
  * @c:		execution context
  *

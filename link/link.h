@@ -92,6 +92,8 @@ struct link_frame {
  * @pairs:	it may have several queue pairs: each queued frame also
  *		keeps, right in front of it, the pair it goes to (LINK_QP()),
  *		behind its virtio-net header
+ * @control:	its events of index 0 are the front-end's requests, which may
+ *		stop the guest's rings (vhost-user), not frames
  * @setup:	anything else to prepare before the loop runs, or NULL
  * @listen:	open the socket the VMM or front-end connects to
  * @adopt:	take a connection that is already open (a launcher's fd)
@@ -114,6 +116,7 @@ struct link_ops {
 	size_t rx_size, tx_size;
 	bool offloads;
 	bool pairs;
+	bool control;
 	int (*setup)(struct ctx *c);
 	int (*listen)(struct ctx *c);
 	int (*adopt)(struct ctx *c, int fd);
@@ -140,6 +143,7 @@ extern const struct link_ops link_vu_ops;
 int link_init(struct ctx *c, const struct link_ops *ops);
 void link_accept(struct ctx *c);
 void link_event(struct ctx *c, uint32_t idx, uint32_t events);
+bool link_control_event(const struct ctx *c, uint32_t idx);
 bool link_pending(const struct ctx *c);
 int link_flush(struct ctx *c);
 unsigned int link_in_batch(const struct ctx *c,

@@ -242,6 +242,16 @@ void guest_frames_up(struct ctx *c)
  */
 void guest_link_event(struct ctx *c, uint32_t idx, uint32_t events)
 {
+	/* A request of the front-end may stop the rings: a migration's
+	 * stop, the VMM's own.  What the guest was sent so far, ACKs held
+	 * for a pass included, goes into them first: a destination that
+	 * takes the guest's connections over (passt) knows them as sent,
+	 * and sends none of them again.
+	 */
+	if (link_control_event(c, idx)) {
+		tcp_flush_acks(c, true);
+		link_flush(c);
+	}
 	link_event(c, idx, events);
 	guest_frames_up(c);
 }

@@ -283,7 +283,7 @@ static void loop(struct ctx *c)
 		}
 		if (!link_up(c))
 			continue;
-		acks_held = tcp_flush_acks(c);
+		acks_held = tcp_flush_acks(c, false);
 		if (link_pending(c))
 			link_flush(c);
 		/* Senders that waited for room, if the link has it now */

@@ -23,7 +23,7 @@ bool tcp_tx_waiting(const struct ctx *c);
 /* Longest an ACK owed for the guest's data waits for its next segment */
 #define TCP_ACK_HOLD_MS		1
 
-bool tcp_flush_acks(struct ctx *c);
+bool tcp_flush_acks(struct ctx *c, bool all);
 void tcp_drop_pending(struct ctx *c, bool defer);
 void tcp_drop_failed(struct ctx *c);
 void tcp_flush_writes(struct ctx *c);

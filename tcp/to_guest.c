@@ -723,6 +723,7 @@ void tcp_send_pending(struct ctx *c, struct tcp_conn *conn)
 /**
  * tcp_flush_acks() - send the ACKs owed to the guest, one per connection
  * @c:		execution context
+ * @all:	none waits: the front-end may stop the guest's rings next
  *
  * An ACK owed for data alone may wait one pass (ack_hold()): the guest's
  * next segment, if it comes by then, is acknowledged with it.
@@ -731,7 +732,7 @@ void tcp_send_pending(struct ctx *c, struct tcp_conn *conn)
  *	   TCP_ACK_HOLD_MS (ACKs the full VMM refused wait for it to take
  *	   frames again, as its other frames do)
  */
-bool tcp_flush_acks(struct ctx *c)
+bool tcp_flush_acks(struct ctx *c, bool all)
 {
 	struct tcp_table *t = c->tcp;
 	int32_t held = -1;
@@ -748,7 +749,7 @@ bool tcp_flush_acks(struct ctx *c)
 			continue;
 		}
 		/* mss_guest is clamped to the link's at the handshake */
-		if (!(conn->flags & F_ACK_NOW) &&
+		if (!all && !(conn->flags & F_ACK_NOW) &&
 		    ack_hold(conn->ack_owed, conn->mss_guest, conn->wnd_adv)) {
 			conn->flags |= F_ACK_NOW;
 			conn->next_pending = held;

@@ -323,6 +323,7 @@ const struct link_ops link_vu_ops = {
 	.tx_size	= VU_TX_BUF_SIZE,
 	.offloads	= true,
 	.pairs		= true,
+	.control	= true,
 	.setup		= vu_setup,
 	.listen		= link_listen,
 	.adopt		= vu_adopt,
