@@ -145,14 +145,35 @@ static int netns_map_ids(pid_t pid)
 }
 
 /**
+ * netns_exec_shell() - run the user's shell as a login shell, as pasta does
+ *			without a command
+ * @path:	the shell
+ *
+ * Return: only on failure, with errno set
+ */
+static void netns_exec_shell(const char *path)
+{
+	char arg0[PATH_MAX + 1];
+	char *argv[] = { arg0, NULL };
+
+	/* A leading '-' in its name tells a shell it is a login shell */
+	if ((size_t)snprintf(arg0, sizeof(arg0), "-%s", path) >= sizeof(arg0)) {
+		errno = ENAMETOOLONG;
+		return;
+	}
+	execv(path, argv);
+}
+
+/**
  * netns_child() - the command's process: unshare, wait, exec
  * @argv:	command and arguments
+ * @shell:	@argv[0] is the user's shell, run as a login shell
  * @ready_fd:	written once the namespaces exist
  * @go_fd:	read: a byte means the network is ready, end of file that
  *		netshim failed
  */
-static void __attribute__((noreturn)) netns_child(char **argv, int ready_fd,
-						  int go_fd)
+static void __attribute__((noreturn)) netns_child(char **argv, bool shell,
+						  int ready_fd, int go_fd)
 {
 	sigset_t all;
 	char b;
@@ -174,7 +195,10 @@ static void __attribute__((noreturn)) netns_child(char **argv, int ready_fd,
 	sigfillset(&all);
 	sigprocmask(SIG_UNBLOCK, &all, NULL);
 	signal(SIGPIPE, SIG_DFL);
-	execvp(argv[0], argv);
+	if (shell)
+		netns_exec_shell(argv[0]);
+	else
+		execvp(argv[0], argv);
 	err("cannot run %s: %m", argv[0]);
 	_exit(NETNS_EXIT_NOEXEC);
 }
@@ -240,7 +264,7 @@ int netns_spawn(struct ctx *c, char **argv)
 	if (!ns->child) {
 		close(ready[0]);
 		close(go[1]);
-		netns_child(argv, ready[1], go[0]);
+		netns_child(argv, c->conf.ns_shell, ready[1], go[0]);
 	}
 	close(ready[1]);
 	close(go[0]);
