@@ -544,7 +544,9 @@ static void conf_usage(FILE *f)
 "Userspace network backend for a virtual machine in a pod: connects to\n"
 "the VMM over a UNIX socket (QEMU -netdev stream) and maps guest traffic\n"
 "to sockets of the pod.  In namespace mode it serves a network namespace\n"
-"through a tap device instead: one it joins, or a new one for COMMAND.\n"
+"through a tap device instead: one it joins, or a new one for COMMAND,\n"
+"or for the user's shell when options of namespace mode alone (such as\n"
+"--config-net) are given without a command, as pasta.\n"
 "\n", f);
 	for (i = 0; i < sizeof(conf_help) / sizeof(conf_help[0]); i++) {
 		if (*conf_help[i].help)

@@ -248,7 +248,7 @@ struct conf {
 	bool no_netns_quit;		/* --no-netns-quit */
 	bool netns_only;		/* --netns-only */
 	char userns[PATH_MAX];		/* --userns PATH, "" if none */
-	bool config_net;		/* --config-net: netshim sets up the tap */
+	bool config_net;		/* --config-net: we set the tap up */
 	struct conf_copy ns_copy;	/* what --config-net copies */
 	bool ns_shell;			/* ns_cmd is the user's shell: pasta
 					 * without a command */

@@ -335,7 +335,8 @@ int netns_join(struct ctx *c, const char *target)
 }
 
 /**
- * netns_tap_in() - inside the namespace: make the tap, configure it
+ * netns_tap_in() - inside the namespace: make the tap, bring loopback
+ *		    up, and with --config-net configure the tap
  * @c:		execution context: c->ns.tap_fd, ifname and mac set
  *
  * Return: 0 on success, -1 on failure (reported)
@@ -388,6 +389,7 @@ static int netns_tap_in(struct ctx *c)
 
 /**
  * netns_tap() - make the namespace's tap device, with the pod's addresses
+ *		 with --config-net
  * @c:		execution context, after netns_spawn() or netns_join();
  *		c->ns.tap_fd and c->ns.mac set, and the guest's MAC is known
  *
@@ -397,6 +399,7 @@ static int netns_tap_in(struct ctx *c)
  */
 int netns_tap(struct ctx *c)
 {
+	const struct conf_copy *cp = &c->conf.ns_copy;
 	struct netns *ns = &c->ns;
 	const char *name = *c->conf.ns_ifname ? c->conf.ns_ifname :
 			   *c->conf.ifname ? c->conf.ifname : "tap0";
@@ -408,9 +411,14 @@ int netns_tap(struct ctx *c)
 	memcpy(c->guest_mac, ns->mac, sizeof(c->guest_mac));
 	memcpy(c->conf.guest_mac, ns->mac, sizeof(c->conf.guest_mac));
 	c->conf.guest_mac_set = c->guest_mac_known = true;
-	info("namespace interface %s: %02x:%02x:%02x:%02x:%02x:%02x, MTU %u",
+	info("namespace interface %s: %02x:%02x:%02x:%02x:%02x:%02x, MTU %u%s",
 	     ns->ifname, ns->mac[0], ns->mac[1], ns->mac[2], ns->mac[3],
-	     ns->mac[4], ns->mac[5], c->conf.mtu);
+	     ns->mac[4], ns->mac[5], c->conf.mtu,
+	     c->conf.config_net ? "" : ", left down for the namespace's own "
+	     "DHCP and SLAAC (--config-net sets it up)");
+	if (c->conf.config_net && (cp->n_addr || cp->n_route))
+		info("--config-net: %d addresses and %d routes of %s copied",
+		     cp->n_addr, cp->n_route, c->conf.ifname);
 	return 0;
 }
 
