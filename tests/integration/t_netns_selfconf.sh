@@ -21,6 +21,9 @@
 #   the namespace through -t;
 # - with --dhcp-dns and --dhcp-search, dhclient writes the DNS server and
 #   search list handed to it;
+# - with a global IPv6 gateway in the pod, the router advertisement comes
+#   from the pod interface's own link-local address, and the namespace's
+#   default route with it;
 # - systemd-networkd in the namespace, as a container's init starts it
 #   (DHCP=yes, IPv6AcceptRA=yes, /sys read-only as in a container, so it
 #   waits for no udev), gets the same: the DHCPv4 address and default
@@ -179,6 +182,28 @@ grep -q '^nameserver 203\.0\.113\.1$' "$WORK/resolv.conf" &&
 	fail "--dhcp-dns --dhcp-search: resolv.conf: $(cat "$WORK/resolv.conf")"
 log "ok: --dhcp-dns --dhcp-search: dhclient wrote nameserver 203.0.113.1, search netshim.test"
 ns_stop
+
+# A global IPv6 gateway: advertisements from the pod's own link-local
+# address, as passt's and pasta's
+pod_ll=$(ip -n "$NS_POD" -6 -o addr show dev pod0 scope link |
+	awk '{ sub("/.*", "", $4); print $4; exit }')
+ip -n "$NS_POD" -6 route replace default via 2001:db8:1::1 dev pod0 ||
+	fail "global IPv6 gateway in the pod"
+NS_SELF=1 ns_start
+in_guest ip link set "$NS_IF" up || fail "$NS_IF up"
+for _ in $(seq 100); do
+	out=$(in_guest ip -6 route show default)
+	[ -n "$out" ] && break
+	sleep 0.1
+done
+echo "$out" | grep -q "^default via $pod_ll dev $NS_IF proto ra " ||
+	fail "global gateway: no default route via the pod's $pod_ll: $out"
+wait_untentative
+tcp_upload "$NS_GUEST" "$NS_PEER" 6 2001:db8:2::1 5221 21 "$(tcp_size 1M)" 30
+log "ok: global gateway: default via the pod's $pod_ll (proto ra)"
+ns_stop
+ip -n "$NS_POD" -6 route replace default via fe80::1 dev pod0 ||
+	fail "link-local IPv6 gateway in the pod again"
 
 # systemd-networkd, as a container's init runs it, in a mount namespace
 # of its own: its state, its configuration and the system bus on tmpfs
