@@ -106,6 +106,17 @@ tcp_from() {
 	tcp_check "$p" "1 MiB from $2 to $3"
 }
 
+# guest_stop() - ns_stop, after the namespace's own processes: the DHCP
+# clients that stay to renew, systemd-networkd
+guest_stop() {
+	local pid
+
+	for pid in $(ip netns pids "$NS_GUEST" 2>/dev/null); do
+		kill "$pid" 2>/dev/null
+	done
+	ns_stop
+}
+
 echo "$SENTINEL" >"$WORK/resolv.conf"
 NS_SELF=1 ns_start -t 5001
 
@@ -170,7 +181,7 @@ tcp_download "$NS_GUEST" "$NS_PEER" 6 2001:db8:1::1 5204 7 "$(tcp_size 16M)" 30
 tcp_upload "$NS_PEER" "$NS_GUEST" 4 203.0.113.2 5001 8 "$(tcp_size 16M)" 30
 tcp_upload "$NS_PEER" "$NS_GUEST" 6 2001:db8:1::2 5001 9 "$(tcp_size 16M)" 30
 kill -0 "$BACKEND_PID" 2>/dev/null || fail "$BACKEND died"
-ns_stop
+guest_stop
 
 # Asked for, the DNS server and search list reach the namespace's
 # resolv.conf through its DHCP client
@@ -181,7 +192,7 @@ grep -q '^nameserver 203\.0\.113\.1$' "$WORK/resolv.conf" &&
 	grep -q '^search netshim\.test\.\?$' "$WORK/resolv.conf" ||
 	fail "--dhcp-dns --dhcp-search: resolv.conf: $(cat "$WORK/resolv.conf")"
 log "ok: --dhcp-dns --dhcp-search: dhclient wrote nameserver 203.0.113.1, search netshim.test"
-ns_stop
+guest_stop
 
 # A global IPv6 gateway: advertisements from the pod's own link-local
 # address, as passt's and pasta's
@@ -201,7 +212,7 @@ echo "$out" | grep -q "^default via $pod_ll dev $NS_IF proto ra " ||
 wait_untentative
 tcp_upload "$NS_GUEST" "$NS_PEER" 6 2001:db8:2::1 5221 21 "$(tcp_size 1M)" 30
 log "ok: global gateway: default via the pod's $pod_ll (proto ra)"
-ns_stop
+guest_stop
 ip -n "$NS_POD" -6 route replace default via fe80::1 dev pod0 ||
 	fail "link-local IPv6 gateway in the pod again"
 
