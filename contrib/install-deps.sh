@@ -21,6 +21,13 @@ PKGS="gcc make libc6-dev libmnl-dev liburing-dev libcmocka-dev pkg-config
 # deb-src entry, on Debian 12 where passt is older
 TRIXIE_SRC=/etc/apt/sources.list.d/netshim-trixie-src.sources
 . /etc/os-release
+# systemd-networkd in a namespace (t_netns_selfconf.sh): part of systemd
+# on Debian 12, a package of its own from Debian 13
+if [ "${VERSION_CODENAME:-}" = bookworm ]; then
+	PKGS="$PKGS systemd"
+else
+	PKGS="$PKGS systemd-networkd"
+fi
 if [ "${VERSION_CODENAME:-}" = bookworm ] && [ "$(id -u)" = 0 ] &&
    ! grep -rqs '^[^#]*deb-src.*trixie\|^Suites:.*trixie' \
 	/etc/apt/sources.list /etc/apt/sources.list.d/; then

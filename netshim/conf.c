@@ -155,16 +155,18 @@ static const uint8_t conf_default_mac[ETH_ALEN_] = {
 	  conf_opt_search(c, st, arg))					\
 	X(NO_DHCP_DNS, "no-dhcp-dns", 0, no_argument, NULL,		\
 	  "hand no DNS servers to the guest",				\
-	  conf_set(&st->no_dhcp_dns, true))				\
+	  conf_hand(&st->dhcp_dns, false))				\
 	X(DHCP_DNS, "dhcp-dns", 0, no_argument, NULL,			\
-	  "hand them (the default)",					\
-	  conf_set(&st->no_dhcp_dns, false))				\
+	  "hand them (the default for a VM; a namespace\n"		\
+	  "shares the pod's resolv.conf, so is handed\n"		\
+	  "none without it, as pasta)",					\
+	  conf_hand(&st->dhcp_dns, true))				\
 	X(NO_DHCP_SEARCH, "no-dhcp-search", 0, no_argument, NULL,	\
 	  "hand no search domains to the guest",			\
-	  conf_set(&st->no_dhcp_search, true))				\
+	  conf_hand(&st->dhcp_search, false))				\
 	X(DHCP_SEARCH, "dhcp-search", 0, no_argument, NULL,		\
-	  "hand them (the default)",					\
-	  conf_set(&st->no_dhcp_search, false))				\
+	  "hand them (as --dhcp-dns)",					\
+	  conf_hand(&st->dhcp_search, true))				\
 	X(HOSTNAME, "hostname", 'H', required_argument, "NAME",		\
 	  "host name for the guest (DHCP option 12)",			\
 	  conf_opt_dnsname(c->hostname, opt, arg))			\
@@ -302,9 +304,20 @@ static const uint8_t conf_default_mac[ETH_ALEN_] = {
 	  "alone stays private, as pasta)",				\
 	  conf_set(&c->host_lo_to_ns_lo, true))				\
 	X(CONFIG_NET, "config-net", 0, no_argument, NULL,		\
-	  "namespace mode: give the tap the pod's\n"			\
-	  "addresses and routes (always done; pasta's)",		\
+	  "namespace mode: set the tap up with the pod's\n"		\
+	  "addresses, routes and MTU (default: leave it\n"		\
+	  "down, to the namespace's own DHCP, DHCPv6 and\n"		\
+	  "SLAAC, as pasta)",						\
 	  conf_set(&c->config_net, true))				\
+	X(NO_COPY_ROUTES, "no-copy-routes", 0, no_argument, NULL,	\
+	  "with --config-net, the default route alone, not\n"		\
+	  "every route through the template (so does -g,\n"		\
+	  "for its family)",						\
+	  conf_set(&st->no_copy_routes, true))				\
+	X(NO_COPY_ADDRS, "no-copy-addrs", 0, no_argument, NULL,	\
+	  "with --config-net, one address, not every one\n"		\
+	  "of the template (so does -a, for its family)",		\
+	  conf_set(&st->no_copy_addrs, true))				\
 	X(NS_MAC_ADDR, "ns-mac-addr", 0, required_argument, "MAC",	\
 	  "namespace mode: the tap's MAC address (as -M)",		\
 	  conf_opt_mac(c, opt, arg))					\
@@ -362,8 +375,6 @@ enum {
 	X("map-guest-addr", required_argument, 0,			\
 	  "not supported: guest traffic to the pod's own address is not " \
 	  "translated")							\
-	X("no-copy-routes", no_argument, 0, NOT_YET_NS)			\
-	X("no-copy-addrs", no_argument, 0, NOT_YET_NS)			\
 	X("no-splice", no_argument, 0, NOT_YET_NS)
 
 /**
@@ -422,20 +433,36 @@ static const struct conf_help conf_help[] = {
 #undef CONF_HELP
 
 /**
+ * enum conf_hand - whether something is handed to the guest by DHCP and NDP
+ * @CONF_HAND_DEFAULT:	not said: yes for a VM, no for a namespace
+ * @CONF_HAND_YES:	--dhcp-dns, --dhcp-search
+ * @CONF_HAND_NO:	--no-dhcp-dns, --no-dhcp-search
+ */
+enum conf_hand {
+	CONF_HAND_DEFAULT = 0,
+	CONF_HAND_YES,
+	CONF_HAND_NO,
+};
+
+/**
  * struct conf_state - what the command line said, beyond struct conf
  * @v4_only:	-4 given
  * @v6_only:	-6 given
  * @dns:	-D given: resolv.conf nameservers are not used
  * @search:	-S given: resolv.conf search domains are not used
  * @map_gw:	--map-gw: the gateway stands for the pod's loopback
- * @no_dhcp_dns:	--no-dhcp-dns: no DNS servers handed to the guest
- * @no_dhcp_search:	--no-dhcp-search: no search list handed to the guest
+ * @dhcp_dns:	DNS servers handed to the guest: CONF_HAND_DEFAULT,
+ *		--dhcp-dns (CONF_HAND_YES) or --no-dhcp-dns (CONF_HAND_NO)
+ * @dhcp_search:	the search list, likewise
+ * @no_copy_routes:	--no-copy-routes
+ * @no_copy_addrs:	--no-copy-addrs
  */
 struct conf_state {
 	bool v4_only, v6_only;
 	bool dns, search;
 	bool map_gw;
-	bool no_dhcp_dns, no_dhcp_search;
+	enum conf_hand dhcp_dns, dhcp_search;
+	bool no_copy_routes, no_copy_addrs;
 };
 
 /**
@@ -517,7 +544,9 @@ static void conf_usage(FILE *f)
 "Userspace network backend for a virtual machine in a pod: connects to\n"
 "the VMM over a UNIX socket (QEMU -netdev stream) and maps guest traffic\n"
 "to sockets of the pod.  In namespace mode it serves a network namespace\n"
-"through a tap device instead: one it joins, or a new one for COMMAND.\n"
+"through a tap device instead: one it joins, or a new one for COMMAND,\n"
+"or for the user's shell when options of namespace mode alone (such as\n"
+"--config-net) are given without a command, as pasta.\n"
 "\n", f);
 	for (i = 0; i < sizeof(conf_help) / sizeof(conf_help[0]); i++) {
 		if (*conf_help[i].help)
@@ -1273,6 +1302,19 @@ static int conf_set(bool *flag, bool value)
 }
 
 /**
+ * conf_hand() - --dhcp-dns, --no-dhcp-dns and the same for the search list
+ * @what:	what the command line said
+ * @yes:	handed, or not
+ *
+ * Return: 0
+ */
+static int conf_hand(enum conf_hand *what, bool yes)
+{
+	*what = yes ? CONF_HAND_YES : CONF_HAND_NO;
+	return 0;
+}
+
+/**
  * conf_opt_trace() - --trace: every frame logged, and debug messages too
  * @c:		configuration
  *
@@ -1500,15 +1542,71 @@ static int conf_ns_fwd_check(const struct conf *c, const struct fwd_spec *spec,
 }
 
 /**
+ * conf_vmm_given() - tell if the command line names a VMM's link
+ * @c:		configuration after the options
+ *
+ * Return: true with --socket, --fd, --one-off or --vhost-user
+ */
+static bool conf_vmm_given(const struct conf *c)
+{
+	return *c->sock_path || c->one_off || c->vhost_user || c->vmm_fd >= 0;
+}
+
+/**
+ * conf_ns_only_opt() - an option given that only namespace mode has
+ * @c:		configuration after the options
+ * @st:		command line state
+ *
+ * Return: its name, for messages; NULL if there is none
+ */
+static const char *conf_ns_only_opt(const struct conf *c,
+				    const struct conf_state *st)
+{
+	return *c->ns_ifname ? "--ns-ifname" :
+	       c->no_netns_quit ? "--no-netns-quit" :
+	       c->netns_only ? "--netns-only" :
+	       *c->userns ? "--userns" :
+	       c->config_net ? "--config-net" :
+	       st->no_copy_routes ? "--no-copy-routes" :
+	       st->no_copy_addrs ? "--no-copy-addrs" :
+	       c->host_lo_to_ns_lo ? "--host-lo-to-ns-lo" :
+	       c->ns_mac_set ? "--ns-mac-addr" :
+	       c->tcp_ns_fwd.n || c->tcp_ns_fwd.follow ? "-T" :
+	       c->udp_ns_fwd.n || c->udp_ns_fwd.follow ? "-U" :
+	       c->udp_fwd.follow ? "-u auto" : NULL;
+}
+
+/**
+ * conf_ns_shell() - pasta's options and no command: the user's shell
+ * @c:		configuration: c->ns_cmd set to $SHELL, or /bin/sh
+ *
+ * As pasta, a login shell in a new namespace; netns.c runs it.
+ */
+static void conf_ns_shell(struct conf *c)
+{
+	const char *sh = getenv("SHELL");
+
+	c->shell_argv[0] = (char *)(sh && *sh ? sh : "/bin/sh");
+	c->shell_argv[1] = NULL;
+	c->ns_cmd = c->shell_argv;
+	c->ns_shell = true;
+}
+
+/**
  * conf_ns_cmd() - namespace mode: the command after "--", and what
  *		    makes no sense without a VMM
  * @c:		configuration, c->ns_cmd set if there is a command
+ * @st:		command line state
  * @argc:	argument count
  * @argv:	arguments; getopt_long() stopped at optind
  *
+ * Options of namespace mode alone, with neither a command, a namespace
+ * nor a VMM, start the user's shell in a new namespace, as pasta does.
+ *
  * Return: 0 on success, -1 on error (reported)
  */
-static int conf_ns_cmd(struct conf *c, int argc, char **argv)
+static int conf_ns_cmd(struct conf *c, const struct conf_state *st,
+		       int argc, char **argv)
 {
 	bool dashes = optind > 0 && optind <= argc &&
 		      !strcmp(argv[optind - 1], "--");
@@ -1530,6 +1628,8 @@ static int conf_ns_cmd(struct conf *c, int argc, char **argv)
 		c->ns_cmd = &argv[optind];
 		optind = argc;
 	}
+	if (!conf_ns_mode(c) && !conf_vmm_given(c) && conf_ns_only_opt(c, st))
+		conf_ns_shell(c);
 	if (c->ns_cmd && *c->netns) {
 		fprintf(stderr, "netshim: --netns and a command exclude each other\n");
 		return -1;
@@ -1547,14 +1647,7 @@ static int conf_ns_cmd(struct conf *c, int argc, char **argv)
 	    conf_ns_fwd_check(c, &c->udp_ns_fwd, "-U"))
 		return -1;
 	if (!conf_ns_mode(c)) {
-		const char *opt = *c->ns_ifname ? "--ns-ifname" :
-				  c->no_netns_quit ? "--no-netns-quit" :
-				  c->netns_only ? "--netns-only" :
-				  *c->userns ? "--userns" :
-				  c->config_net ? "--config-net" :
-				  c->host_lo_to_ns_lo ? "--host-lo-to-ns-lo" :
-				  c->ns_mac_set ? "--ns-mac-addr" :
-				  c->udp_fwd.follow ? "-u auto" : NULL;
+		const char *opt = conf_ns_only_opt(c, st);
 
 		/* -t auto for a VM is the sk_lookup program's (fwd.c) */
 		if (opt) {
@@ -1565,7 +1658,7 @@ static int conf_ns_cmd(struct conf *c, int argc, char **argv)
 		}
 		return 0;
 	}
-	if (*c->sock_path || c->one_off || c->vhost_user || c->vmm_fd >= 0) {
+	if (conf_vmm_given(c)) {
 		/* A VMM's command line with a stray word in it */
 		if (c->ns_cmd && !dashes) {
 			fprintf(stderr, "netshim: unexpected argument '%s'\n",
@@ -1615,7 +1708,7 @@ static int conf_getopt(struct conf *c, struct conf_state *st, int argc,
 		if (conf_opt(c, st, opt, optarg))
 			return -1;
 	}
-	if (conf_ns_cmd(c, argc, argv))	/* takes every other argument */
+	if (conf_ns_cmd(c, st, argc, argv))	/* takes every other argument */
 		return -1;
 	if (st->v4_only && st->v6_only) {
 		fprintf(stderr, "netshim: --ipv4-only and --ipv6-only exclude each other\n");
@@ -1694,7 +1787,11 @@ static int conf_finish_v4(struct conf *c)
  * @c:		configuration, c->v6 set
  *
  * The guest's router is always netshim: without a known IPv6 gateway,
- * netshim's own link-local address serves as one.
+ * netshim's own link-local address serves as one.  Our link-local
+ * address, the source of router advertisements and so the guest's
+ * default route, is the gateway's when that is link-local, else the
+ * template's own link-local address, as passt and pasta take them, else
+ * the EUI-64 address of our MAC.
  *
  * Return: 0 on success, -1 on error (reported)
  */
@@ -1704,6 +1801,8 @@ static int conf_finish_v6(struct conf *c)
 		c->prefix6 = 64;
 	if (IN6_IS_ADDR_LINKLOCAL(&c->gw6))
 		c->our_ll6 = c->gw6;
+	else if (IN6_IS_ADDR_LINKLOCAL(&c->tmpl_ll6))
+		c->our_ll6 = c->tmpl_ll6;
 	else
 		conf_ll6_from_mac(c->our_mac, &c->our_ll6);
 	if (IN6_IS_ADDR_UNSPECIFIED(&c->gw6))
@@ -1962,6 +2061,24 @@ static void conf_map_gw(struct conf *c)
 }
 
 /**
+ * conf_copy_what() - what --config-net copies from the template, as pasta:
+ *		      every address and route of a family, unless
+ *		      --no-copy-addrs, --no-copy-routes, or -a or -g gave
+ *		      that family's own
+ * @c:		configuration after the command line, before the template
+ * @st:		command line state
+ */
+static void conf_copy_what(struct conf *c, const struct conf_state *st)
+{
+	struct conf_copy *cp = &c->ns_copy;
+
+	cp->addrs4 = !st->no_copy_addrs && !c->addr4.s_addr;
+	cp->addrs6 = !st->no_copy_addrs && IN6_IS_ADDR_UNSPECIFIED(&c->addr6);
+	cp->routes4 = !st->no_copy_routes && !c->gw4.s_addr;
+	cp->routes6 = !st->no_copy_routes && IN6_IS_ADDR_UNSPECIFIED(&c->gw6);
+}
+
+/**
  * conf_parse() - build the whole configuration
  * @c:		configuration, filled completely
  * @argc:	argument count
@@ -1981,16 +2098,25 @@ int conf_parse(struct conf *c, int argc, char **argv)
 	conf_defaults(c);
 	if (conf_getopt(c, &st, argc, argv))
 		return -1;
+	conf_copy_what(c, &st);
 	if (conf_addresses(c, &st))
+		return -1;
+	if (conf_ns_mode(c) && c->config_net && !c->local_mode &&
+	    c->ifindex && nl_template_copy(c))
 		return -1;
 	if (st.map_gw)
 		conf_map_gw(c);
 	conf_mtu(c);
 	conf_ephemeral(c);
 	conf_names(c, &st);
-	if (st.no_dhcp_dns)
+	/* A namespace shares the pod's resolv.conf: pasta hands it none, so
+	 * that its DHCP client leaves that file as it is
+	 */
+	if (st.dhcp_dns == CONF_HAND_NO ||
+	    (st.dhcp_dns == CONF_HAND_DEFAULT && conf_ns_mode(c)))
 		c->n_dns4 = c->n_dns6 = 0;
-	if (st.no_dhcp_search)
+	if (st.dhcp_search == CONF_HAND_NO ||
+	    (st.dhcp_search == CONF_HAND_DEFAULT && conf_ns_mode(c)))
 		c->n_search = 0;
 	if (c->vmm_fd < 0 && !*c->sock_path && !conf_ns_mode(c) &&
 	    conf_sock_path(c))

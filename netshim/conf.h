@@ -59,6 +59,56 @@ struct fwd_spec {
 	struct fwd_rule rule[CONF_MAX_FWD];
 };
 
+/* What --config-net copies from the template interface, as pasta does */
+#define CONF_COPY_ADDRS		16
+#define CONF_COPY_ROUTES	64
+
+/**
+ * struct conf_addr - an address of the template interface
+ * @a:		the address, v4-mapped for IPv4
+ * @prefix:	its prefix length
+ */
+struct conf_addr {
+	struct in6_addr a;
+	int prefix;
+};
+
+/**
+ * struct conf_route - a route of the main table through the template
+ * @dst:	destination, v4-mapped for IPv4 (::ffff:0.0.0.0, :: default)
+ * @gw:		gateway of the same family, :: for a route on the link
+ * @dst_len:	destination prefix length
+ * @metric:	its priority, 0 for the kernel's default
+ * @protocol:	who made it (RTPROT_*), kept as it was
+ * @v6:		an IPv6 route
+ */
+struct conf_route {
+	struct in6_addr dst, gw;
+	uint8_t dst_len;
+	uint32_t metric;
+	uint8_t protocol;
+	bool v6;
+};
+
+/**
+ * struct conf_copy - the template's addresses and routes, for --config-net
+ * @addrs4:	copy IPv4 addresses (no --no-copy-addrs nor IPv4 -a)
+ * @addrs6:	copy IPv6 addresses (no --no-copy-addrs nor IPv6 -a)
+ * @routes4:	copy IPv4 routes (no --no-copy-routes nor IPv4 -g)
+ * @routes6:	copy IPv6 routes (no --no-copy-routes nor IPv6 -g)
+ * @n_addr:	addresses read
+ * @addr:	the addresses, in the template's order
+ * @n_route:	routes read
+ * @route:	the routes, in the template's order
+ */
+struct conf_copy {
+	bool addrs4, addrs6, routes4, routes6;
+	int n_addr;
+	struct conf_addr addr[CONF_COPY_ADDRS];
+	int n_route;
+	struct conf_route route[CONF_COPY_ROUTES];
+};
+
 /**
  * struct conf - addresses handed to the guest and runtime options
  */
@@ -141,6 +191,8 @@ struct conf {
 	bool local_mode;		/* none: conf_local() */
 	unsigned int mtu;
 	unsigned int tmpl_mtu;		/* the template's, 0 if not read */
+	struct in6_addr tmpl_ll6;	/* its link-local address, :: if
+					 * not read */
 
 	/* IPv4: guest address, prefix length, gateway */
 	bool v4;
@@ -196,7 +248,11 @@ struct conf {
 	bool no_netns_quit;		/* --no-netns-quit */
 	bool netns_only;		/* --netns-only */
 	char userns[PATH_MAX];		/* --userns PATH, "" if none */
-	bool config_net;		/* --config-net: pasta's, always so */
+	bool config_net;		/* --config-net: we set the tap up */
+	struct conf_copy ns_copy;	/* what --config-net copies */
+	bool ns_shell;			/* ns_cmd is the user's shell: pasta
+					 * without a command */
+	char *shell_argv[2];		/* ns_cmd then: $SHELL or /bin/sh */
 	bool host_lo_to_ns_lo;		/* --host-lo-to-ns-lo */
 	bool ns_mac_set;		/* --ns-mac-addr (sets guest_mac) */
 	struct fwd_spec tcp_ns_fwd;	/* -T: namespace loopback -> pod's */

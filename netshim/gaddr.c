@@ -58,6 +58,24 @@ static bool gaddr_fwd_target(const struct conf *c, const struct in6_addr *a)
 }
 
 /**
+ * gaddr_copied() - tell if an address is one --config-net gave the
+ *		    namespace besides the pod's first one
+ * @c:		configuration
+ * @a:		address, v4-mapped for IPv4
+ *
+ * Return: true if it is
+ */
+static bool gaddr_copied(const struct conf *c, const struct in6_addr *a)
+{
+	int i;
+
+	for (i = 0; c->config_net && i < c->ns_copy.n_addr; i++)
+		if (IN6_ARE_ADDR_EQUAL(&c->ns_copy.addr[i].a, a))
+			return true;
+	return false;
+}
+
+/**
  * gaddr_own6() - tell if an address is one of the guest's in its prefix
  * @c:		configuration
  * @a:		address
@@ -84,8 +102,8 @@ static bool gaddr_own6(const struct conf *c, const struct in6_addr *a)
  *
  * Return: true for a unicast address of the advertised prefix other than
  * its subnet-router anycast address, a link-local address, a -t or -u
- * rule's guest address, or the unspecified address for ICMPv6 (duplicate
- * address detection, MLD)
+ * rule's guest address, an address --config-net copied, or the
+ * unspecified address for ICMPv6 (duplicate address detection, MLD)
  */
 bool gaddr_src6_ok(const struct conf *c, const struct in6_addr *src,
 		   uint8_t proto)
@@ -94,7 +112,8 @@ bool gaddr_src6_ok(const struct conf *c, const struct in6_addr *src,
 		return proto == IPPROTO_ICMPV6_;
 	if (IN6_IS_ADDR_LINKLOCAL(src))
 		return true;
-	return gaddr_own6(c, src) || gaddr_fwd_target(c, src);
+	return gaddr_own6(c, src) || gaddr_fwd_target(c, src) ||
+	       gaddr_copied(c, src);
 }
 
 /**
@@ -105,7 +124,7 @@ bool gaddr_src6_ok(const struct conf *c, const struct in6_addr *src,
  * @dport:	its UDP destination port, -1 if not UDP or too short to tell
  *
  * Return: true for the guest's address, a -t or -u rule's guest address,
- * or 0.0.0.0 to a DHCP server
+ * an address --config-net copied, or 0.0.0.0 to a DHCP server
  */
 bool gaddr_src4_ok(const struct conf *c, struct in_addr src, uint8_t proto,
 		   int dport)
@@ -119,7 +138,7 @@ bool gaddr_src4_ok(const struct conf *c, struct in_addr src, uint8_t proto,
 	if (src.s_addr == c->addr4.s_addr)
 		return true;
 	a = inany_from4(src);
-	return gaddr_fwd_target(c, &a);
+	return gaddr_fwd_target(c, &a) || gaddr_copied(c, &a);
 }
 
 /**

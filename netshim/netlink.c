@@ -62,6 +62,7 @@ struct nl_route {
  * struct nl_addr - address search on one interface
  * @family:	AF_INET or AF_INET6
  * @ifindex:	interface
+ * @link_local:	look for its IPv6 link-local address instead
  * @found:	an address was found
  * @prefix:	its prefix length
  * @addr:	the address (struct in_addr or struct in6_addr)
@@ -69,6 +70,7 @@ struct nl_route {
 struct nl_addr {
 	int family;
 	unsigned int ifindex;
+	bool link_local;
 	bool found;
 	int prefix;
 	union {
@@ -396,7 +398,8 @@ static int nl_addr_cb(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_OK;
 	if (mnl_attr_parse(nlh, sizeof(*ifa), nl_attr_cb, &a) < 0)
 		return MNL_CB_ERROR;
-	if (!nl_addr_usable(ifa, &a))
+	if (r->link_local ? ifa->ifa_scope != RT_SCOPE_LINK :
+			    !nl_addr_usable(ifa, &a))
 		return MNL_CB_OK;
 
 	/* On point-to-point links IFA_ADDRESS is the peer's */
@@ -594,6 +597,12 @@ static int nl_fill_v6(struct nl_ctx *nl, struct conf *c)
 		if (a.found && c->prefix6 < 0)
 			c->prefix6 = a.prefix;
 	}
+	/* What passt and pasta speak from when the gateway is global */
+	a.link_local = true;
+	if (nl_first_addr(nl, &a))
+		return -1;
+	if (a.found)
+		c->tmpl_ll6 = a.addr.v6;
 	return 0;
 }
 
@@ -644,16 +653,223 @@ out:
 }
 
 /**
- * nl_link_set_up() - bring an interface up, with its MTU and MAC address
+ * struct nl_copy - reading what --config-net copies from the template
+ * @c:		configuration: c->ns_copy filled in
+ * @left_out:	addresses and routes beyond what c->ns_copy holds
+ */
+struct nl_copy {
+	struct conf *c;
+	int left_out;
+};
+
+/**
+ * nl_copy_family() - tell if --config-net copies a family's addresses or
+ *		      routes
+ * @c:		configuration
+ * @family:	AF_INET or AF_INET6
+ * @routes:	routes, else addresses
+ *
+ * Return: true if it does
+ */
+static bool nl_copy_family(const struct conf *c, int family, bool routes)
+{
+	const struct conf_copy *cp = &c->ns_copy;
+
+	if (family == AF_INET)
+		return c->v4 && (routes ? cp->routes4 : cp->addrs4);
+	if (family == AF_INET6)
+		return c->v6 && (routes ? cp->routes6 : cp->addrs6);
+	return false;
+}
+
+/**
+ * nl_inany() - an address of either family as struct in6_addr
+ * @family:	AF_INET or AF_INET6
+ * @src:	struct in_addr or struct in6_addr
+ *
+ * Return: the address, v4-mapped for IPv4
+ */
+static struct in6_addr nl_inany(int family, const void *src)
+{
+	struct in6_addr r = { 0 };
+
+	if (family == AF_INET6) {
+		memcpy(&r, src, sizeof(r));
+	} else {
+		r.s6_addr[10] = r.s6_addr[11] = 0xff;
+		memcpy(&r.s6_addr[12], src, 4);
+	}
+	return r;
+}
+
+/**
+ * nl_copy_addr_cb() - keep an address of the template, as pasta copies it:
+ *		       every one but link-local, deprecated and failed ones
+ * @nlh:	RTM_NEWADDR message
+ * @data:	struct nl_copy
+ *
+ * Return: MNL_CB_OK to go on with the dump, MNL_CB_ERROR if malformed
+ */
+static int nl_copy_addr_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(nlh);
+	struct nl_attrs a = { .max = IFA_MAX };
+	struct nl_copy *st = data;
+	struct conf_copy *cp = &st->c->ns_copy;
+	const struct nlattr *attr;
+	struct in6_addr addr;
+	uint32_t flags;
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifa))
+		return MNL_CB_ERROR;
+	if (ifa->ifa_index != st->c->ifindex ||
+	    !nl_copy_family(st->c, ifa->ifa_family, false) ||
+	    ifa->ifa_scope == RT_SCOPE_LINK || ifa->ifa_scope == RT_SCOPE_HOST)
+		return MNL_CB_OK;
+	if (mnl_attr_parse(nlh, sizeof(*ifa), nl_attr_cb, &a) < 0)
+		return MNL_CB_ERROR;
+	if (!nl_attr_u32(a.tb[IFA_FLAGS], &flags))
+		flags = ifa->ifa_flags;
+	if (flags & (IFA_F_DEPRECATED | IFA_F_DADFAILED))
+		return MNL_CB_OK;
+	attr = a.tb[IFA_LOCAL] ? a.tb[IFA_LOCAL] : a.tb[IFA_ADDRESS];
+	if (!nl_attr_inaddr(attr, ifa->ifa_family, &addr))
+		return MNL_CB_OK;
+	if (cp->n_addr >= CONF_COPY_ADDRS) {
+		st->left_out++;
+		return MNL_CB_OK;
+	}
+	cp->addr[cp->n_addr].a = nl_inany(ifa->ifa_family, &addr);
+	cp->addr[cp->n_addr++].prefix = ifa->ifa_prefixlen;
+	return MNL_CB_OK;
+}
+
+/**
+ * nl_copy_route_cb() - keep a route of the main table through the template
+ * @nlh:	RTM_NEWROUTE message
+ * @data:	struct nl_copy
+ *
+ * The kernel's own routes (the prefixes of the addresses) are left out:
+ * it makes them again in the namespace for the addresses copied.  A
+ * multipath route is copied as its first hop, when that is through the
+ * template.
+ *
+ * Return: MNL_CB_OK to go on with the dump, MNL_CB_ERROR if malformed
+ */
+static int nl_copy_route_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+	struct nl_attrs a = { .max = RTA_MAX };
+	struct nl_copy *st = data;
+	struct conf_copy *cp = &st->c->ns_copy;
+	struct nl_route hop = { 0 };
+	struct conf_route *r;
+	struct in6_addr dst;
+	uint32_t table, oif;
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*rtm))
+		return MNL_CB_ERROR;
+	if (!nl_copy_family(st->c, rtm->rtm_family, true) ||
+	    rtm->rtm_type != RTN_UNICAST || rtm->rtm_protocol == RTPROT_KERNEL)
+		return MNL_CB_OK;
+	if (mnl_attr_parse(nlh, sizeof(*rtm), nl_attr_cb, &a) < 0)
+		return MNL_CB_ERROR;
+	if (!nl_attr_u32(a.tb[RTA_TABLE], &table))
+		table = rtm->rtm_table;
+	if (table != RT_TABLE_MAIN)
+		return MNL_CB_OK;
+
+	hop.family = rtm->rtm_family;
+	if (nl_attr_u32(a.tb[RTA_OIF], &oif)) {
+		hop.ifindex = oif;
+		hop.has_gw = nl_attr_inaddr(a.tb[RTA_GATEWAY], hop.family,
+					    &hop.gw);
+	} else if (a.tb[RTA_MULTIPATH]) {
+		nl_route_first_hop(a.tb[RTA_MULTIPATH], &hop);
+	}
+	if (hop.ifindex != st->c->ifindex)
+		return MNL_CB_OK;
+	memset(&dst, 0, sizeof(dst));
+	if (rtm->rtm_dst_len &&
+	    !nl_attr_inaddr(a.tb[RTA_DST], hop.family, &dst))
+		return MNL_CB_OK;
+
+	if (cp->n_route >= CONF_COPY_ROUTES) {
+		st->left_out++;
+		return MNL_CB_OK;
+	}
+	r = &cp->route[cp->n_route++];
+	memset(r, 0, sizeof(*r));
+	r->v6 = hop.family == AF_INET6;
+	r->dst = nl_inany(hop.family, &dst);
+	r->dst_len = rtm->rtm_dst_len;
+	if (hop.has_gw)
+		r->gw = nl_inany(hop.family, &hop.gw);
+	r->protocol = rtm->rtm_protocol;
+	if (!nl_attr_u32(a.tb[RTA_PRIORITY], &r->metric))
+		r->metric = 0;
+	return MNL_CB_OK;
+}
+
+/**
+ * nl_template_copy() - read what --config-net copies from the template:
+ *			its addresses and the routes through it
+ * @c:		configuration: c->ifindex, c->v4, c->v6 and what to copy
+ *		(c->ns_copy's flags) in; c->ns_copy's lists out
+ *
+ * Return: 0 on success, -1 on failure (reported on stderr)
+ */
+int nl_template_copy(struct conf *c)
+{
+	struct nl_copy st = { .c = c };
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	struct ifaddrmsg *ifa;
+	struct rtmsg *rtm;
+	struct nl_ctx nl;
+	int ret;
+
+	c->ns_copy.n_addr = c->ns_copy.n_route = 0;
+	if (nl_open(&nl)) {
+		fprintf(stderr, "netshim: cannot open netlink socket: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	nlh = nl_put_request(&nl, buf, RTM_GETADDR, NLM_F_DUMP);
+	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	ifa->ifa_family = AF_UNSPEC;
+	ret = nl_run(&nl, nlh, nl_copy_addr_cb, &st);
+	if (!ret) {
+		nlh = nl_put_request(&nl, buf, RTM_GETROUTE, NLM_F_DUMP);
+		rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+		rtm->rtm_family = AF_UNSPEC;
+		ret = nl_run(&nl, nlh, nl_copy_route_cb, &st);
+	}
+	mnl_socket_close(nl.sock);
+	if (ret) {
+		fprintf(stderr, "netshim: reading the addresses and routes of %s: %s\n",
+			c->ifname, strerror(errno));
+		return -1;
+	}
+	if (st.left_out)
+		fprintf(stderr, "netshim: %s has more addresses or routes than the %d and %d --config-net copies: %d left out\n",
+			c->ifname, CONF_COPY_ADDRS, CONF_COPY_ROUTES,
+			st.left_out);
+	return 0;
+}
+
+/**
+ * nl_link_set() - set an interface's MTU and MAC address, and bring it up
  * @nl:		context
  * @ifindex:	interface
+ * @up:		bring it up; false leaves its state as it is
  * @mtu:	MTU, 0 to leave it
  * @mac:	MAC address, NULL to leave it
  *
  * Return: 0 on success, -1 with errno set
  */
-static int nl_link_set_up(struct nl_ctx *nl, unsigned int ifindex,
-			  unsigned int mtu, const uint8_t *mac)
+static int nl_link_set(struct nl_ctx *nl, unsigned int ifindex, bool up,
+		       unsigned int mtu, const uint8_t *mac)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct ifinfomsg *ifi;
@@ -663,8 +879,8 @@ static int nl_link_set_up(struct nl_ctx *nl, unsigned int ifindex,
 	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	ifi->ifi_family = AF_UNSPEC;
 	ifi->ifi_index = ifindex;
-	ifi->ifi_flags = IFF_UP;
-	ifi->ifi_change = IFF_UP;
+	ifi->ifi_flags = up ? IFF_UP : 0;
+	ifi->ifi_change = up ? IFF_UP : 0;
 	if (mtu)
 		mnl_attr_put_u32(nlh, IFLA_MTU, mtu);
 	if (mac)
@@ -709,21 +925,23 @@ static int nl_addr_add(struct nl_ctx *nl, int family, unsigned int ifindex,
 }
 
 /**
- * nl_route_add() - add a route through an interface
+ * nl_route_add() - add a route through an interface, or replace it
  * @nl:		context
- * @family:	AF_INET or AF_INET6
  * @ifindex:	output interface
- * @dst:	destination, NULL for the default route
- * @dst_len:	its prefix length
- * @gw:		gateway, NULL for a route on the link
+ * @r:		the route: destination (the default route if its length is
+ *		0), gateway (:: for a route on the link), metric, protocol
  *
  * Return: 0 on success, -1 with errno set
  */
-static int nl_route_add(struct nl_ctx *nl, int family, unsigned int ifindex,
-			const void *dst, int dst_len, const void *gw)
+static int nl_route_add(struct nl_ctx *nl, unsigned int ifindex,
+			const struct conf_route *r)
 {
-	size_t len = family == AF_INET ? sizeof(struct in_addr) :
-					 sizeof(struct in6_addr);
+	int family = r->v6 ? AF_INET6 : AF_INET;
+	size_t len = r->v6 ? sizeof(struct in6_addr) : sizeof(struct in_addr);
+	const uint8_t *dst = r->v6 ? r->dst.s6_addr : r->dst.s6_addr + 12;
+	const uint8_t *gw = r->v6 ? r->gw.s6_addr : r->gw.s6_addr + 12;
+	bool has_gw = r->v6 ? !IN6_IS_ADDR_UNSPECIFIED(&r->gw) :
+			      !!memcmp(gw, "\0\0\0\0", 4);
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh;
 	struct rtmsg *rtm;
@@ -733,17 +951,41 @@ static int nl_route_add(struct nl_ctx *nl, int family, unsigned int ifindex,
 			     NLM_F_CREATE | NLM_F_REPLACE);
 	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 	rtm->rtm_family = family;
-	rtm->rtm_dst_len = dst ? dst_len : 0;
+	rtm->rtm_dst_len = r->dst_len;
 	rtm->rtm_table = RT_TABLE_MAIN;
-	rtm->rtm_protocol = RTPROT_STATIC;
-	rtm->rtm_scope = gw ? RT_SCOPE_UNIVERSE : RT_SCOPE_LINK;
+	rtm->rtm_protocol = r->protocol;
+	rtm->rtm_scope = has_gw ? RT_SCOPE_UNIVERSE : RT_SCOPE_LINK;
 	rtm->rtm_type = RTN_UNICAST;
-	if (dst)
+	if (r->dst_len)
 		mnl_attr_put(nlh, RTA_DST, len, dst);
-	if (gw)
+	if (has_gw)
 		mnl_attr_put(nlh, RTA_GATEWAY, len, gw);
+	if (r->metric)
+		mnl_attr_put_u32(nlh, RTA_PRIORITY, r->metric);
 	mnl_attr_put_u32(nlh, RTA_OIF, ifindex);
 	return nl_run(nl, nlh, NULL, NULL);
+}
+
+/**
+ * nl_route_str() - a route as text, for messages
+ * @r:		the route
+ * @buf:	output
+ * @size:	its size
+ *
+ * Return: @buf
+ */
+static const char *nl_route_str(const struct conf_route *r, char *buf,
+				size_t size)
+{
+	int family = r->v6 ? AF_INET6 : AF_INET;
+	const void *dst = r->v6 ? (const void *)&r->dst : &r->dst.s6_addr[12];
+	const void *gw = r->v6 ? (const void *)&r->gw : &r->gw.s6_addr[12];
+	char d[INET6_ADDRSTRLEN], g[INET6_ADDRSTRLEN];
+
+	inet_ntop(family, dst, d, sizeof(d));
+	inet_ntop(family, gw, g, sizeof(g));
+	snprintf(buf, size, "%s/%u via %s", d, r->dst_len, g);
+	return buf;
 }
 
 /**
@@ -762,15 +1004,149 @@ static bool nl_in_prefix4(struct in_addr a, struct in_addr net, int len)
 }
 
 /**
- * nl_ns_configure() - give an interface of the current namespace the
- *		       pod's addresses and routes, and bring loopback up
- * @c:		configuration: addresses, prefixes, gateways, MTU, families
+ * nl_ns_addrs() - give the tap the pod's address of each family, then the
+ *		   others --config-net copies
+ * @nl:		context, in the namespace
+ * @c:		configuration
+ * @ifindex:	the tap
+ *
+ * The pod's address goes first: the namespace's kernel prefers it as the
+ * source of what it sends, as the pod's does.
+ *
+ * Return: 0 on success, -1 with errno set
+ */
+static int nl_ns_addrs(struct nl_ctx *nl, const struct conf *c,
+		       unsigned int ifindex)
+{
+	const struct conf_copy *cp = &c->ns_copy;
+	struct in6_addr a4 = nl_inany(AF_INET, &c->addr4);
+	int i;
+
+	if (c->v4 && nl_addr_add(nl, AF_INET, ifindex, &c->addr4, c->prefix4))
+		return -1;
+	if (c->v6 && !IN6_IS_ADDR_UNSPECIFIED(&c->addr6) &&
+	    nl_addr_add(nl, AF_INET6, ifindex, &c->addr6, c->prefix6))
+		return -1;
+	for (i = 0; i < cp->n_addr; i++) {
+		const struct conf_addr *a = &cp->addr[i];
+		bool v4 = IN6_IS_ADDR_V4MAPPED(&a->a);
+
+		if (IN6_ARE_ADDR_EQUAL(&a->a, v4 ? &a4 : &c->addr6))
+			continue;
+		if (nl_addr_add(nl, v4 ? AF_INET : AF_INET6, ifindex,
+				v4 ? (const void *)&a->a.s6_addr[12] : &a->a,
+				a->prefix))
+			return -1;
+	}
+	return 0;
+}
+
+/**
+ * nl_ns_default() - the default route of a family, unless one was copied
+ * @nl:		context, in the namespace
+ * @c:		configuration
+ * @ifindex:	the tap
+ * @v6:		IPv6, else IPv4
+ *
+ * Through the pod's gateway, as pasta: for IPv4 after a route on the link
+ * to a gateway outside the address's prefix, as a DHCP client adds for a
+ * classless static route to it (RFC 3442).
+ *
+ * Return: 0 on success, -1 with errno set
+ */
+static int nl_ns_default(struct nl_ctx *nl, const struct conf *c,
+			 unsigned int ifindex, bool v6)
+{
+	const struct conf_copy *cp = &c->ns_copy;
+	struct conf_route r = { .v6 = v6, .protocol = RTPROT_STATIC };
+	const struct in_addr any = { 0 };
+	int i;
+
+	for (i = 0; i < cp->n_route; i++)
+		if (cp->route[i].v6 == v6 && !cp->route[i].dst_len)
+			return 0;
+	if (v6) {
+		r.gw = c->gw6;
+		return nl_route_add(nl, ifindex, &r);
+	}
+	if (!nl_in_prefix4(c->gw4, c->addr4, c->prefix4)) {
+		r.dst = nl_inany(AF_INET, &c->gw4);
+		r.dst_len = 32;
+		r.gw = nl_inany(AF_INET, &any);
+		if (nl_route_add(nl, ifindex, &r))
+			return -1;
+	}
+	r.dst = nl_inany(AF_INET, &any);
+	r.dst_len = 0;
+	r.gw = nl_inany(AF_INET, &c->gw4);
+	return nl_route_add(nl, ifindex, &r);
+}
+
+/**
+ * nl_ns_routes() - the routes --config-net copies, then the default ones
+ * @nl:		context, in the namespace
+ * @c:		configuration
+ * @ifindex:	the tap
+ *
+ * A route through a gateway needs a route to it first: routes are tried
+ * again, in rounds, while a round adds some, as the kernel settles their
+ * order for us.  One whose gateway stays unreachable is left out, with a
+ * warning, as pasta leaves it.
+ *
+ * Return: 0 on success, -1 on failure (reported on stderr)
+ */
+static int nl_ns_routes(struct nl_ctx *nl, const struct conf *c,
+			unsigned int ifindex)
+{
+	const struct conf_copy *cp = &c->ns_copy;
+	bool done[CONF_COPY_ROUTES] = { false };
+	int i, round, added = 1;
+	char buf[2 * INET6_ADDRSTRLEN + 16];
+
+	for (round = 0; added && round < cp->n_route; round++) {
+		for (added = i = 0; i < cp->n_route; i++) {
+			if (done[i])
+				continue;
+			if (!nl_route_add(nl, ifindex, &cp->route[i])) {
+				done[i] = true;
+				added++;
+			} else if (errno != ENETUNREACH &&
+				   errno != EHOSTUNREACH) {
+				fprintf(stderr, "netshim: setting up the namespace: route %s: %s\n",
+					nl_route_str(&cp->route[i], buf,
+						     sizeof(buf)),
+					strerror(errno));
+				return -1;
+			}
+		}
+	}
+	for (i = 0; i < cp->n_route; i++)
+		if (!done[i])
+			fprintf(stderr, "netshim: route %s of %s not copied: its gateway is unreachable\n",
+				nl_route_str(&cp->route[i], buf, sizeof(buf)),
+				c->ifname);
+
+	if ((c->v4 && nl_ns_default(nl, c, ifindex, false)) ||
+	    (c->v6 && nl_ns_default(nl, c, ifindex, true))) {
+		fprintf(stderr, "netshim: setting up the namespace: default route: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * nl_ns_configure() - bring the namespace's loopback up, and with
+ *		       --config-net give its tap the pod's addresses and
+ *		       routes, its MTU, and bring it up
+ * @c:		configuration: addresses, prefixes, gateways, MTU, families,
+ *		config_net, and what it copies from the template
  * @ifname:	the interface (namespace mode's tap)
  * @mac:	MAC address to set, NULL to keep the interface's
  *
- * Runs inside the namespace being set up.  An IPv4 gateway outside the
- * address's prefix gets a route on the link first, as a DHCP client does
- * for a classless static route to it (RFC 3442).
+ * Runs inside the namespace being set up.  Without --config-net the tap
+ * stays down, as pasta leaves it: the namespace's own DHCP client and
+ * SLAAC set it up from netshim's answers.
  *
  * Return: 0 on success, -1 on failure (reported on stderr)
  */
@@ -785,34 +1161,26 @@ int nl_ns_configure(const struct conf *c, const char *ifname,
 	if (nl_open(&nl))
 		goto fail;
 	what = "loopback";
-	if (nl_link(&nl, 0, "lo", &l) || nl_link_set_up(&nl, l.ifindex, 0,
-							 NULL))
+	if (nl_link(&nl, 0, "lo", &l) || nl_link_set(&nl, l.ifindex, true,
+						      0, NULL))
 		goto out;
 	what = ifname;
 	if (nl_link(&nl, 0, ifname, &l) ||
-	    nl_link_set_up(&nl, l.ifindex, c->mtu, mac))
-		goto out;
-
-	what = "IPv4 address";
-	if (c->v4 && nl_addr_add(&nl, AF_INET, l.ifindex, &c->addr4,
-				 c->prefix4))
-		goto out;
-	what = "IPv4 route to the gateway";
-	if (c->v4 && !nl_in_prefix4(c->gw4, c->addr4, c->prefix4) &&
-	    nl_route_add(&nl, AF_INET, l.ifindex, &c->gw4, 32, NULL))
-		goto out;
-	what = "IPv4 default route";
-	if (c->v4 && nl_route_add(&nl, AF_INET, l.ifindex, NULL, 0, &c->gw4))
-		goto out;
-	what = "IPv6 address";
-	if (c->v6 && !IN6_IS_ADDR_UNSPECIFIED(&c->addr6) &&
-	    nl_addr_add(&nl, AF_INET6, l.ifindex, &c->addr6, c->prefix6))
-		goto out;
-	what = "IPv6 default route";
-	if (c->v6 && nl_route_add(&nl, AF_INET6, l.ifindex, NULL, 0,
-				  &c->our_ll6))
+	    nl_link_set(&nl, l.ifindex, c->config_net,
+			c->config_net ? c->mtu : 0, mac))
 		goto out;
 	ret = 0;
+	if (!c->config_net)
+		goto out;
+
+	what = "addresses";
+	ret = -1;
+	if (nl_ns_addrs(&nl, c, l.ifindex))
+		goto out;
+	/* Reported there: a route that fails is named */
+	ret = nl_ns_routes(&nl, c, l.ifindex);
+	mnl_socket_close(nl.sock);
+	return ret;
 out:
 	mnl_socket_close(nl.sock);
 	if (!ret)

@@ -13,6 +13,7 @@
 int nl_exchange(int fd, const struct nlmsghdr *nlh, unsigned int portid,
 		mnl_cb_t cb, void *data);
 int nl_template(struct conf *c);
+int nl_template_copy(struct conf *c);
 int nl_ns_configure(const struct conf *c, const char *ifname,
 		    const uint8_t *mac);
 

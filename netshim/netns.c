@@ -145,14 +145,35 @@ static int netns_map_ids(pid_t pid)
 }
 
 /**
+ * netns_exec_shell() - run the user's shell as a login shell, as pasta does
+ *			without a command
+ * @path:	the shell
+ *
+ * Return: only on failure, with errno set
+ */
+static void netns_exec_shell(const char *path)
+{
+	char arg0[PATH_MAX + 1];
+	char *argv[] = { arg0, NULL };
+
+	/* A leading '-' in its name tells a shell it is a login shell */
+	if ((size_t)snprintf(arg0, sizeof(arg0), "-%s", path) >= sizeof(arg0)) {
+		errno = ENAMETOOLONG;
+		return;
+	}
+	execv(path, argv);
+}
+
+/**
  * netns_child() - the command's process: unshare, wait, exec
  * @argv:	command and arguments
+ * @shell:	@argv[0] is the user's shell, run as a login shell
  * @ready_fd:	written once the namespaces exist
  * @go_fd:	read: a byte means the network is ready, end of file that
  *		netshim failed
  */
-static void __attribute__((noreturn)) netns_child(char **argv, int ready_fd,
-						  int go_fd)
+static void __attribute__((noreturn)) netns_child(char **argv, bool shell,
+						  int ready_fd, int go_fd)
 {
 	sigset_t all;
 	char b;
@@ -174,7 +195,10 @@ static void __attribute__((noreturn)) netns_child(char **argv, int ready_fd,
 	sigfillset(&all);
 	sigprocmask(SIG_UNBLOCK, &all, NULL);
 	signal(SIGPIPE, SIG_DFL);
-	execvp(argv[0], argv);
+	if (shell)
+		netns_exec_shell(argv[0]);
+	else
+		execvp(argv[0], argv);
 	err("cannot run %s: %m", argv[0]);
 	_exit(NETNS_EXIT_NOEXEC);
 }
@@ -240,7 +264,7 @@ int netns_spawn(struct ctx *c, char **argv)
 	if (!ns->child) {
 		close(ready[0]);
 		close(go[1]);
-		netns_child(argv, ready[1], go[0]);
+		netns_child(argv, c->conf.ns_shell, ready[1], go[0]);
 	}
 	close(ready[1]);
 	close(go[0]);
@@ -311,7 +335,8 @@ int netns_join(struct ctx *c, const char *target)
 }
 
 /**
- * netns_tap_in() - inside the namespace: make the tap, configure it
+ * netns_tap_in() - inside the namespace: make the tap, bring loopback
+ *		    up, and with --config-net configure the tap
  * @c:		execution context: c->ns.tap_fd, ifname and mac set
  *
  * Return: 0 on success, -1 on failure (reported)
@@ -364,6 +389,7 @@ static int netns_tap_in(struct ctx *c)
 
 /**
  * netns_tap() - make the namespace's tap device, with the pod's addresses
+ *		 with --config-net
  * @c:		execution context, after netns_spawn() or netns_join();
  *		c->ns.tap_fd and c->ns.mac set, and the guest's MAC is known
  *
@@ -373,6 +399,7 @@ static int netns_tap_in(struct ctx *c)
  */
 int netns_tap(struct ctx *c)
 {
+	const struct conf_copy *cp = &c->conf.ns_copy;
 	struct netns *ns = &c->ns;
 	const char *name = *c->conf.ns_ifname ? c->conf.ns_ifname :
 			   *c->conf.ifname ? c->conf.ifname : "tap0";
@@ -384,9 +411,14 @@ int netns_tap(struct ctx *c)
 	memcpy(c->guest_mac, ns->mac, sizeof(c->guest_mac));
 	memcpy(c->conf.guest_mac, ns->mac, sizeof(c->conf.guest_mac));
 	c->conf.guest_mac_set = c->guest_mac_known = true;
-	info("namespace interface %s: %02x:%02x:%02x:%02x:%02x:%02x, MTU %u",
+	info("namespace interface %s: %02x:%02x:%02x:%02x:%02x:%02x, MTU %u%s",
 	     ns->ifname, ns->mac[0], ns->mac[1], ns->mac[2], ns->mac[3],
-	     ns->mac[4], ns->mac[5], c->conf.mtu);
+	     ns->mac[4], ns->mac[5], c->conf.mtu,
+	     c->conf.config_net ? "" : ", left down for the namespace's own "
+	     "DHCP and SLAAC (--config-net sets it up)");
+	if (c->conf.config_net && (cp->n_addr || cp->n_route))
+		info("--config-net: %d addresses and %d routes of %s copied",
+		     cp->n_addr, cp->n_route, c->conf.ifname);
 	return 0;
 }
 

@@ -398,7 +398,7 @@ case_ns() {
 		backend="$b" guest=netns mtu="$BIG_MTU"
 	chmod 1777 "$WORK"
 	if [ "$b" = netshim ]; then
-		cmd=("$NETSHIM" -f -q -D "$SERVER")
+		cmd=("$NETSHIM" -f -q --config-net -D "$SERVER")
 	else
 		cmd=(setpriv --reuid=65534 --regid=65534 --clear-groups
 			pasta -f -q --config-net -I pod0 -D "$SERVER"

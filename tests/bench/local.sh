@@ -167,8 +167,8 @@ for mode in off require auto; do
 	require) label=sockmap ;;
 	*) label=auto ;;
 	esac
-	ns_backend "$label" "$NETSHIM" -f -m 65520 -D 203.0.113.1 \
-		--bpf "$mode" -T "$IPERF_PORT,$RR_PORT"
+	ns_backend "$label" "$NETSHIM" -f --config-net -m 65520 \
+		-D 203.0.113.1 --bpf "$mode" -T "$IPERF_PORT,$RR_PORT"
 	row "$label" "$NS_GUEST"
 	kill -USR1 "$BPID"
 	sleep 0.3

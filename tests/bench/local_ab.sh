@@ -55,8 +55,8 @@ for r in $(seq "$ROUNDS"); do
 			mode=auto
 			[ "$bin" = "${bin%@*}" ] || mode=${bin##*@}
 			bin=${bin%@*}
-			ns_backend "$label" "$bin" -f -m 65520 -D 203.0.113.1 \
-				--bpf "$mode" -T "$IPERF_PORT"
+			ns_backend "$label" "$bin" -f --config-net -m 65520 \
+				-D 203.0.113.1 --bpf "$mode" -T "$IPERF_PORT"
 		fi
 		for d in up down; do
 			for p in 1 4; do

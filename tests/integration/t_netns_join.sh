@@ -41,7 +41,7 @@ reaches_peer() {
 # $@: its arguments
 start_netshim() {
 	log "backend: $NETSHIM $*"
-	ip netns exec "$NS_POD" "$NETSHIM" -f -D 203.0.113.1 "$@" \
+	ip netns exec "$NS_POD" "$NETSHIM" -f --config-net -D 203.0.113.1 "$@" \
 		>>"$WORK/backend.log" 2>&1 &
 	BACKEND_PID=$!
 	topo_pid_add "$BACKEND_PID"
@@ -81,7 +81,8 @@ ip netns del "$NS_GUEST"
 
 # An unprivileged user runs a command under netshim
 out=$(ip netns exec "$NS_POD" timeout 30 setpriv --reuid=65534 \
-	--regid=65534 --clear-groups "$NETSHIM" -f -q -D 203.0.113.1 -- \
+	--regid=65534 --clear-groups "$NETSHIM" -f -q --config-net \
+	-D 203.0.113.1 -- \
 	sh -c 'ip -o addr show; busybox ping -c 2 -W 2 203.0.113.1' 2>&1) ||
 	fail "netshim as uid 65534: $out"
 echo "$out" | grep -q 'inet 203\.0\.113\.2/24 ' &&
@@ -90,8 +91,8 @@ echo "$out" | grep -q 'inet 203\.0\.113\.2/24 ' &&
 log "ok: started by an unprivileged user"
 
 # pasta's form: the command without "--", its own options its own
-out=$(ip netns exec "$NS_POD" timeout 30 "$NETSHIM" -f -q -D 203.0.113.1 \
-	sh -c 'ip -o addr show; exit 7' 2>&1)
+out=$(ip netns exec "$NS_POD" timeout 30 "$NETSHIM" -f -q --config-net \
+	-D 203.0.113.1 sh -c 'ip -o addr show; exit 7' 2>&1)
 rc=$?
 [ "$rc" = 7 ] && echo "$out" | grep -q 'inet 203\.0\.113\.2/24 ' ||
 	fail "command without --: status $rc: $out"

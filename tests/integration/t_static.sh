@@ -165,7 +165,7 @@ ns_holder ip netns exec "$NS_POD"
 touch "/run/netns/$NS_GUEST" &&
 	mount --bind "/proc/$HOLDER/ns/net" "/run/netns/$NS_GUEST" ||
 	fail "cannot name the namespace of process $HOLDER"
-start_in_root -D 203.0.113.1 --netns "$HOLDER"
+start_in_root --config-net -D 203.0.113.1 --netns "$HOLDER"
 ns_wait_addr "$NS_GUEST"
 check_nobody
 out=$(ip -n "$NS_GUEST" -o addr show)

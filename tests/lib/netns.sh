@@ -9,9 +9,11 @@
 
 # ns_backend_cmd() - the command line of the backend in namespace mode:
 # netshim, or with BACKEND=passt the peer, pasta (passt's namespace mode,
-# in Debian's passt package), told what netshim does by default: the
-# namespace's addresses and routes set up, the router being the peer (not
-# mapped to the pod); pasta defaults to MTU 65520, netshim to the pod's
+# in Debian's passt package), told to set the namespace's addresses and
+# routes up (--config-net, as podman and other launchers ask) unless
+# NS_SELF=1 leaves that to the namespace, and with pasta the router being
+# the peer (not mapped to the pod); pasta defaults to MTU 65520, netshim
+# to the pod's
 # $@: extra arguments, then -- and the command
 # Sets NS_CMD
 ns_backend_cmd() {
@@ -24,12 +26,13 @@ ns_backend_cmd() {
 		# as root pasta turns to nobody and then cannot map its
 		# user namespace: it is started as nobody, as the bench does
 		NS_CMD=(setpriv --reuid=65534 --regid=65534 --clear-groups
-			"${PASTA:-pasta}" --config-net --no-map-gw)
+			"${PASTA:-pasta}" --no-map-gw)
 		;;
 	*)
 		fail "unknown BACKEND=$BACKEND (netshim or passt)"
 		;;
 	esac
+	[ "${NS_SELF:-}" = 1 ] || NS_CMD+=(--config-net)
 	NS_CMD+=(-f -D 203.0.113.1 -D 2001:db8:1::1 -S netshim.test "$@")
 }
 

@@ -947,8 +947,6 @@ static void test_parse_passt_refused(void **state)
 		{ "--dns-forward", "203.0.113.5", "does not redirect DNS" },
 		{ "--dns-host", "203.0.113.1", "does not redirect DNS" },
 		{ "--map-guest-addr", "203.0.113.5", "not supported" },
-		{ "--no-copy-routes", NULL, "namespace mode" },
-		{ "--no-copy-addrs", NULL, "namespace mode" },
 		{ "--no-splice", NULL, "namespace mode" },
 	};
 	char err[1024], name[64];
@@ -1341,24 +1339,18 @@ static void test_parse_ns_refused(void **state)
 		{ "--vhost-user", "--", "true" },
 		{ "--netns", "1", "--", "true" },
 		{ "--netns", ".." },
-		{ "--config-net" },
-		{ "--host-lo-to-ns-lo" },
-		{ "--ns-mac-addr", "02:00:00:00:00:01" },
 		{ "--netns", "x", "--ns-mac-addr", "02:00:00:00:00" },
 		{ "--userns", "/proc/1/ns/user" },
 		{ "--netns", "x", "--userns", "/proc/1/ns/user", "--netns-only" },
 		{ "--userns", "/proc/1/ns/user", "--", "true" },
 		{ "--" },
-		{ "--ns-ifname", "eth7" },
-		{ "-u", "auto" },
-		{ "-U", "5" },
 		{ "-U", "all", "--", "true" },
 		{ "-U", "~5", "--", "true" },
 		{ "-T", "all", "--", "true" },
-		{ "-T", "auto" },
-		{ "-U", "auto" },
 		{ "-T", "~5", "--", "true" },
-		{ "-T", "5" },
+		{ "-U", "all" },
+		{ "--userns", "/proc/1/ns/user", "--config-net" },
+		{ "--netns-only", "--config-net" },
 	};
 	const char *const base[] = { NSBASE4 };
 	const char *argv[ARGC(base) + 5];
@@ -1376,6 +1368,120 @@ static void test_parse_ns_refused(void **state)
 				 bad[i][1] ? bad[i][1] : "",
 				 bad[i][2] ? bad[i][2] : "");
 	}
+}
+
+/* pasta's options without a command: the user's shell, as a login shell,
+ * in a new namespace; with a VMM's options they are still refused
+ */
+static void test_parse_ns_shell(void **state)
+{
+	static const char *const ns[][3] = {
+		{ "--config-net" },
+		{ "--host-lo-to-ns-lo" },
+		{ "--ns-mac-addr", "02:00:00:00:00:01" },
+		{ "--ns-ifname", "eth7" },
+		{ "--no-copy-routes" },
+		{ "--no-copy-addrs" },
+		{ "-u", "auto" },
+		{ "-T", "5" },
+		{ "-T", "auto" },
+		{ "-U", "auto" },
+	};
+	const char *const base[] = { NSBASE4 };
+	const char *argv[ARGC(base) + 3];
+	char err[1024];
+	unsigned int i, j;
+	int n;
+
+	(void)state;
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		for (n = 0; n < ARGC(base); n++)
+			argv[n] = base[n];
+		for (j = 0; j < 3 && ns[i][j]; j++)
+			argv[n++] = ns[i][j];
+
+		assert_int_equal(setenv("SHELL", "/bin/unit-shell", 1), 0);
+		if (parse(n, argv))
+			fail_msg("refused: %s", ns[i][0]);
+		assert_non_null(conf.ns_cmd);
+		assert_true(conf.ns_shell);
+		assert_string_equal(conf.ns_cmd[0], "/bin/unit-shell");
+		assert_null(conf.ns_cmd[1]);
+		assert_true(conf.foreground);
+		assert_string_equal(conf.sock_path, "");
+
+		assert_int_equal(unsetenv("SHELL"), 0);
+		assert_int_equal(parse(n, argv), 0);
+		assert_string_equal(conf.ns_cmd[0], "/bin/sh");
+	}
+
+	/* A command is run as given, never as a shell */
+	{
+		const char *const cmd[] = { NSBASE4, "--config-net", "--",
+					    "true" };
+
+		assert_int_equal(parse(ARGC(cmd), cmd), 0);
+		assert_false(conf.ns_shell);
+		assert_string_equal(conf.ns_cmd[0], "true");
+	}
+	/* A VMM's command line keeps its meaning */
+	{
+		const char *const vm[] = { BASE4, "--config-net" };
+
+		assert_int_equal(parse_stderr(ARGC(vm), vm, err, sizeof(err)),
+				 -1);
+		if (!strstr(err, "--config-net needs --netns"))
+			fail_msg("--config-net for a VM: '%s'", err);
+	}
+}
+
+/* --config-net copies every address and route of the template, as
+ * pasta's, unless --no-copy-addrs, --no-copy-routes, or -a and -g for
+ * a family
+ */
+static void test_parse_ns_copy(void **state)
+{
+	const char *const given[] = { NSBASE4, "--config-net", "--", "true" };
+	const char *const none[] = { NSBASE4, "--config-net",
+				     "--no-copy-routes", "--no-copy-addrs",
+				     "--", "true" };
+
+	(void)state;
+	/* NSBASE4 gives -a and -g for IPv4, none for IPv6 */
+	assert_int_equal(parse(ARGC(given), given), 0);
+	assert_true(conf.config_net);
+	assert_false(conf.ns_copy.addrs4 || conf.ns_copy.routes4);
+	assert_true(conf.ns_copy.addrs6 && conf.ns_copy.routes6);
+	assert_int_equal(conf.ns_copy.n_addr + conf.ns_copy.n_route, 0);
+
+	assert_int_equal(parse(ARGC(none), none), 0);
+	assert_false(conf.ns_copy.addrs4 || conf.ns_copy.routes4 ||
+		     conf.ns_copy.addrs6 || conf.ns_copy.routes6);
+}
+
+/* pasta hands a namespace no DNS servers nor search list unless told:
+ * it shares the pod's resolv.conf
+ */
+static void test_parse_ns_dns(void **state)
+{
+	const char *const ns[] = { NSBASE4, "--", "true" };
+	const char *const ns_dns[] = { NSBASE4, "--dhcp-dns", "--dhcp-search",
+				       "--", "true" };
+	const char *const vm[] = { BASE4 };
+	const char *const vm_no[] = { BASE4, "--no-dhcp-dns",
+				      "--no-dhcp-search" };
+
+	(void)state;
+	assert_int_equal(parse(ARGC(ns), ns), 0);
+	assert_int_equal(conf.n_dns4 + conf.n_dns6 + conf.n_search, 0);
+	assert_int_equal(parse(ARGC(ns_dns), ns_dns), 0);
+	assert_int_equal(conf.n_dns4, 1);
+	assert_int_equal(conf.n_search, 1);
+	assert_int_equal(parse(ARGC(vm), vm), 0);
+	assert_int_equal(conf.n_dns4, 1);
+	assert_int_equal(conf.n_search, 1);
+	assert_int_equal(parse(ARGC(vm_no), vm_no), 0);
+	assert_int_equal(conf.n_dns4 + conf.n_search, 0);
 }
 
 /* -t auto for a VM: every port no pod process listens on (sk_lookup);
@@ -1624,6 +1730,9 @@ int main(void)
 		cmocka_unit_test(test_parse_ns_join),
 		cmocka_unit_test(test_parse_ns_short_and_fd),
 		cmocka_unit_test(test_parse_ns_refused),
+		cmocka_unit_test(test_parse_ns_shell),
+		cmocka_unit_test(test_parse_ns_copy),
+		cmocka_unit_test(test_parse_ns_dns),
 		cmocka_unit_test(test_parse_help_version),
 		cmocka_unit_test(test_help_man_in_sync),
 		cmocka_unit_test(test_parse_t_auto_vm),
