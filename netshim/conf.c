@@ -126,7 +126,8 @@ static const uint8_t conf_default_mac[ETH_ALEN_] = {
 	  "log to FILE instead of stderr or syslog",			\
 	  conf_opt_path(opt, c->log_file, sizeof(c->log_file), arg))	\
 	X(LOG_SIZE, "log-size", 0, required_argument, "BYTES",		\
-	  "empty the log file when it reaches BYTES",			\
+	  "drop the oldest lines of the log file beyond\n"		\
+	  "BYTES (default 1 MiB)",					\
 	  conf_uint_opt(opt, arg, 4096, UINT_MAX, &c->log_size))	\
 	X(PCAP, "pcap", 'p', required_argument, "FILE",			\
 	  "capture guest frames to FILE (libpcap)",			\
