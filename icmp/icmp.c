@@ -435,18 +435,21 @@ static void icmp_error(struct ctx *c, const struct in6_addr *from,
  * @raddr:	destination of the failed packet
  * @proto:	its layer-4 protocol
  * @l4:		its first 8 layer-4 bytes (ports, and for TCP the sequence)
+ * @data:	what followed them, NULL for nothing
+ * @dlen:	length of @data
  * @port:	port unreachable (else host unreachable)
  *
  * From the guest's gateway, which stands for the pod's network here.
  */
 void icmp_unreach(struct ctx *c, const struct in6_addr *gaddr,
 		  const struct in6_addr *raddr, uint8_t proto,
-		  const uint8_t l4[8], bool port)
+		  const uint8_t l4[8], const uint8_t *data, size_t dlen,
+		  bool port)
 {
 	bool v6 = !inany_is4(raddr);
 	struct in6_addr from = v6 ? c->conf.our_ll6 : inany_from4(c->conf.gw4);
 	struct icmp_quote q = { .gaddr = gaddr, .raddr = raddr,
-				.proto = proto };
+				.proto = proto, .data = data, .dlen = dlen };
 
 	memcpy(q.l4, l4, 8);
 	if (v6)		/* destination unreachable: port, or address */
