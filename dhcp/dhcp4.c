@@ -50,7 +50,6 @@ enum dhcp4_opt {
 	OPT_LEASE	= 51,
 	OPT_MSG_TYPE	= 53,
 	OPT_SERVER_ID	= 54,
-	OPT_PARAMS	= 55,
 	OPT_MAX_SIZE	= 57,
 	OPT_RAPID_COMMIT = 80,
 	OPT_CLIENT_FQDN	= 81,
@@ -84,7 +83,6 @@ enum dhcp4_type {
  * @max_size:	maximum DHCP message size (option 57), 0 if absent
  * @fqdn_flags:	flags of the client's Client FQDN option, if @has_fqdn
  * @has_fqdn:	the client sent a Client FQDN option (81)
- * @wants_fqdn:	the client asked for option 81 in its parameter list (55)
  * @rapid_commit: the client sent Rapid Commit (80, RFC 4039)
  */
 struct dhcp4_req {
@@ -97,7 +95,6 @@ struct dhcp4_req {
 	uint16_t max_size;
 	uint8_t fqdn_flags;
 	bool has_fqdn;
-	bool wants_fqdn;
 	bool rapid_commit;
 };
 
@@ -165,10 +162,6 @@ static void dhcp4_opt_store(struct dhcp4_req *req, uint8_t code,
 		/* RFC 4039, 4: the option has no data */
 		if (!len)
 			req->rapid_commit = true;
-		break;
-	case OPT_PARAMS:
-		if (memchr(val, OPT_CLIENT_FQDN, len))
-			req->wants_fqdn = true;
 		break;
 	}
 }
@@ -357,8 +350,11 @@ static void dhcp4_put_domain(const struct conf *c, struct dhcp4_buf *o)
  * @req:	the client's request
  * @o:		reply being written
  *
- * Only to a client that sent the option or asked for it (RFC 4702,
- * section 4).  netshim updates no DNS record: N set, S clear, O set if
+ * To every client, as passt does, though RFC 4702 (section 4) would
+ * have it only for clients that sent the option: ISC dhclient's default
+ * configuration neither sends nor asks for it, yet its scripts take the
+ * name when it comes, and a client that knows nothing of the option
+ * ignores it.  netshim updates no DNS record: N set, S clear, O set if
  * the client asked for S (section 3.3).  The name goes in the encoding
  * the client used, canonical wire format if it sent none (the ASCII form
  * is deprecated, section 2.1).
@@ -370,8 +366,6 @@ static void dhcp4_put_fqdn(const struct conf *c, const struct dhcp4_req *req,
 	bool wire = !req->has_fqdn || (req->fqdn_flags & FQDN_E);
 	size_t len;
 
-	if (!req->has_fqdn && !req->wants_fqdn)
-		return;
 	val[0] = FQDN_N | (wire ? FQDN_E : 0);
 	if (req->has_fqdn && (req->fqdn_flags & FQDN_S))
 		val[0] |= FQDN_O;

@@ -42,7 +42,6 @@ enum dhcp6_opt {
 	OPT_IA_NA		= 3,
 	OPT_IA_TA		= 4,
 	OPT_IAADDR		= 5,
-	OPT_ORO			= 6,
 	OPT_STATUS_CODE		= 13,
 	OPT_RAPID_COMMIT	= 14,
 	OPT_DNS_SERVERS		= 23,
@@ -86,7 +85,6 @@ enum opt_walk {
  * @rapid_commit: a Rapid Commit option is present
  * @fqdn_flags:	flags of the client's Client FQDN option, if @has_fqdn
  * @has_fqdn:	the client sent a Client FQDN option (39)
- * @wants_fqdn:	the client asked for option 39 in its Option Request
  */
 struct dhcp6_req {
 	uint8_t type;
@@ -97,7 +95,6 @@ struct dhcp6_req {
 	bool rapid_commit;
 	uint8_t fqdn_flags;
 	bool has_fqdn;
-	bool wants_fqdn;
 };
 
 /**
@@ -202,7 +199,6 @@ static bool dhcp6_opt_note(const struct conf *c, struct dhcp6_req *req,
 {
 	uint8_t duid[SERVER_DUID_LEN];
 	struct pkt sub;
-	size_t i;
 
 	switch (code) {
 	case OPT_CLIENTID:
@@ -224,12 +220,6 @@ static bool dhcp6_opt_note(const struct conf *c, struct dhcp6_req *req,
 		if (val->len >= 1) {
 			req->fqdn_flags = val->data[0];
 			req->has_fqdn = true;
-		}
-		return true;
-	case OPT_ORO:
-		for (i = 0; i + 1 < val->len; i += 2) {
-			if (rd16(val->data + i) == OPT_CLIENT_FQDN)
-				req->wants_fqdn = true;
 		}
 		return true;
 	case OPT_IA_NA:
@@ -506,10 +496,12 @@ static void put_dns(const struct conf *c, struct dhcp6_buf *o)
  * @req:	the client's message
  * @o:		reply being written
  *
- * Only with --fqdn, and only to a client that sent the option or asked
- * for it (RFC 4704, section 6).  netshim updates no DNS record: N set, S
- * clear, O set if the client asked for S (section 4.1).  Left out if it
- * does not fit.
+ * With --fqdn, to every client, as passt does: RFC 4704 (section 6)
+ * would have it only for clients that sent or asked for it, but a client
+ * set up without the option still takes the name, and one that knows
+ * nothing of it ignores it (RFC 8415, 16).  netshim updates no DNS
+ * record: N set, S clear, O set if the client asked for S (section 4.1).
+ * Left out if it does not fit.
  */
 static void put_fqdn(const struct conf *c, const struct dhcp6_req *req,
 		     struct dhcp6_buf *o)
@@ -517,7 +509,7 @@ static void put_fqdn(const struct conf *c, const struct dhcp6_req *req,
 	uint8_t val[1 + DNS_NAME_MAX + 1];
 	size_t len;
 
-	if (!*c->fqdn || (!req->has_fqdn && !req->wants_fqdn))
+	if (!*c->fqdn)
 		return;
 	val[0] = FQDN_N;
 	if (req->has_fqdn && (req->fqdn_flags & FQDN_S))

@@ -297,32 +297,101 @@ void icmp_flow_ready(struct ctx *c, struct flow *f, uint32_t events)
 	}
 }
 
+/* The most of the guest's packet an error quotes, past its first 8 layer-4
+ * bytes: what fits in 576 bytes of IPv4 (RFC 1812, 4.3.2.3) or in the
+ * IPv6 minimum MTU (RFC 4443, 2.4 (c)), as a router quotes it
+ */
+#define ICMP4_QUOTE_MAX		(576 - IP4_HLEN - 8 - IP4_HLEN - 8)
+#define ICMP6_QUOTE_MAX		(1280 - IP6_HLEN - 8 - IP6_HLEN - 8)
+
+/**
+ * struct icmp_quote - the guest's packet an error is about
+ * @gaddr:	its source, the guest's address
+ * @raddr:	its destination
+ * @proto:	its layer-4 protocol
+ * @hop:	the TTL or hop limit it was sent with, 0 if not known
+ * @l4:		its first 8 layer-4 bytes (ports, and for TCP the sequence)
+ * @data:	what followed them, as far as the error quoted it
+ * @dlen:	length of @data
+ */
+struct icmp_quote {
+	const struct in6_addr *gaddr;
+	const struct in6_addr *raddr;
+	uint8_t proto;
+	uint8_t hop;
+	uint8_t l4[8];
+	const uint8_t *data;
+	size_t dlen;
+};
+
+/**
+ * icmp_quote_l4() - the quoted layer-4 header's length and checksum fields
+ * @q:		the guest's packet
+ * @out:	its layer-4 header in the error, followed by @q->data
+ * @dlen:	how much of @q->data follows it
+ *
+ * What the guest itself wrote there, for a whole datagram or echo
+ * request: tools that read errors on a raw socket (busybox's traceroute6)
+ * match the quote against what they sent.  A TCP segment keeps its first
+ * 8 bytes only, which hold no checksum.
+ */
+static void icmp_quote_l4(const struct icmp_quote *q, uint8_t *out,
+			  size_t dlen)
+{
+	bool v6 = !inany_is4(q->raddr);
+	uint16_t len = (uint16_t)(8 + dlen);
+	uint32_t sum = 0;
+	uint16_t ck;
+
+	if (q->proto == IPPROTO_UDP) {
+		wr16(out + 4, len);
+		wr16(out + 6, 0);
+	} else if (q->proto == IPPROTO_ICMP || q->proto == IPPROTO_ICMPV6_) {
+		wr16(out + 2, 0);
+	} else {
+		return;
+	}
+	if (v6)
+		sum = csum_pseudo6(q->gaddr, q->raddr, q->proto, len);
+	else if (q->proto == IPPROTO_UDP)
+		sum = csum_pseudo4(inany_to4(q->gaddr), inany_to4(q->raddr),
+				   q->proto, len);
+	ck = csum_l4(sum, out, len);
+	if (q->proto == IPPROTO_UDP)	/* 0 would mean none (RFC 768) */
+		wr16(out + 6, ck ? ck : 0xffff);
+	else
+		wr16(out + 2, ck);
+}
+
 /**
  * icmp_error() - an ICMP or ICMPv6 error to the guest about its packet
  * @c:		execution context
  * @from:	source of the error: the router or host that sent it
- * @gaddr:	guest address, the source of the failed packet
- * @raddr:	destination of the failed packet
- * @proto:	its layer-4 protocol
- * @l4:		its first 8 layer-4 bytes (ports, and for TCP the sequence)
+ * @q:		the guest's packet
  * @type:	ICMP or ICMPv6 type
  * @code:	its code
  * @mtu:	next-hop MTU of a fragmentation-needed or packet-too-big
  *		message, else 0
  *
- * The message quotes a rebuilt header of the guest's packet, as a router
- * would quote the packet itself: netshim keeps no copy of it.
+ * The message quotes a rebuilt copy of the guest's packet, as a router
+ * would quote the packet itself: netshim keeps no copy of it, but the
+ * pod's kernel hands back what the router quoted past the headers.
  */
 static void icmp_error(struct ctx *c, const struct in6_addr *from,
-		       const struct in6_addr *gaddr,
-		       const struct in6_addr *raddr, uint8_t proto,
-		       const uint8_t l4[8], uint8_t type, uint8_t code,
+		       const struct icmp_quote *q, uint8_t type, uint8_t code,
 		       uint32_t mtu)
 {
-	bool v6 = !inany_is4(raddr);
-	size_t iphl = v6 ? IP6_HLEN : IP4_HLEN, len = 8 + iphl + 8;
-	uint8_t *out = ip_tx_l4(c, v6, len), *ip;
+	bool v6 = !inany_is4(q->raddr);
+	size_t iphl = v6 ? IP6_HLEN : IP4_HLEN;
+	size_t dlen = v6 ? ICMP6_QUOTE_MAX : ICMP4_QUOTE_MAX;
+	uint8_t hop = q->hop ? q->hop : 64;
+	uint8_t *out, *ip;
+	size_t len;
 
+	if (q->dlen < dlen)
+		dlen = q->dlen;
+	len = 8 + iphl + 8 + dlen;
+	out = ip_tx_l4(c, v6, len);
 	if (!out)
 		return;
 	memset(out, 0, 8 + iphl);
@@ -332,26 +401,30 @@ static void icmp_error(struct ctx *c, const struct in6_addr *from,
 	if (v6) {
 		wr32(out + 4, mtu);		/* packet too big: the MTU */
 		wr32(ip, 6u << 28);
-		wr16(ip + 4, 8);
-		ip[6] = proto;
-		ip[7] = 64;
-		memcpy(ip + 8, gaddr, 16);
-		memcpy(ip + 24, raddr, 16);
+		wr16(ip + 4, (uint16_t)(8 + dlen));
+		ip[6] = q->proto;
+		ip[7] = hop;
+		memcpy(ip + 8, q->gaddr, 16);
+		memcpy(ip + 24, q->raddr, 16);
 	} else {
-		struct in_addr s4 = inany_to4(gaddr), d4 = inany_to4(raddr);
+		struct in_addr s4 = inany_to4(q->gaddr);
+		struct in_addr d4 = inany_to4(q->raddr);
 
 		wr16(out + 6, (uint16_t)mtu);	/* RFC 1191 next-hop MTU */
 		ip[0] = 0x45;
-		wr16(ip + 2, IP4_HLEN + 8);
-		ip[8] = 64;
-		ip[9] = proto;
+		wr16(ip + 2, (uint16_t)(IP4_HLEN + 8 + dlen));
+		ip[8] = hop;
+		ip[9] = q->proto;
 		memcpy(ip + 12, &s4, 4);
 		memcpy(ip + 16, &d4, 4);
 		wr16(ip + 10, csum_ip4_header(ip, IP4_HLEN));
 	}
-	memcpy(ip + iphl, l4, 8);
-	ip_tx_send(c, out, from, gaddr, v6 ? IPPROTO_ICMPV6_ : IPPROTO_ICMP,
-		   len, NULL);
+	memcpy(ip + iphl, q->l4, 8);
+	if (dlen)
+		memcpy(ip + iphl + 8, q->data, dlen);
+	icmp_quote_l4(q, ip + iphl, dlen);
+	ip_tx_send(c, out, from, q->gaddr,
+		   v6 ? IPPROTO_ICMPV6_ : IPPROTO_ICMP, len, NULL);
 	c->cnt.icmp_errors++;
 }
 
@@ -362,23 +435,27 @@ static void icmp_error(struct ctx *c, const struct in6_addr *from,
  * @raddr:	destination of the failed packet
  * @proto:	its layer-4 protocol
  * @l4:		its first 8 layer-4 bytes (ports, and for TCP the sequence)
+ * @data:	what followed them, NULL for nothing
+ * @dlen:	length of @data
  * @port:	port unreachable (else host unreachable)
  *
  * From the guest's gateway, which stands for the pod's network here.
  */
 void icmp_unreach(struct ctx *c, const struct in6_addr *gaddr,
 		  const struct in6_addr *raddr, uint8_t proto,
-		  const uint8_t l4[8], bool port)
+		  const uint8_t l4[8], const uint8_t *data, size_t dlen,
+		  bool port)
 {
 	bool v6 = !inany_is4(raddr);
 	struct in6_addr from = v6 ? c->conf.our_ll6 : inany_from4(c->conf.gw4);
+	struct icmp_quote q = { .gaddr = gaddr, .raddr = raddr,
+				.proto = proto, .data = data, .dlen = dlen };
 
+	memcpy(q.l4, l4, 8);
 	if (v6)		/* destination unreachable: port, or address */
-		icmp_error(c, &from, gaddr, raddr, proto, l4, 1, port ? 4 : 3,
-			   0);
+		icmp_error(c, &from, &q, 1, port ? 4 : 3, 0);
 	else		/* destination unreachable: port, or host */
-		icmp_error(c, &from, gaddr, raddr, proto, l4, 3, port ? 3 : 1,
-			   0);
+		icmp_error(c, &from, &q, 3, port ? 3 : 1, 0);
 }
 
 /**
@@ -448,7 +525,7 @@ static void icmp_error_source(const struct ctx *c, const struct flow *f,
  * The kernel queues each error with the start of what the socket sent
  * (the UDP payload, or the echo message) and the address of the router or
  * host that answered.  The guest gets the same error from that address,
- * quoting its own packet as far as the flow knows it, so that traceroute,
+ * quoting its own packet as the router quoted it, so that traceroute,
  * tracepath, ping -t and path MTU discovery in the guest see the path the
  * pod's packets take, and a UDP application sees its port refused.
  * Reading the queue also clears the socket's pending error.
@@ -465,9 +542,9 @@ void icmp_sock_errors(struct ctx *c, const struct flow *f)
 	struct iovec iov = { data, sizeof(data) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	struct sock_extended_err *ee;
+	struct icmp_quote q;
 	struct in6_addr from;
 	struct cmsghdr *h;
-	uint8_t l4[8];
 	ssize_t n;
 	int i;
 
@@ -492,27 +569,30 @@ void icmp_sock_errors(struct ctx *c, const struct flow *f)
 			continue;
 		}
 
-		memset(l4, 0, sizeof(l4));
+		q = (struct icmp_quote){ .gaddr = &f->gaddr,
+					 .raddr = &f->raddr,
+					 .proto = f->proto, .hop = f->hop };
 		if (f->proto == IPPROTO_UDP) {
-			wr16(l4, f->gport);
-			wr16(l4 + 2, f->rport);
-			/* What the router quoted of the payload: the whole
-			 * datagram as far as anyone knows
+			/* The payload, as far as the router quoted it */
+			wr16(q.l4, f->gport);
+			wr16(q.l4 + 2, f->rport);
+			q.data = data;
+			q.dlen = (size_t)n;
+		} else if (n >= ICMP_ECHO_HLEN) {
+			/* The echo request as the guest sent it: the
+			 * quoted one with the guest's own identifier
 			 */
-			wr16(l4 + 4, (uint16_t)(8 + n));
+			memcpy(q.l4, data, ICMP_ECHO_HLEN);
+			wr16(q.l4 + 4, f->gport);
+			q.data = data + ICMP_ECHO_HLEN;
+			q.dlen = (size_t)n - ICMP_ECHO_HLEN;
 		} else {
-			/* The echo request as the guest sent it: its own
-			 * identifier, the sequence number the error quotes
-			 */
-			l4[0] = v6 ? ICMP6_ECHO_REQUEST : ICMP_ECHO_REQUEST;
-			wr16(l4 + 4, f->gport);
-			if (n >= ICMP_ECHO_HLEN)
-				memcpy(l4 + 6, data + 6, 2);
+			q.l4[0] = v6 ? ICMP6_ECHO_REQUEST : ICMP_ECHO_REQUEST;
+			wr16(q.l4 + 4, f->gport);
 		}
 		icmp_error_source(c, f, (const struct sockaddr_storage *)
 				  SO_EE_OFFENDER(ee), &from);
-		icmp_error(c, &from, &f->gaddr, &f->raddr, f->proto, l4,
-			   ee->ee_type, ee->ee_code,
+		icmp_error(c, &from, &q, ee->ee_type, ee->ee_code,
 			   (v6 ? ee->ee_type == 2 : ee->ee_code == 4) ?
 			   ee->ee_info : 0);
 	}

@@ -14,7 +14,8 @@ void icmp_flow_ready(struct ctx *c, struct flow *f, uint32_t events);
 void icmp_ra_timer(struct ctx *c);
 void icmp_unreach(struct ctx *c, const struct in6_addr *gaddr,
 		  const struct in6_addr *raddr, uint8_t proto,
-		  const uint8_t l4[8], bool port);
+		  const uint8_t l4[8], const uint8_t *data, size_t dlen,
+		  bool port);
 void icmp_sock_errors(struct ctx *c, const struct flow *f);
 void icmp_ndp_probe(struct ctx *c);
 int icmp_ping_socket(struct ctx *c, struct flow *f, uint16_t id);

@@ -126,7 +126,8 @@ static const uint8_t conf_default_mac[ETH_ALEN_] = {
 	  "log to FILE instead of stderr or syslog",			\
 	  conf_opt_path(opt, c->log_file, sizeof(c->log_file), arg))	\
 	X(LOG_SIZE, "log-size", 0, required_argument, "BYTES",		\
-	  "empty the log file when it reaches BYTES",			\
+	  "drop the oldest lines of the log file beyond\n"		\
+	  "BYTES (default 1 MiB)",					\
 	  conf_uint_opt(opt, arg, 4096, UINT_MAX, &c->log_size))	\
 	X(PCAP, "pcap", 'p', required_argument, "FILE",			\
 	  "capture guest frames to FILE (libpcap)",			\
@@ -223,7 +224,7 @@ static const uint8_t conf_default_mac[ETH_ALEN_] = {
 	  "loopback (default: nothing mapped); \"none\"",		\
 	  conf_opt_map_lo(c, arg))					\
 	X(MAP_GW, "map-gw", 0, no_argument, NULL,			\
-	  "map the gateway so (IPv4, global IPv6)",			\
+	  "map the gateway so (IPv4, IPv6, link-local too)",		\
 	  conf_set(&st->map_gw, true))					\
 	X(NO_MAP_GW, "no-map-gw", 0, no_argument, NULL,			\
 	  "the gateway is a router (the default)",			\
@@ -2044,9 +2045,8 @@ static int conf_sock_path(struct conf *c)
  *
  * passt's default: guest traffic to the gateway goes to the host.  The
  * same as --map-host-loopback with the gateway's address, for a family
- * that --map-host-loopback did not map already.  An IPv6 gateway that is
- * link-local stays a router: guest traffic to link-local addresses never
- * leaves netshim.
+ * that --map-host-loopback did not map already, a link-local IPv6
+ * gateway (netshim's own link-local address then) too, as passt maps it.
  */
 static void conf_map_gw(struct conf *c)
 {
@@ -2054,7 +2054,7 @@ static void conf_map_gw(struct conf *c)
 		c->host_lo4 = c->gw4;
 		c->map_host_lo4 = true;
 	}
-	if (c->v6 && !c->map_host_lo6 && !IN6_IS_ADDR_LINKLOCAL(&c->gw6)) {
+	if (c->v6 && !c->map_host_lo6) {
 		c->host_lo6 = c->gw6;
 		c->map_host_lo6 = true;
 	}

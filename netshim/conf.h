@@ -177,7 +177,7 @@ struct conf {
 	/* process */
 	bool foreground, quiet, debug, trace;
 	bool log_stderr;		/* -e: log to stderr, also as a daemon */
-	unsigned int log_size;		/* log file size limit, 0: none */
+	unsigned int log_size;		/* log file size limit, 0: 1 MiB */
 	char pid_file[PATH_MAX];
 	char log_file[PATH_MAX];
 	char pcap_file[PATH_MAX];

@@ -4,7 +4,9 @@
  * Once every socket and file it needs is open, netshim:
  * 1. detaches from the filesystem: a new mount namespace whose root is an
  *    empty, read-only tmpfs (in a new user namespace when not root);
- * 2. drops to an unprivileged user: --runas, or nobody when started as root;
+ * 2. drops to an unprivileged user: --runas, or nobody when started as root
+ *    (root of a user namespace with no nobody stays root there, an
+ *    ordinary user outside);
  * 3. drops every capability and sets PR_SET_NO_NEW_PRIVS;
  * 4. installs a seccomp filter allowing only the system calls of the loop.
  * Each step is logged at debug level.  Step 1 fails soft (a pod may forbid
@@ -48,7 +50,7 @@
  */
 static const long isolate_syscalls[] = {
 	__NR_read, __NR_write, __NR_writev, __NR_close,
-	__NR_ftruncate,		/* --log-size empties the log file */
+	__NR_pread64, __NR_pwrite64, __NR_ftruncate,	/* the log file, cut */
 #ifdef __NR_epoll_wait
 	__NR_epoll_wait,
 #endif
@@ -411,6 +413,38 @@ static int isolate_user(uid_t uid, gid_t gid)
 }
 
 /**
+ * isolate_nobody() - the user root becomes without --runas
+ * @uid:	set to nobody's, or left 0
+ * @gid:	set to nobody's group, or left 0
+ *
+ * nobody, or 65534 where no database knows it.  Root of a user namespace
+ * that has no such user (a launcher's or pasta's namespace, which maps
+ * root alone) stays root there, as passt does: no user it could become,
+ * no capability kept, and no privilege outside the namespace.
+ */
+static void isolate_nobody(uid_t *uid, gid_t *gid)
+{
+	unsigned int u = 65534, g = 65534;
+
+	/* nobody's usual number where no database knows it; the static
+	 * build, which reads /etc/passwd alone, meets that in images with
+	 * no such file, and says what it chose
+	 */
+	if (passwd_user("nobody", &u, &g) && PASSWD_FILES_ONLY)
+		info("started as root, and /etc/passwd has no user nobody (a "
+		     "static build has no other user database): running as "
+		     "uid %u gid %u; --runas UID:GID picks another", u, g);
+	if (!userns_initial() && !userns_maps(u, g)) {
+		info("root of a user namespace without uid %u gid %u "
+		     "(nobody): staying its root, without capabilities", u, g);
+		return;
+	}
+	*uid = u;
+	*gid = g;
+	debug("started as root: switching to nobody (uid %u)", u);
+}
+
+/**
  * isolate() - detach, drop privileges, filter system calls
  * @c:		configuration: --runas, socket and PID file paths
  * @sock:	filled in: how to remove the socket at exit
@@ -430,22 +464,9 @@ int isolate(const struct conf *c, struct isolate_path *sock,
 		uid = c->uid;
 		gid = c->gid;
 	} else if (uid == 0) {
-		unsigned int u = 65534, g = 65534;
-
-		/* nobody's usual number where no database knows it; the
-		 * static build, which reads /etc/passwd alone, meets that in
-		 * images with no such file, and says what it chose
-		 */
-		if (passwd_user("nobody", &u, &g) && PASSWD_FILES_ONLY)
-			info("started as root, and /etc/passwd has no user "
-			     "nobody (a static build has no other user "
-			     "database): running as uid %u gid %u; --runas "
-			     "UID:GID picks another", u, g);
-		uid = u;
-		gid = g;
-		debug("started as root: switching to nobody (uid %u)", uid);
+		isolate_nobody(&uid, &gid);
 	}
-	if (uid == 0) {
+	if (uid == 0 && (c->runas_set || userns_initial())) {
 		err("refusing to run as root: give --runas an unprivileged user");
 		return -1;
 	}

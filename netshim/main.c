@@ -347,6 +347,7 @@ static int daemonize(struct ctx *c, int *ready)
 	close(pipefd[0]);
 	*ready = pipefd[1];
 	setsid();
+	log_forked();
 	epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->signal_fd, NULL);
 	close(c->signal_fd);
 	if (setup_signals(c)) {

@@ -3,7 +3,9 @@
  *	     interface
  *
  * A guest destination is the same address for a socket, but for the
- * --map-host-loopback address, which stands for the pod's loopback.
+ * --map-host-loopback address, which stands for the pod's loopback, and
+ * the gateway's link-local address, which is the gateway's on the pod's
+ * interface.
  * The sockets opened for the guest's connections, flows and echo requests
  * leave the pod from the address given with -o and through the interface
  * given with --outbound-if4 or --outbound-if6, per family.  Traffic to the
@@ -20,6 +22,27 @@
 #include "outbound.h"
 
 /**
+ * outbound_gw_ll() - tell if a guest destination is the pod's gateway by
+ *		      its link-local address
+ * @c:		execution context
+ * @raddr:	destination as the guest sees it
+ *
+ * netshim's link-local address is the pod's gateway's when that is
+ * link-local, as the pod's default route gives it: the guest's router is
+ * the pod's.  The guest's traffic to it goes to that gateway on the pod's
+ * interface, as to any of the gateway's addresses (passt does so with
+ * --no-map-gw).
+ *
+ * Return: true if it does
+ */
+static bool outbound_gw_ll(const struct ctx *c, const struct in6_addr *raddr)
+{
+	return !inany_is4(raddr) && c->conf.ifindex &&
+	       IN6_IS_ADDR_LINKLOCAL(&c->conf.gw6) &&
+	       inany_eq(raddr, &c->conf.gw6);
+}
+
+/**
  * outbound_sockaddr() - where a guest destination really is
  * @c:		execution context
  * @raddr:	destination as the guest sees it
@@ -27,7 +50,8 @@
  * @sa:		filled in
  * @len:	filled in
  *
- * The --map-host-loopback address stands for the pod's loopback.
+ * The --map-host-loopback address stands for the pod's loopback; the
+ * gateway's link-local address is scoped to the pod's interface.
  *
  * Return: 0
  */
@@ -45,6 +69,10 @@ int outbound_sockaddr(const struct ctx *c, const struct in6_addr *raddr,
 	} else if (!inany_is4(raddr) && c->conf.map_host_lo6 &&
 		   inany_eq(raddr, &c->conf.host_lo6)) {
 		a = in6addr_loopback;
+	} else if (outbound_gw_ll(c, raddr)) {
+		*len = inany_sockaddr(sa, &a, rport);
+		((struct sockaddr_in6 *)sa)->sin6_scope_id = c->conf.ifindex;
+		return 0;
 	}
 	*len = inany_sockaddr(sa, &a, rport);
 	return 0;
@@ -75,7 +103,8 @@ bool outbound_maps_lo(const struct ctx *c, const struct in6_addr *raddr)
  * Multicast, broadcast (limited or the guest's subnet's), link-local
  * destinations and sources, and an unspecified IPv4 source have no
  * meaning in the pod: what they are for stays on the guest's link.  A
- * destination standing for the pod's loopback (local mode's fe80::1)
+ * destination standing for the pod's loopback (local mode's fe80::1,
+ * --map-gw's link-local gateway) or for the pod's link-local gateway
  * leaves all the same.
  *
  * Return: true if a socket of the pod may carry it
@@ -90,7 +119,7 @@ bool outbound_reachable(const struct ctx *c, const struct in6_addr *src,
 	if (IN6_IS_ADDR_MULTICAST(dst))
 		return false;
 	if (IN6_IS_ADDR_LINKLOCAL(dst) || IN6_IS_ADDR_LINKLOCAL(src))
-		return outbound_maps_lo(c, dst);
+		return outbound_maps_lo(c, dst) || outbound_gw_ll(c, dst);
 	return true;
 }
 

@@ -5,7 +5,8 @@
  * mount namespace without root (isolate.c), and the one of the command
  * it runs in namespace mode (netns.c).  Either maps one id inside to
  * netshim's own effective user and group outside, which needs no
- * capability.
+ * capability.  The maps of the namespace netshim was started in tell
+ * root there which user it can become (isolate.c).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -73,4 +74,63 @@ int userns_map_gid(pid_t pid, gid_t inside)
 		userns_write(pid, "setgroups", "deny");
 	snprintf(map, sizeof(map), "%u %u 1", inside, getegid());
 	return userns_write(pid, "gid_map", map);
+}
+
+/**
+ * userns_own_map() - read a map of our own user namespace
+ * @file:	uid_map or gid_map
+ * @id:		an id inside, to look for
+ * @has:	set if the map holds @id
+ *
+ * Return: true if the map is the initial namespace's, every id to
+ *	   itself, or cannot be read (the stricter case); false otherwise
+ */
+static bool userns_own_map(const char *file, unsigned int id, bool *has)
+{
+	unsigned long in, out, count;
+	bool initial = false;
+	char path[64];
+	FILE *f;
+
+	*has = false;
+	snprintf(path, sizeof(path), "/proc/self/%s", file);
+	f = fopen(path, "re");
+	if (!f)
+		return true;
+	while (fscanf(f, "%lu %lu %lu", &in, &out, &count) == 3) {
+		if (id >= in && id - in < count)
+			*has = true;
+		if (!in && !out && count == 4294967295UL)
+			initial = true;
+	}
+	fclose(f);
+	return initial;
+}
+
+/**
+ * userns_initial() - whether we run in the initial user namespace
+ *
+ * Return: true there, where root is the machine's root
+ */
+bool userns_initial(void)
+{
+	bool has;
+
+	return userns_own_map("uid_map", 0, &has);
+}
+
+/**
+ * userns_maps() - whether our user namespace has a user and a group
+ * @uid:	user id inside
+ * @gid:	group id inside
+ *
+ * Return: true if both are mapped: a process can switch to them
+ */
+bool userns_maps(uid_t uid, gid_t gid)
+{
+	bool u, g;
+
+	userns_own_map("uid_map", uid, &u);
+	userns_own_map("gid_map", gid, &g);
+	return u && g;
 }

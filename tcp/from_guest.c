@@ -300,6 +300,11 @@ static void tcp_conn_from_guest_syn(struct ctx *c, const struct l4_meta *m,
 		return;
 	}
 	if (!outbound_reachable(c, &m->src, &m->dst)) {
+		/* netshim's own link-local address, where the pod has no
+		 * gateway to stand for: nothing listens, as a host says
+		 */
+		if (m->v6 && inany_eq(&m->dst, &c->conf.our_ll6))
+			tcp_rst_reply(c, m, s);
 		c->cnt.drop_link_only++;
 		return;
 	}

@@ -826,7 +826,7 @@ void tcp_connect_failed(struct ctx *c, struct tcp_conn *conn, int err)
 		wr16(l4 + 2, conn->rport);
 		wr32(l4 + 4, conn->seq_init_guest);
 		icmp_unreach(c, &conn->gaddr, &conn->raddr, IPPROTO_TCP, l4,
-			     false);
+			     NULL, 0, false);
 	}
 	conn_free(c, conn, false);
 }

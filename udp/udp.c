@@ -186,6 +186,12 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 	}
 
 	if (!outbound_reachable(c, &m->src, &m->dst)) {
+		/* netshim's own link-local address, where the pod has no
+		 * gateway to stand for: no port open there
+		 */
+		if (m->v6 && inany_eq(&m->dst, &c->conf.our_ll6))
+			icmp_unreach(c, &m->src, &m->dst, IPPROTO_UDP, h,
+				     payload.data, payload.len, true);
 		c->cnt.drop_link_only++;
 		return;
 	}

@@ -6,7 +6,9 @@
 #   it was started with;
 # - --trace: a message for every frame, both ways;
 # - --log-size: the log file never grows beyond the size given, and
-#   holds the newest messages.
+#   holds the newest messages: its oldest lines go, as passt's do;
+# - -l: the file starts afresh at each start, its first line naming
+#   netshim, its version and the PID that serves, as passt's.
 
 set -u
 # shellcheck source=tests/lib/topo.sh
@@ -62,3 +64,36 @@ size=$(stat -c %s "$logf")
 tail -n 1 "$logf" | grep -Eq "$counter" ||
 	fail "--log-size: the newest messages (counters) do not end the file: $(tail -n 1 "$logf")"
 log "ok: --log-size 4096: $size bytes, the newest messages kept"
+
+# The file a run found holds only this run's messages, under a first line
+# naming netshim, its version, its executable and the PID that serves (the
+# one in the PID file), as passt's does; once full, it lost its oldest
+# lines, and says so on that first line, and the lines left are whole and
+# in the order they were written
+head -n 1 "$logf" | grep -Eq "^netshim [^ ]+: /[^ ]*netshim[^ ]* \($BACKEND_PID\) - log truncated at [0-9]+\.[0-9]+$" ||
+	fail "--log-size: first line: $(head -n 1 "$logf")"
+[ "$size" -ge 2048 ] ||
+	fail "--log-size 4096: only $size bytes left: the file was emptied"
+tail -n +2 "$logf" | awk '
+	$1 !~ /^[0-9]+\.[0-9][0-9][0-9]$/ || $2 != "netshim:" {
+		print "not a whole line: " $0; exit 1
+	}
+	$1 + 0 < last { print "out of order: " $0; exit 1 }
+	{ last = $1 + 0 }' >"$WORK/order.txt" ||
+	fail "--log-size: $(cat "$WORK/order.txt")"
+log "ok: --log-size: the oldest lines dropped, the first one says so"
+kill "$RELAY_PID" "$BACKEND_PID" 2>/dev/null
+wait "$BACKEND_PID" 2>/dev/null
+
+# A second run on the same file, as a daemon: it starts the file afresh
+echo "a line of an earlier run" >>"$logf"
+in_pod "$NETSHIM" -4 -s "$WORK/again.sock" -P "$WORK/again.pid" \
+	-D 203.0.113.1 -l "$logf" || fail "netshim -l as a daemon did not start"
+pid=$(cat "$WORK/again.pid")
+topo_pid_add "$pid"
+topo_wait_log "$logf" 'listening on' 20 || fail "-l: nothing logged"
+head -n 1 "$logf" | grep -Eq "^netshim [^ ]+: /[^ ]*netshim[^ ]* \($pid\)$" ||
+	fail "-l: first line: $(head -n 1 "$logf"), PID file: $pid"
+! grep -q 'earlier run\|frame from the guest' "$logf" ||
+	fail "-l: the earlier run's lines are still in the file"
+log "ok: -l: the file started afresh: $(head -n 1 "$logf")"

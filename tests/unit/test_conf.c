@@ -817,8 +817,9 @@ static void test_parse_passt_options(void **state)
 	assert_int_equal(conf.vmm_fd, -1);
 }
 
-/* --map-gw leaves a family --map-host-loopback mapped alone, and an
- * IPv6 gateway that is link-local; without it nothing is mapped
+/* --map-gw leaves a family --map-host-loopback mapped alone, and maps
+ * the IPv6 gateway, link-local or not, as passt does; without it nothing
+ * is mapped
  */
 static void test_parse_map_gw(void **state)
 {
@@ -841,7 +842,9 @@ static void test_parse_map_gw(void **state)
 	assert_int_equal(parse(ARGC(argv), argv), 0);
 	assert_string_equal(inet_ntop(AF_INET, &conf.host_lo4, buf,
 				      sizeof(buf)), "203.0.113.7");
-	assert_false(conf.map_host_lo6);
+	assert_true(conf.map_host_lo6);
+	assert_string_equal(inet_ntop(AF_INET6, &conf.host_lo6, buf,
+				      sizeof(buf)), "fe80::1");
 
 	assert_int_equal(parse(ARGC(global6), global6), 0);
 	assert_true(conf.map_host_lo6);

@@ -683,8 +683,9 @@ static size_t fqdn_solicit(uint8_t *b, int flags, bool ask)
 	return len;
 }
 
-/* RFC 4704: the Client FQDN option to clients that send it or ask for it,
- * N set and S clear (no DNS update), O set if the client asked for S
+/* RFC 4704: the Client FQDN option with --fqdn, to every client as passt
+ * sends it, N set and S clear (no DNS update), O set if the client asked
+ * for S
  */
 static void test_fqdn(void **state)
 {
@@ -715,7 +716,8 @@ static void test_fqdn(void **state)
 
 	n = reply(&c, b, fqdn_solicit(b, -1, false), r);
 	expect_common(r, n, 2, true);
-	expect_no_opt(r + 4, n - 4, 39);
+	EXPECT_OPT(r + 4, n - 4, 39, 0x04, 3, 'v', 'm', '1', 7, 'n', 'e',
+		   't', 's', 'h', 'i', 'm', 4, 't', 'e', 's', 't', 0);
 }
 
 int main(void)
