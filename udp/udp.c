@@ -202,7 +202,10 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 	f->qp = link_steered(c);
 
 	if (f->inbound) {
-		/* The listener's socket is every client's: its TTL stays */
+		/* The listener's socket is every client's: its TTL stays.
+		 * On a socket of both families, an IPv4 destination is
+		 * written as one all the same: the kernel takes it there.
+		 */
 		struct sockaddr_storage sa;
 		socklen_t sl = inany_sockaddr(&sa, &f->raddr, f->rport);
 
@@ -333,6 +336,8 @@ static bool udp_frame_out(struct ctx *c, const struct flow *f,
  * @fd:		socket to receive from
  * @f:		flow, or NULL to take the source from the datagram (listener)
  * @lst:	listener, when @f is NULL
+ * @v6:		the datagram's family: @f's, or on a listener of both
+ *		families the one its source was seen in
  *
  * The datagram is received straight into the guest's own receive
  * buffers when the link has them
@@ -344,11 +349,10 @@ static bool udp_frame_out(struct ctx *c, const struct flow *f,
  * the queue to the VMM is full
  */
 static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
-			 const struct fwd_listener *lst)
+			 const struct fwd_listener *lst, bool v6)
 {
 	static uint8_t spill[UDP_MAX_PAYLOAD];
 	static struct link_frame lf;
-	bool v6 = f ? !inany_is4(&f->raddr) : lst->v6;
 	size_t hlen = ip_l2l3_len(v6) + UDP_HLEN, room = udp_room(c, v6);
 	struct iovec iov[LINK_FRAME_IOV + 1];
 	struct sockaddr_storage sa;
@@ -384,6 +388,11 @@ static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
 
 	if (!f) {
 		inany_from_sockaddr(&sa, &raddr, &rport);
+		/* The frame was laid out for the family its peek saw */
+		if (inany_is4(&raddr) == v6) {
+			c->cnt.drop_sock++;
+			return true;
+		}
 		gaddr = IN6_IS_ADDR_UNSPECIFIED(&lst->to_addr) ?
 			gaddr_inbound(c, v6) : lst->to_addr;
 		f = flow_lookup(c, IPPROTO_UDP, &gaddr, lst->guest_port,
@@ -480,7 +489,8 @@ void udp_flow_ready(struct ctx *c, struct flow *f, uint32_t events)
 		if (!n)
 			break;
 		if (n < 0) {
-			if (!udp_to_guest(c, f->fd, f, NULL))
+			if (!udp_to_guest(c, f->fd, f, NULL,
+					  !inany_is4(&f->raddr)))
 				break;
 			n = 1;
 		}
@@ -494,8 +504,8 @@ void udp_flow_ready(struct ctx *c, struct flow *f, uint32_t events)
  * @guest_port:	the flow's guest port
  *
  * Return: the socket of the listener forwarding to @gaddr itself, else of
- *	   one forwarding to the guest's own address in that family, -1 if
- *	   no -u listener forwards to @guest_port
+ *	   one forwarding to the guest's own address in that family (or in
+ *	   both), -1 if no -u listener forwards to @guest_port
  */
 int udp_listener_fd(const struct in6_addr *gaddr, uint16_t guest_port)
 {
@@ -506,7 +516,7 @@ int udp_listener_fd(const struct in6_addr *gaddr, uint16_t guest_port)
 	for (i = 0; i < udp_nlisteners; i++) {
 		const struct fwd_listener *l = &udp_listeners[i];
 
-		if (l->fd < 0 || l->v6 != v6 || l->any_port ||
+		if (l->fd < 0 || (l->v6 != v6 && !l->dual) || l->any_port ||
 		    l->guest_port != guest_port)
 			continue;
 		if (inany_eq(&l->to_addr, gaddr))
@@ -515,6 +525,26 @@ int udp_listener_fd(const struct in6_addr *gaddr, uint16_t guest_port)
 			fd = l->fd;
 	}
 	return fd;
+}
+
+/**
+ * udp_peek_src() - the source of the next datagram on a socket
+ * @fd:		the socket
+ * @src:	filled in (v4-mapped for IPv4, also on an IPv6 socket)
+ *
+ * Return: 0 on success, -1 if the socket is empty
+ */
+static int udp_peek_src(int fd, struct in6_addr *src)
+{
+	struct sockaddr_storage sa;
+	socklen_t sl = sizeof(sa);
+	uint16_t port;
+
+	if (recvfrom(fd, NULL, 0, MSG_PEEK | MSG_DONTWAIT,
+		     (struct sockaddr *)&sa, &sl) < 0)
+		return -1;
+	inany_from_sockaddr(&sa, src, &port);
+	return 0;
 }
 
 /**
@@ -540,20 +570,29 @@ void udp_listener_input(struct ctx *c, const struct fwd_listener *l)
 	int i;
 
 	for (i = 0; i < UDP_BATCH; i++) {
-		/* Namespace mode: a pod process writing to the pod's
+		bool v6 = l->v6;
+
+		/* The next datagram's source, where it matters before the
+		 * datagram is received (as passt looks at every one): on a
+		 * socket of both families, its family lays the frame out;
+		 * in namespace mode, a pod process writing to the pod's
 		 * loopback has its datagrams relayed to the namespace's
 		 * loopback, or to the rule's target address there, not
 		 * framed (the tap drops loopback sources)
 		 */
-		int lo = udp_splice_peek_lo(c, l->fd);
+		if (l->dual || c->udp_splice) {
+			struct in6_addr src;
 
-		if (lo < 0)
-			break;
-		if (lo) {
-			if (!udp_splice_take(c, l->fd, true, &l->to_addr,
-					     l->guest_port))
+			if (udp_peek_src(l->fd, &src))
 				break;
-			continue;
+			v6 = !inany_is4(&src);
+			if (c->udp_splice && inany_is_loopback(&src)) {
+				if (!udp_splice_take(c, l->fd, true,
+						     &l->to_addr,
+						     l->guest_port))
+					break;
+				continue;
+			}
 		}
 		/* No guest: drain, so the socket does not stay readable */
 		if (!link_up(c)) {
@@ -561,7 +600,7 @@ void udp_listener_input(struct ctx *c, const struct fwd_listener *l)
 				break;
 			continue;
 		}
-		if (!udp_to_guest(c, l->fd, NULL, l))
+		if (!udp_to_guest(c, l->fd, NULL, l, v6))
 			break;
 	}
 }
