@@ -26,6 +26,7 @@
 #include <sys/socket.h>
 
 #include "fwd.h"
+#include "gaddr.h"
 #include "inany.h"
 #include "log.h"
 #include "netns.h"
@@ -231,6 +232,39 @@ int fwd_guest_port(const struct ctx *c, const struct fwd_listener *l, int fd,
 	}
 	*to = fwdspec_to(r, port);
 	return 0;
+}
+
+/**
+ * fwd_inbound_peer() - the address the guest sees a forwarded port's
+ *			client at
+ * @c:		execution context
+ * @raddr:	the client's address (v4-mapped for IPv4), replaced if it
+ *		is the pod's own
+ *
+ * A client in the pod itself, on its loopback or one of its addresses,
+ * which are the guest's own as the guest sees them, would be a martian to
+ * the guest or itself: as passt, it is presented as the gateway for IPv4,
+ * and for IPv6 as netshim's link-local address.
+ *
+ * Return: true if @raddr was replaced
+ */
+bool fwd_inbound_peer(const struct ctx *c, struct in6_addr *raddr)
+{
+	struct in6_addr gaddr;
+
+	if (inany_is4(raddr)) {
+		gaddr = gaddr_inbound(c, false);
+		if (!inany_eq(raddr, &gaddr) && !inany_is_loopback(raddr))
+			return false;
+		*raddr = inany_from4(c->conf.gw4);
+		return true;
+	}
+	gaddr = gaddr_inbound(c, true);
+	if (!inany_eq(raddr, &c->conf.addr6) && !inany_eq(raddr, &gaddr) &&
+	    !IN6_IS_ADDR_LOOPBACK(raddr) && !IN6_IS_ADDR_LINKLOCAL(raddr))
+		return false;
+	*raddr = c->conf.our_ll6;
+	return true;
 }
 
 /**

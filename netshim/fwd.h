@@ -37,6 +37,7 @@ bool fwd_port_lookup(const struct ctx *c, const struct fwd_spec *spec,
 		     uint16_t port, uint16_t *to);
 int fwd_guest_port(const struct ctx *c, const struct fwd_listener *l, int fd,
 		   uint16_t *to, struct in6_addr *to_addr);
+bool fwd_inbound_peer(const struct ctx *c, struct in6_addr *raddr);
 int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
 	       enum epref_type ref, struct fwd_listener **lst, uint32_t *n);
 

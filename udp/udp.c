@@ -9,7 +9,10 @@
  *
  * Inbound forwarding (-u): one listening socket per forwarded pod port; a
  * datagram from a new client opens a flow that replies through the listener,
- * so the client sees its answers come from the port it wrote to.
+ * so the client sees its answers come from the port it wrote to.  A client
+ * in the pod itself is presented to the guest as passt presents it
+ * (fwd_inbound_peer()), and its flow keeps its real address for the
+ * replies.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -185,13 +188,16 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 		return;
 	}
 
-	if (!outbound_reachable(c, &m->src, &m->dst)) {
-		c->cnt.drop_link_only++;
-		return;
-	}
-
+	/* A flow's first datagram said whether it may leave: the answers
+	 * of an inbound one from the pod itself go to netshim's link-local
+	 * address (fwd_inbound_peer()), which a new one could not
+	 */
 	f = flow_lookup(c, IPPROTO_UDP, &m->src, sport, &m->dst, dport);
 	if (!f) {
+		if (!outbound_reachable(c, &m->src, &m->dst)) {
+			c->cnt.drop_link_only++;
+			return;
+		}
 		f = flow_new(c, IPPROTO_UDP, &m->src, sport, &m->dst, dport);
 		if (!f || udp_flow_open(c, f, sport))
 			return;
@@ -206,8 +212,10 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 		 * On a socket of both families, an IPv4 destination is
 		 * written as one all the same: the kernel takes it there.
 		 */
+		const struct in6_addr *to = IN6_IS_ADDR_UNSPECIFIED(&f->paddr) ?
+					    &f->raddr : &f->paddr;
 		struct sockaddr_storage sa;
-		socklen_t sl = inany_sockaddr(&sa, &f->raddr, f->rport);
+		socklen_t sl = inany_sockaddr(&sa, to, f->rport);
 
 		n = sendto(f->fd, payload.data, payload.len, MSG_DONTWAIT,
 			   (struct sockaddr *)&sa, sl);
@@ -359,7 +367,7 @@ static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
 	struct msghdr mh = {
 		.msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = iov,
 	};
-	struct in6_addr raddr, gaddr;
+	struct in6_addr raddr, paddr, gaddr;
 	uint16_t rport;
 	ssize_t n;
 
@@ -393,8 +401,14 @@ static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
 			c->cnt.drop_sock++;
 			return true;
 		}
-		gaddr = IN6_IS_ADDR_UNSPECIFIED(&lst->to_addr) ?
-			gaddr_inbound(c, v6) : lst->to_addr;
+		paddr = raddr;
+		gaddr = gaddr_inbound(c, v6);
+		if (!fwd_inbound_peer(c, &raddr))
+			paddr = in6addr_any;
+		else if (v6)
+			gaddr = gaddr_inbound_ll(c);
+		if (!IN6_IS_ADDR_UNSPECIFIED(&lst->to_addr))
+			gaddr = lst->to_addr;
 		f = flow_lookup(c, IPPROTO_UDP, &gaddr, lst->guest_port,
 				&raddr, rport);
 		if (!f) {
@@ -406,6 +420,10 @@ static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
 			f->fd = fd;
 			c->cnt.udp_flows++;
 		}
+		/* Two clients of the pod the guest sees as one: the
+		 * latest gets the answers
+		 */
+		f->paddr = paddr;
 	}
 	f->last = c->now.tv_sec;
 	udp_frame_out(c, f, &lf, spill, (size_t)n, false);
