@@ -123,7 +123,7 @@ int fwd_open_one(struct ctx *c, int type, enum epref_type ref,
 	l->fd = fd;
 	l->v6 = v6;
 	l->dual = !a;
-	podwatch_own(c, fd);
+	podwatch_own(c, fd, type);
 	return 0;
 }
 
