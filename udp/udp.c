@@ -158,6 +158,38 @@ static bool udp_local_input(struct ctx *c, const struct l4_meta *m,
 }
 
 /**
+ * udp_inbound_answer() - the inbound flow a guest answers from another of
+ *			  its IPv6 addresses
+ * @c:		execution context
+ * @m:		addresses of the guest's datagram, which matched no flow
+ * @sport:	its source port
+ * @dport:	its destination port
+ *
+ * An inbound datagram goes to the guest's address of gaddr_inbound().  A
+ * server bound to no address answers from the one its source address
+ * selection picks for the client (RFC 6724), which can be another of the
+ * guest's: its DHCPv6 address beside a SLAAC one, say, with the longer
+ * prefix in common with the client.  That is the same conversation, and
+ * the client expects it back from the port it wrote to, not from a new
+ * flow's.  The flow stays under the address its datagrams go to, where
+ * the next ones find it.
+ *
+ * Return: the flow, NULL if there is none
+ */
+static struct flow *udp_inbound_answer(struct ctx *c, const struct l4_meta *m,
+				       uint16_t sport, uint16_t dport)
+{
+	struct in6_addr gaddr = gaddr_inbound(c, true);
+	struct flow *f;
+
+	if (!m->v6 || inany_eq(&gaddr, &m->src) ||
+	    IN6_IS_ADDR_LINKLOCAL(&m->src))
+		return NULL;
+	f = flow_lookup(c, IPPROTO_UDP, &gaddr, sport, &m->dst, dport);
+	return f && f->inbound ? f : NULL;
+}
+
+/**
  * udp_input() - a UDP datagram from the guest
  * @c:		execution context
  * @m:		addresses
@@ -193,6 +225,8 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 	 * address (fwd_inbound_peer()), which a new one could not
 	 */
 	f = flow_lookup(c, IPPROTO_UDP, &m->src, sport, &m->dst, dport);
+	if (!f)
+		f = udp_inbound_answer(c, m, sport, dport);
 	if (!f) {
 		if (!outbound_reachable(c, &m->src, &m->dst)) {
 			c->cnt.drop_link_only++;
