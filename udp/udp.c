@@ -220,9 +220,10 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 		return;
 	}
 
-	/* A flow's first datagram said whether it may leave: the answers
-	 * of an inbound one from the pod itself go to netshim's link-local
-	 * address (fwd_inbound_peer()), which a new one could not
+	/* A flow's first datagram said whether and where it may leave:
+	 * answers to an inbound flow from the pod itself, addressed to
+	 * netshim's link-local address (fwd_inbound_peer()), are that
+	 * flow's
 	 */
 	f = flow_lookup(c, IPPROTO_UDP, &m->src, sport, &m->dst, dport);
 	if (!f)
