@@ -264,7 +264,9 @@ struct ctx {
 	/* the global IPv6 address the guest last used or claimed (gaddr.c) */
 	struct in6_addr gaddr6_seen;
 	bool gaddr6_known;
-	/* its link-local address, for local mode, where it has no other */
+	/* its link-local address: local mode's inbound flows go there, and
+	 * those from netshim's own link-local address (gaddr_inbound_ll())
+	 */
 	struct in6_addr gaddr6_ll;
 	bool gaddr6_ll_known;
 

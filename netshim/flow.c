@@ -146,6 +146,7 @@ struct flow *flow_new(struct ctx *c, uint8_t proto,
 	f->inbound = false;
 	f->gaddr = *gaddr;
 	f->raddr = *raddr;
+	f->paddr = in6addr_any;
 	f->gport = gport;
 	f->rport = rport;
 	f->fd = -1;

@@ -17,6 +17,9 @@
  * @inbound:	opened by a datagram to a forwarded port: @fd is the listener's
  * @gaddr:	guest address (v4-mapped for IPv4)
  * @raddr:	remote address as the guest sees it
+ * @paddr:	an inbound flow's client in the pod itself: its own address,
+ *		which the guest sees as @raddr (fwd_inbound_peer()); :: for
+ *		any other flow
  * @gport:	guest port, or echo identifier
  * @rport:	remote port (0 for echo)
  * @fd:		host socket
@@ -31,7 +34,7 @@ struct flow {
 	bool inbound;
 	uint8_t hop;
 	uint8_t qp;
-	struct in6_addr gaddr, raddr;
+	struct in6_addr gaddr, raddr, paddr;
 	uint16_t gport, rport;
 	int fd;
 	time_t last;

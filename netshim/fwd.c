@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* netshim - sockets on the pod's forwarded ports (-t, -u)
  *
- * One socket per forwarded port and family, bound at start-up (before
- * privileges go, so ports below 1024 work).  With "all", ports some other
- * process of the pod already holds are skipped; an explicitly named port
- * that cannot be bound is an error.
+ * One socket per forwarded port, bound at start-up (before privileges go,
+ * so ports below 1024 work): an IPv6 socket that takes IPv4 too
+ * (IPV6_V6ONLY off, IPv4 peers as v4-mapped addresses) where the rule
+ * allows both families, as passt's, so that "all" costs one descriptor
+ * and one socket's kernel memory a port, not two; one socket per family
+ * where the rule has an address or a guest address of one family, where
+ * the pod has one family only, or where a pod process holds the port in
+ * one family.  With "all", ports some other process of the pod already
+ * holds are skipped; an explicitly named port that cannot be bound is an
+ * error.
  *
  * For TCP with "all", ranges, or "auto" for a VM, the eBPF sk_lookup
  * program (bpf/sk_lookup.c) replaces those thousands of sockets by one
@@ -20,6 +26,7 @@
 #include <sys/socket.h>
 
 #include "fwd.h"
+#include "gaddr.h"
 #include "inany.h"
 #include "log.h"
 #include "netns.h"
@@ -56,11 +63,12 @@ bool fwd_bind_addr(const char *bind, bool v6, struct in6_addr *a)
 }
 
 /**
- * fwd_open_one() - open one forwarded port in one family
+ * fwd_open_one() - open one forwarded port, in one family or both
  * @c:		execution context
  * @type:	SOCK_STREAM or SOCK_DGRAM
  * @ref:	epoll reference type for the socket
- * @a:		address to bind
+ * @a:		address to bind, NULL for any address of both families on
+ *		one IPv6 socket (IPV6_V6ONLY off)
  * @dev:	interface to bind to, "" for any
  * @port:	pod port
  * @l:		listener to fill in; its index is the epoll reference's
@@ -77,17 +85,21 @@ int fwd_open_one(struct ctx *c, int type, enum epref_type ref,
 {
 	struct epoll_event ev = { .events = EPOLLIN,
 				  .data.u64 = epref(ref, idx) };
-	bool v6 = !inany_is4(a);
+	bool v6 = !a || !inany_is4(a);
 	struct sockaddr_storage sa;
-	socklen_t sl = inany_sockaddr(&sa, a, port);
-	int fd, one = 1;
+	socklen_t sl = inany_sockaddr(&sa, a ? a : &in6addr_any, port);
+	int fd, one = 1, v6only = !!a;
 
 	fd = socket(v6 ? AF_INET6 : AF_INET,
 		    type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
-	if (v6)
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	/* Set either way: net.ipv6.bindv6only may say otherwise */
+	if (v6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only,
+			     sizeof(v6only)) && !a) {
+		close(fd);
+		return -1;
+	}
 	if (type == SOCK_STREAM)
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	/* Namespace mode: local flows start here (nssock_bufs()) */
@@ -110,7 +122,8 @@ int fwd_open_one(struct ctx *c, int type, enum epref_type ref,
 	}
 	l->fd = fd;
 	l->v6 = v6;
-	podwatch_own(c, fd);
+	l->dual = !a;
+	podwatch_own(c, fd, type);
 	return 0;
 }
 
@@ -219,6 +232,39 @@ int fwd_guest_port(const struct ctx *c, const struct fwd_listener *l, int fd,
 	}
 	*to = fwdspec_to(r, port);
 	return 0;
+}
+
+/**
+ * fwd_inbound_peer() - the address the guest sees a forwarded port's
+ *			client at
+ * @c:		execution context
+ * @raddr:	the client's address (v4-mapped for IPv4), replaced if it
+ *		is the pod's own
+ *
+ * A client in the pod itself, on its loopback or one of its addresses,
+ * which are the guest's own as the guest sees them, would be a martian to
+ * the guest or itself: as passt, it is presented as the gateway for IPv4,
+ * and for IPv6 as netshim's link-local address.
+ *
+ * Return: true if @raddr was replaced
+ */
+bool fwd_inbound_peer(const struct ctx *c, struct in6_addr *raddr)
+{
+	struct in6_addr gaddr;
+
+	if (inany_is4(raddr)) {
+		gaddr = gaddr_inbound(c, false);
+		if (!inany_eq(raddr, &gaddr) && !inany_is_loopback(raddr))
+			return false;
+		*raddr = inany_from4(c->conf.gw4);
+		return true;
+	}
+	gaddr = gaddr_inbound(c, true);
+	if (!inany_eq(raddr, &c->conf.addr6) && !inany_eq(raddr, &gaddr) &&
+	    !IN6_IS_ADDR_LOOPBACK(raddr) && !IN6_IS_ADDR_LINKLOCAL(raddr))
+		return false;
+	*raddr = c->conf.our_ll6;
+	return true;
 }
 
 /**
@@ -361,7 +407,100 @@ fail:
 }
 
 /**
- * fwd_listen() - bind every forwarded pod port of a spec, both families
+ * struct fwd_bind - the listeners of a spec being opened
+ * @proto:	"TCP" or "UDP", for the logs
+ * @type:	SOCK_STREAM or SOCK_DGRAM
+ * @ref:	epoll reference type; the index is the listener's
+ * @all:	the spec has "all": ports held by pod processes are skipped
+ * @fd_budget:	with @all, the descriptors the listeners may take
+ * @lst:	the listeners, sized at start-up
+ * @n:		their number so far
+ */
+struct fwd_bind {
+	const char *proto;
+	int type;
+	enum epref_type ref;
+	bool all;
+	unsigned int fd_budget;
+	struct fwd_listener *lst;
+	uint32_t n;
+};
+
+/**
+ * fwd_bind_one() - open one listener of a port and keep it
+ * @c:		execution context
+ * @b:		the spec's listeners
+ * @r:		the port's rule
+ * @a:		address to bind, NULL for both families (fwd_open_one())
+ * @port:	pod port
+ *
+ * Return: 1 if kept, 0 if it cannot be bound (errno set), -1 if it takes
+ *	   a descriptor beyond the budget of "all" (closed, reported)
+ */
+static int fwd_bind_one(struct ctx *c, struct fwd_bind *b,
+			const struct fwd_rule *r, const struct in6_addr *a,
+			uint16_t port)
+{
+	struct fwd_listener *l = &b->lst[b->n];
+
+	if (fwd_open_one(c, b->type, b->ref, a, r->dev, port, l, b->n))
+		return 0;
+	if (b->all && l->fd >= (int)b->fd_budget) {
+		fwd_close_last(c, l);
+		warn("%s ports from %u on not forwarded: half the descriptor limit (%u) is kept for connections and flows",
+		     b->proto, port, b->fd_budget * 2);
+		return -1;
+	}
+	l->to_addr = r->to_addr;
+	l->guest_port = fwdspec_to(r, port);
+	b->n++;
+	return 1;
+}
+
+/**
+ * fwd_bind_port() - the listeners of one forwarded port
+ * @c:		execution context (enabled families)
+ * @b:		the spec's listeners
+ * @r:		the port's rule
+ * @port:	pod port
+ *
+ * One socket for both families where the rule binds no address and
+ * forwards to the guest's own addresses and the pod has both; else, or
+ * if a pod process holds the port in one family, one socket per family
+ * the rule takes.
+ *
+ * Return: listeners kept (0: none, errno set), -1 past the budget of
+ *	   "all"
+ */
+static int fwd_bind_port(struct ctx *c, struct fwd_bind *b,
+			 const struct fwd_rule *r, uint16_t port)
+{
+	bool any_to = IN6_IS_ADDR_UNSPECIFIED(&r->to_addr);
+	int kept = 0, rc, v6;
+
+	if (!*r->bind && any_to && c->conf.v4 && c->conf.v6) {
+		rc = fwd_bind_one(c, b, r, NULL, port);
+		if (rc)
+			return rc;
+	}
+	for (v6 = 0; v6 <= 1; v6++) {
+		struct in6_addr a;
+
+		/* A guest address takes its own family only */
+		if (!(v6 ? c->conf.v6 : c->conf.v4) ||
+		    !fwd_bind_addr(r->bind, v6, &a) ||
+		    (!any_to && inany_is4(&r->to_addr) == v6))
+			continue;
+		rc = fwd_bind_one(c, b, r, &a, port);
+		if (rc < 0)
+			return rc;
+		kept += rc;
+	}
+	return kept;
+}
+
+/**
+ * fwd_listen() - bind every forwarded pod port of a spec
  * @c:		execution context (enabled families)
  * @spec:	-t or -u spec
  * @type:	SOCK_STREAM (listening) or SOCK_DGRAM
@@ -374,9 +513,9 @@ fail:
 int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
 	       enum epref_type ref, struct fwd_listener **lst, uint32_t *n)
 {
-	const char *proto = type == SOCK_STREAM ? "TCP" : "UDP";
+	struct fwd_bind b = { .proto = type == SOCK_STREAM ? "TCP" : "UDP",
+			      .type = type, .ref = ref, .all = spec->all };
 	uint32_t port, max = 0;
-	unsigned int fd_budget;
 	struct rlimit rl;
 	uint16_t to;
 
@@ -398,64 +537,45 @@ int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
 	 * VMM socket, connections and flows would get none
 	 */
 	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur / 2 > INT_MAX)
-		fd_budget = INT_MAX;
+		b.fd_budget = INT_MAX;
 	else
-		fd_budget = rl.rlim_cur / 2;
+		b.fd_budget = rl.rlim_cur / 2;
+	/* Room for two a port: one per family where one cannot take both */
 	for (port = 1; port <= 65535; port++)
 		if (fwdspec_lookup(spec, (uint16_t)port, &to))
 			max += 2;
-	*lst = calloc(max ? max : 1, sizeof(**lst));
-	if (!*lst) {
-		err("out of memory for the forwarded %s ports", proto);
+	b.lst = calloc(max ? max : 1, sizeof(*b.lst));
+	if (!b.lst) {
+		err("out of memory for the forwarded %s ports", b.proto);
 		return -1;
 	}
+	*lst = b.lst;
 
 	for (port = 1; port <= 65535; port++) {
 		const struct fwd_rule *r = fwdspec_find(spec, (uint16_t)port);
-		bool ok = false, any_to;
-		int v6;
+		int kept;
 
 		if (!r)
 			continue;
-		to = fwdspec_to(r, (uint16_t)port);
-		any_to = IN6_IS_ADDR_UNSPECIFIED(&r->to_addr);
-		for (v6 = 0; v6 <= 1; v6++) {
-			struct in6_addr a;
-
-			/* A guest address takes its own family only */
-			if (!(v6 ? c->conf.v6 : c->conf.v4) ||
-			    !fwd_bind_addr(r->bind, v6, &a) ||
-			    (!any_to && inany_is4(&r->to_addr) == v6))
-				continue;
-			if (fwd_open_one(c, type, ref, &a, r->dev, (uint16_t)port,
-					 &(*lst)[*n], *n))
-				continue;
-			if (spec->all && (*lst)[*n].fd >= (int)fd_budget) {
-				fwd_close_last(c, &(*lst)[*n]);
-				warn("%s ports from %u on not forwarded: half the descriptor limit (%u) is kept for connections and flows",
-				     proto, port, fd_budget * 2);
-				goto out;
-			}
-			(*lst)[*n].to_addr = r->to_addr;
-			(*lst)[(*n)++].guest_port = to;
-			ok = true;
-		}
-		if (!ok && !any_to &&
+		kept = fwd_bind_port(c, &b, r, (uint16_t)port);
+		if (kept < 0)
+			break;
+		if (!kept && !IN6_IS_ADDR_UNSPECIFIED(&r->to_addr) &&
 		    !(inany_is4(&r->to_addr) ? c->conf.v4 : c->conf.v6)) {
 			err("%s port %u forwards to an IPv%c address, and "
-			    "IPv%c is off", proto, port,
+			    "IPv%c is off", b.proto, port,
 			    inany_is4(&r->to_addr) ? '4' : '6',
 			    inany_is4(&r->to_addr) ? '4' : '6');
 			return -1;
 		}
-		if (!ok && !spec->all) {
+		if (!kept && !spec->all) {
 			err("cannot bind %s port %u for forwarding: %m",
-			    proto, port);
+			    b.proto, port);
 			return -1;
 		}
 	}
-out:
+	*n = b.n;
 	if (*n)
-		info("forwarding %u %s sockets to the guest", *n, proto);
+		info("forwarding %u %s sockets to the guest", *n, b.proto);
 	return 0;
 }

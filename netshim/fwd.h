@@ -15,6 +15,8 @@
  * @guest_port:	port in the guest it forwards to
  * @to_addr:	guest address it forwards to, :: for the guest's own
  * @v6:		IPv6 socket
+ * @dual:	IPv6 socket taking IPv4 too (IPV6_V6ONLY off): its IPv4
+ *		peers' addresses come v4-mapped
  * @any_port:	takes every forwarded port (sk_lookup): the guest port
  *		follows from each connection's local port, not @guest_port
  */
@@ -23,6 +25,7 @@ struct fwd_listener {
 	uint16_t guest_port;
 	struct in6_addr to_addr;
 	bool v6;
+	bool dual;
 	bool any_port;
 };
 
@@ -34,6 +37,7 @@ bool fwd_port_lookup(const struct ctx *c, const struct fwd_spec *spec,
 		     uint16_t port, uint16_t *to);
 int fwd_guest_port(const struct ctx *c, const struct fwd_listener *l, int fd,
 		   uint16_t *to, struct in6_addr *to_addr);
+bool fwd_inbound_peer(const struct ctx *c, struct in6_addr *raddr);
 int fwd_listen(struct ctx *c, const struct fwd_spec *spec, int type,
 	       enum epref_type ref, struct fwd_listener **lst, uint32_t *n);
 

@@ -4,7 +4,8 @@
  * Once a second, the listening TCP sockets and the bound, unconnected UDP
  * sockets of the namespace are listed (portwatch.c) and the pod's ports
  * follow: a port that gets a listener there gets one of ours in the pod,
- * on both families, forwarding to the same port of the namespace; when
+ * for both families (one socket for both where it can, as -t and -u),
+ * forwarding to the same port of the namespace; when
  * the namespace's listener goes, ours is closed.  A port some process of
  * the pod already holds is left to it: our bind() fails and we try again
  * at the next scan, quietly.
@@ -50,7 +51,8 @@
 /**
  * struct fwd_auto_port - one followed port, its listeners in the pod
  * @port:	the port, 0 for a free slot
- * @l:		IPv4 and IPv6 listeners, fd -1 if none
+ * @l:		IPv4 and IPv6 listeners, fd -1 if none; a socket for both
+ *		families is the IPv6 one
  */
 struct fwd_auto_port {
 	uint16_t port;
@@ -232,7 +234,7 @@ static bool fwd_auto_bind(struct ctx *c, struct fwd_auto_proto *ap,
 {
 	int type = ap->proto == IPPROTO_TCP ? SOCK_STREAM : SOCK_DGRAM;
 	struct fwd_auto_port *p = NULL;
-	bool ok = false;
+	bool ok = false, dual = false;
 	int i, v6;
 
 	for (i = 0; i < FWD_AUTO_MAX && !p; i++)
@@ -245,7 +247,14 @@ static bool fwd_auto_bind(struct ctx *c, struct fwd_auto_proto *ap,
 		ap->full_logged = true;
 		return false;
 	}
-	for (v6 = 0; v6 <= 1; v6++) {
+	/* In the pod, one socket for both families, as -t and -u bind */
+	if (!ap->in_ns && c->conf.v4 && c->conf.v6 &&
+	    !fwd_open_one(c, type, ap->ref, NULL, "", port, &p->l[1],
+			  (uint32_t)(p - ap->p) * 2 + 1)) {
+		p->l[1].guest_port = port;
+		dual = ok = true;
+	}
+	for (v6 = 0; v6 <= 1 && !dual; v6++) {
 		uint32_t idx = (uint32_t)(p - ap->p) * 2 + v6;
 		struct in6_addr a;
 

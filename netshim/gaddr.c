@@ -199,16 +199,36 @@ struct in6_addr gaddr_inbound(const struct ctx *c, bool v6)
 }
 
 /**
+ * gaddr_inbound_ll() - guest address an inbound datagram from netshim's
+ *			link-local address goes to
+ * @c:		execution context
+ *
+ * A client of the pod itself reaches the guest from netshim's link-local
+ * address (fwd_inbound_peer()).  A guest answering a link-local address
+ * answers from its own link-local one (RFC 6724's source address
+ * selection, rule 2), so, as passt does, the datagram goes there: its
+ * answer then belongs to the same flow.
+ *
+ * Return: the guest's link-local address, or gaddr_inbound()'s until the
+ *	   guest spoke from one
+ */
+struct in6_addr gaddr_inbound_ll(const struct ctx *c)
+{
+	return c->gaddr6_ll_known ? c->gaddr6_ll : gaddr_inbound(c, true);
+}
+
+/**
  * gaddr_seen6_ll() - note the link-local address the guest speaks from
  * @c:		execution context
  * @a:		a link-local source of the guest's
  *
- * Only of use in local mode, where the guest has no global address and
- * inbound flows go to this one, as passt's do (the first it sees there).
+ * The first one seen, as passt's: inbound flows go to it in local mode,
+ * where the guest has no global address, and those from netshim's own
+ * link-local address (gaddr_inbound_ll()).
  */
 void gaddr_seen6_ll(struct ctx *c, const struct in6_addr *a)
 {
-	if (c->gaddr6_ll_known || !IN6_IS_ADDR_UNSPECIFIED(&c->conf.addr6))
+	if (c->gaddr6_ll_known)
 		return;
 	c->gaddr6_ll = *a;
 	c->gaddr6_ll_known = true;

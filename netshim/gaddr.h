@@ -22,6 +22,7 @@ bool gaddr_bcast4(const struct conf *c, struct in_addr a);
 void gaddr_seen6(struct ctx *c, const struct in6_addr *a);
 void gaddr_seen6_ll(struct ctx *c, const struct in6_addr *a);
 struct in6_addr gaddr_inbound(const struct ctx *c, bool v6);
+struct in6_addr gaddr_inbound_ll(const struct ctx *c);
 void gaddr_reset(struct ctx *c);
 
 #endif /* NETSHIM_GADDR_H */

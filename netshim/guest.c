@@ -160,8 +160,7 @@ static void ip6_input(struct ctx *c, const struct pkt *p,
 		c->cnt.drop_dst++;
 		return;
 	}
-	if (c->conf.local_mode && !c->gaddr6_ll_known &&
-	    IN6_IS_ADDR_LINKLOCAL(&m.src))
+	if (!c->gaddr6_ll_known && IN6_IS_ADDR_LINKLOCAL(&m.src))
 		gaddr_seen6_ll(c, &m.src);
 	ip_dispatch(c, &m, &l4, f);
 }

@@ -12,14 +12,16 @@
  * their port: a forward bound to one address (-t 203.0.113.2/8080) and a
  * sidecar on 127.0.0.1:8080 share a port, and -t all through sk_lookup
  * "forwards" every port while binding none of them.  Every pod listener
- * of netshim (fwd_open_one()) is registered here when opened and taken
- * out when closed.
+ * of netshim (fwd_open_one()) of a protocol whose sockets are scanned is
+ * registered here when opened and taken out when closed: the set is a
+ * hash table, where the thousands of -u all would touch every page.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "bpf/bpf.h"
 #include "conf.h"
@@ -32,6 +34,8 @@
  * struct podwatch - the pod's sock_diag socket and the last scans
  * @pw:		sock_diag socket in the pod, leaving @own out
  * @own:	netshim's listening and bound sockets in the pod
+ * @scanned:	TCP and UDP sockets of the pod are scanned: only those of
+ *		ours need noting
  * @full_logged: @own filled up, reported once
  * @when:	second of the last TCP and UDP scan, -1 for none
  * @err:	errno of that scan, 0 if it succeeded
@@ -40,6 +44,7 @@
 struct podwatch {
 	struct portwatch pw;
 	struct sockset own;
+	bool scanned[2];
 	bool full_logged;
 	time_t when[2];
 	int err[2];
@@ -79,19 +84,24 @@ static uint32_t podwatch_ports(const struct fwd_spec *spec)
 int podwatch_init(struct ctx *c)
 {
 	const struct conf *cf = &c->conf;
+	bool tcp = cf->tcp_ns_fwd.follow ||
+		   (bpf_wanted(cf) && (cf->tcp_fwd.all || cf->tcp_fwd.follow ||
+				       cf->tcp_fwd.n));
+	bool udp = cf->udp_ns_fwd.follow;
 	struct podwatch *p;
-	uint32_t max;
+	uint32_t max = 2 * 2 * FWD_AUTO_MAX + 2;
 
-	if (!cf->tcp_ns_fwd.follow && !cf->udp_ns_fwd.follow &&
-	    !(bpf_wanted(cf) && (cf->tcp_fwd.all || cf->tcp_fwd.follow ||
-				 cf->tcp_fwd.n)))
+	if (!tcp && !udp)
 		return 0;
 	/* -T and -U sockets are opened the same way, in the namespace:
 	 * noted too, though a scan of the pod never meets them
 	 */
-	max = 2 * (podwatch_ports(&cf->tcp_fwd) + podwatch_ports(&cf->udp_fwd) +
-		   podwatch_ports(&cf->tcp_ns_fwd) +
-		   podwatch_ports(&cf->udp_ns_fwd)) + 2 * 2 * FWD_AUTO_MAX + 2;
+	if (tcp)
+		max += 2 * (podwatch_ports(&cf->tcp_fwd) +
+			    podwatch_ports(&cf->tcp_ns_fwd));
+	if (udp)
+		max += 2 * (podwatch_ports(&cf->udp_fwd) +
+			    podwatch_ports(&cf->udp_ns_fwd));
 	p = calloc(1, sizeof(*p));
 	if (!p || sockset_init(&p->own, max)) {
 		err("out of memory for the list of the pod's listeners");
@@ -105,6 +115,8 @@ int podwatch_init(struct ctx *c)
 		return -1;
 	}
 	p->pw.own = &p->own;
+	p->scanned[0] = tcp;
+	p->scanned[1] = udp;
 	p->when[0] = p->when[1] = -1;
 	c->podwatch = p;
 	return 0;
@@ -114,12 +126,13 @@ int podwatch_init(struct ctx *c)
  * podwatch_own() - a socket of ours in the pod: leave it out of scans
  * @c:		execution context
  * @fd:		the socket
+ * @type:	SOCK_STREAM or SOCK_DGRAM
  */
-void podwatch_own(struct ctx *c, int fd)
+void podwatch_own(struct ctx *c, int fd, int type)
 {
 	struct podwatch *p = c->podwatch;
 
-	if (!p)
+	if (!p || !p->scanned[type == SOCK_DGRAM])
 		return;
 	if (!sockset_add(&p->own, sock_cookie(fd)) || p->full_logged)
 		return;

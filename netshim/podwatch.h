@@ -8,7 +8,7 @@
 #include "portwatch.h"
 
 int podwatch_init(struct ctx *c);
-void podwatch_own(struct ctx *c, int fd);
+void podwatch_own(struct ctx *c, int fd, int type);
 void podwatch_disown(struct ctx *c, int fd);
 int podwatch_scan(struct ctx *c, int proto, struct portset *out);
 

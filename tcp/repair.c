@@ -224,7 +224,10 @@ static int tcp_sock_dump(struct ctx *c, int fd, struct tcp_sock_state *st)
 	if (getsockname(fd, (struct sockaddr *)&ss, &sl))
 		return -1;
 	inany_from_sockaddr(&ss, &st->laddr, &st->lport);
-	st->family = ss.ss_family == AF_INET ? 4 : 6;
+	/* Accepted on a socket of both families, an IPv4 connection has an
+	 * IPv6 socket and v4-mapped addresses: it is rebuilt as IPv4
+	 */
+	st->family = inany_is4(&st->laddr) ? 4 : 6;
 	sl = sizeof(ss);
 	if (getpeername(fd, (struct sockaddr *)&ss, &sl))
 		return -1;

@@ -257,25 +257,13 @@ void tcp_accept_fwd(struct ctx *c, const struct fwd_listener *l)
 		return;
 	}
 
-	if (inany_is4(&raddr)) {
-		/* The pod's own addresses would be the guest's own: present
-		 * connections from inside the pod as coming from the gateway.
-		 */
-		if (!c->conf.v4)
-			goto refuse;
-		gaddr = gaddr_inbound(c, false);
-		if (inany_eq(&raddr, &gaddr) || inany_is_loopback(&raddr))
-			raddr = inany_from4(c->conf.gw4);
-	} else {
-		if (!c->conf.v6)
-			goto refuse;
-		gaddr = gaddr_inbound(c, true);
-		if (inany_eq(&raddr, &c->conf.addr6) ||
-		    inany_eq(&raddr, &gaddr) ||
-		    IN6_IS_ADDR_LOOPBACK(&raddr) ||
-		    IN6_IS_ADDR_LINKLOCAL(&raddr))
-			raddr = c->conf.our_ll6;
-	}
+	/* An IPv4 client of a socket of both families comes v4-mapped:
+	 * the guest hears of it over IPv4
+	 */
+	if (!(inany_is4(&raddr) ? c->conf.v4 : c->conf.v6))
+		goto refuse;
+	gaddr = gaddr_inbound(c, !inany_is4(&raddr));
+	fwd_inbound_peer(c, &raddr);
 	if (!IN6_IS_ADDR_UNSPECIFIED(&to_addr))
 		gaddr = to_addr;
 

@@ -10,7 +10,10 @@
  * opened by a datagram to a -u port goes back to the destination's
  * listener for its guest port.  Where the port is taken (the source still
  * holds it, in the same pod without --migrate-no-linger), the flow opens
- * on any free port.
+ * on any free port.  A flow from a client in the pod itself (the guest
+ * sees it at the gateway's or netshim's link-local address) stays: the
+ * client's process stays with the source pod, and its next datagram
+ * opens the flow again where it can.
  *
  * Section body, integers big endian: the number of flows (4), then per
  * flow (UDP_MIG_REC bytes): guest address (16, v4-mapped), remote address
@@ -34,6 +37,18 @@
 #define UDP_MIG_INBOUND		0x01
 
 /**
+ * udp_mig_goes() - tell if a flow goes with a migration
+ * @f:		flow, or NULL
+ *
+ * Return: true for a UDP flow but one from a client in the pod itself
+ */
+static bool udp_mig_goes(const struct flow *f)
+{
+	return f && f->proto == IPPROTO_UDP &&
+	       IN6_IS_ADDR_UNSPECIFIED(&f->paddr);
+}
+
+/**
  * udp_migrate_save() - write the guest's UDP flows
  * @c:		execution context
  * @io:		the stream, after the section's type
@@ -48,11 +63,8 @@ int udp_migrate_save(struct ctx *c, struct migio *io)
 {
 	uint32_t i, n = 0, hi = flow_end(c);
 
-	for (i = 0; i < hi; i++) {
-		const struct flow *f = flow_at(c, i);
-
-		n += f && f->proto == IPPROTO_UDP;
-	}
+	for (i = 0; i < hi; i++)
+		n += udp_mig_goes(flow_at(c, i));
 	if (migio_put_u32(io, n))
 		return -1;
 	for (i = 0; i < hi; i++) {
@@ -60,7 +72,7 @@ int udp_migrate_save(struct ctx *c, struct migio *io)
 		uint8_t r[UDP_MIG_REC];
 		uint16_t port;
 
-		if (!f || f->proto != IPPROTO_UDP)
+		if (!udp_mig_goes(f))
 			continue;
 		port = f->inbound ? 0 : flow_sock_port(f);
 		memcpy(r, &f->gaddr, 16);

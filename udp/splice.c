@@ -260,31 +260,6 @@ static struct udp_splice_flow *udp_splice_open(struct ctx *c, int lfd,
 }
 
 /**
- * udp_splice_peek_lo() - tell if the next datagram on a socket comes from
- *			  loopback
- * @c:		execution context
- * @fd:		socket
- *
- * Return: 1 if it does (namespace mode relays it), 0 if it does not or we
- * are not in namespace mode, -1 if the socket is empty
- */
-int udp_splice_peek_lo(const struct ctx *c, int fd)
-{
-	struct sockaddr_storage sa;
-	socklen_t sl = sizeof(sa);
-	struct in6_addr a;
-	uint16_t port;
-
-	if (!c->udp_splice)
-		return 0;
-	if (recvfrom(fd, NULL, 0, MSG_PEEK | MSG_DONTWAIT,
-		     (struct sockaddr *)&sa, &sl) < 0)
-		return -1;
-	inany_from_sockaddr(&sa, &a, &port);
-	return inany_is_loopback(&a);
-}
-
-/**
  * udp_splice_take() - relay one datagram from a client to its server
  * @c:		execution context
  * @lfd:	socket the client wrote to

@@ -12,7 +12,6 @@
 
 int udp_splice_init(struct ctx *c, unsigned int max);
 unsigned int udp_splice_count(const struct ctx *c);
-int udp_splice_peek_lo(const struct ctx *c, int fd);
 bool udp_splice_take(struct ctx *c, int lfd, bool to_ns,
 		     const struct in6_addr *dst, uint16_t port);
 bool udp_splice_take_batch(struct ctx *c, int lfd, bool to_ns, uint16_t port);

@@ -9,7 +9,10 @@
  *
  * Inbound forwarding (-u): one listening socket per forwarded pod port; a
  * datagram from a new client opens a flow that replies through the listener,
- * so the client sees its answers come from the port it wrote to.
+ * so the client sees its answers come from the port it wrote to.  A client
+ * in the pod itself is presented to the guest as passt presents it
+ * (fwd_inbound_peer()), and its flow keeps its real address for the
+ * replies.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -155,6 +158,38 @@ static bool udp_local_input(struct ctx *c, const struct l4_meta *m,
 }
 
 /**
+ * udp_inbound_answer() - the inbound flow a guest answers from another of
+ *			  its IPv6 addresses
+ * @c:		execution context
+ * @m:		addresses of the guest's datagram, which matched no flow
+ * @sport:	its source port
+ * @dport:	its destination port
+ *
+ * An inbound datagram goes to the guest's address of gaddr_inbound().  A
+ * server bound to no address answers from the one its source address
+ * selection picks for the client (RFC 6724), which can be another of the
+ * guest's: its DHCPv6 address beside a SLAAC one, say, with the longer
+ * prefix in common with the client.  That is the same conversation, and
+ * the client expects it back from the port it wrote to, not from a new
+ * flow's.  The flow stays under the address its datagrams go to, where
+ * the next ones find it.
+ *
+ * Return: the flow, NULL if there is none
+ */
+static struct flow *udp_inbound_answer(struct ctx *c, const struct l4_meta *m,
+				       uint16_t sport, uint16_t dport)
+{
+	struct in6_addr gaddr = gaddr_inbound(c, true);
+	struct flow *f;
+
+	if (!m->v6 || inany_eq(&gaddr, &m->src) ||
+	    IN6_IS_ADDR_LINKLOCAL(&m->src))
+		return NULL;
+	f = flow_lookup(c, IPPROTO_UDP, &gaddr, sport, &m->dst, dport);
+	return f && f->inbound ? f : NULL;
+}
+
+/**
  * udp_input() - a UDP datagram from the guest
  * @c:		execution context
  * @m:		addresses
@@ -185,19 +220,26 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 		return;
 	}
 
-	if (!outbound_reachable(c, &m->src, &m->dst)) {
-		/* netshim's own link-local address, where the pod has no
-		 * gateway to stand for: no port open there
-		 */
-		if (m->v6 && inany_eq(&m->dst, &c->conf.our_ll6))
-			icmp_unreach(c, &m->src, &m->dst, IPPROTO_UDP, h,
-				     payload.data, payload.len, true);
-		c->cnt.drop_link_only++;
-		return;
-	}
-
+	/* A flow's first datagram said whether and where it may leave:
+	 * answers to an inbound flow from the pod itself, addressed to
+	 * netshim's link-local address (fwd_inbound_peer()), are that
+	 * flow's
+	 */
 	f = flow_lookup(c, IPPROTO_UDP, &m->src, sport, &m->dst, dport);
+	if (!f)
+		f = udp_inbound_answer(c, m, sport, dport);
 	if (!f) {
+		if (!outbound_reachable(c, &m->src, &m->dst)) {
+			/* netshim's own link-local address, where the pod
+			 * has no gateway to stand for: no port open there
+			 */
+			if (m->v6 && inany_eq(&m->dst, &c->conf.our_ll6))
+				icmp_unreach(c, &m->src, &m->dst, IPPROTO_UDP,
+					     h, payload.data, payload.len,
+					     true);
+			c->cnt.drop_link_only++;
+			return;
+		}
 		f = flow_new(c, IPPROTO_UDP, &m->src, sport, &m->dst, dport);
 		if (!f || udp_flow_open(c, f, sport))
 			return;
@@ -208,9 +250,14 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 	f->qp = link_steered(c);
 
 	if (f->inbound) {
-		/* The listener's socket is every client's: its TTL stays */
+		/* The listener's socket is every client's: its TTL stays.
+		 * On a socket of both families, an IPv4 destination is
+		 * written as one all the same: the kernel takes it there.
+		 */
+		const struct in6_addr *to = IN6_IS_ADDR_UNSPECIFIED(&f->paddr) ?
+					    &f->raddr : &f->paddr;
 		struct sockaddr_storage sa;
-		socklen_t sl = inany_sockaddr(&sa, &f->raddr, f->rport);
+		socklen_t sl = inany_sockaddr(&sa, to, f->rport);
 
 		n = sendto(f->fd, payload.data, payload.len, MSG_DONTWAIT,
 			   (struct sockaddr *)&sa, sl);
@@ -339,6 +386,8 @@ static bool udp_frame_out(struct ctx *c, const struct flow *f,
  * @fd:		socket to receive from
  * @f:		flow, or NULL to take the source from the datagram (listener)
  * @lst:	listener, when @f is NULL
+ * @v6:		the datagram's family: @f's, or on a listener of both
+ *		families the one its source was seen in
  *
  * The datagram is received straight into the guest's own receive
  * buffers when the link has them
@@ -350,18 +399,17 @@ static bool udp_frame_out(struct ctx *c, const struct flow *f,
  * the queue to the VMM is full
  */
 static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
-			 const struct fwd_listener *lst)
+			 const struct fwd_listener *lst, bool v6)
 {
 	static uint8_t spill[UDP_MAX_PAYLOAD];
 	static struct link_frame lf;
-	bool v6 = f ? !inany_is4(&f->raddr) : lst->v6;
 	size_t hlen = ip_l2l3_len(v6) + UDP_HLEN, room = udp_room(c, v6);
 	struct iovec iov[LINK_FRAME_IOV + 1];
 	struct sockaddr_storage sa;
 	struct msghdr mh = {
 		.msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = iov,
 	};
-	struct in6_addr raddr, gaddr;
+	struct in6_addr raddr, paddr, gaddr;
 	uint16_t rport;
 	ssize_t n;
 
@@ -390,8 +438,19 @@ static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
 
 	if (!f) {
 		inany_from_sockaddr(&sa, &raddr, &rport);
-		gaddr = IN6_IS_ADDR_UNSPECIFIED(&lst->to_addr) ?
-			gaddr_inbound(c, v6) : lst->to_addr;
+		/* The frame was laid out for the family its peek saw */
+		if (inany_is4(&raddr) == v6) {
+			c->cnt.drop_sock++;
+			return true;
+		}
+		paddr = raddr;
+		gaddr = gaddr_inbound(c, v6);
+		if (!fwd_inbound_peer(c, &raddr))
+			paddr = in6addr_any;
+		else if (v6)
+			gaddr = gaddr_inbound_ll(c);
+		if (!IN6_IS_ADDR_UNSPECIFIED(&lst->to_addr))
+			gaddr = lst->to_addr;
 		f = flow_lookup(c, IPPROTO_UDP, &gaddr, lst->guest_port,
 				&raddr, rport);
 		if (!f) {
@@ -403,6 +462,10 @@ static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
 			f->fd = fd;
 			c->cnt.udp_flows++;
 		}
+		/* Two clients of the pod the guest sees as one: the
+		 * latest gets the answers
+		 */
+		f->paddr = paddr;
 	}
 	f->last = c->now.tv_sec;
 	udp_frame_out(c, f, &lf, spill, (size_t)n, false);
@@ -486,7 +549,8 @@ void udp_flow_ready(struct ctx *c, struct flow *f, uint32_t events)
 		if (!n)
 			break;
 		if (n < 0) {
-			if (!udp_to_guest(c, f->fd, f, NULL))
+			if (!udp_to_guest(c, f->fd, f, NULL,
+					  !inany_is4(&f->raddr)))
 				break;
 			n = 1;
 		}
@@ -500,8 +564,8 @@ void udp_flow_ready(struct ctx *c, struct flow *f, uint32_t events)
  * @guest_port:	the flow's guest port
  *
  * Return: the socket of the listener forwarding to @gaddr itself, else of
- *	   one forwarding to the guest's own address in that family, -1 if
- *	   no -u listener forwards to @guest_port
+ *	   one forwarding to the guest's own address in that family (or in
+ *	   both), -1 if no -u listener forwards to @guest_port
  */
 int udp_listener_fd(const struct in6_addr *gaddr, uint16_t guest_port)
 {
@@ -512,7 +576,7 @@ int udp_listener_fd(const struct in6_addr *gaddr, uint16_t guest_port)
 	for (i = 0; i < udp_nlisteners; i++) {
 		const struct fwd_listener *l = &udp_listeners[i];
 
-		if (l->fd < 0 || l->v6 != v6 || l->any_port ||
+		if (l->fd < 0 || (l->v6 != v6 && !l->dual) || l->any_port ||
 		    l->guest_port != guest_port)
 			continue;
 		if (inany_eq(&l->to_addr, gaddr))
@@ -521,6 +585,26 @@ int udp_listener_fd(const struct in6_addr *gaddr, uint16_t guest_port)
 			fd = l->fd;
 	}
 	return fd;
+}
+
+/**
+ * udp_peek_src() - the source of the next datagram on a socket
+ * @fd:		the socket
+ * @src:	filled in (v4-mapped for IPv4, also on an IPv6 socket)
+ *
+ * Return: 0 on success, -1 if the socket is empty
+ */
+static int udp_peek_src(int fd, struct in6_addr *src)
+{
+	struct sockaddr_storage sa;
+	socklen_t sl = sizeof(sa);
+	uint16_t port;
+
+	if (recvfrom(fd, NULL, 0, MSG_PEEK | MSG_DONTWAIT,
+		     (struct sockaddr *)&sa, &sl) < 0)
+		return -1;
+	inany_from_sockaddr(&sa, src, &port);
+	return 0;
 }
 
 /**
@@ -546,20 +630,29 @@ void udp_listener_input(struct ctx *c, const struct fwd_listener *l)
 	int i;
 
 	for (i = 0; i < UDP_BATCH; i++) {
-		/* Namespace mode: a pod process writing to the pod's
+		bool v6 = l->v6;
+
+		/* The next datagram's source, where it matters before the
+		 * datagram is received (as passt looks at every one): on a
+		 * socket of both families, its family lays the frame out;
+		 * in namespace mode, a pod process writing to the pod's
 		 * loopback has its datagrams relayed to the namespace's
 		 * loopback, or to the rule's target address there, not
 		 * framed (the tap drops loopback sources)
 		 */
-		int lo = udp_splice_peek_lo(c, l->fd);
+		if (l->dual || c->udp_splice) {
+			struct in6_addr src;
 
-		if (lo < 0)
-			break;
-		if (lo) {
-			if (!udp_splice_take(c, l->fd, true, &l->to_addr,
-					     l->guest_port))
+			if (udp_peek_src(l->fd, &src))
 				break;
-			continue;
+			v6 = !inany_is4(&src);
+			if (c->udp_splice && inany_is_loopback(&src)) {
+				if (!udp_splice_take(c, l->fd, true,
+						     &l->to_addr,
+						     l->guest_port))
+					break;
+				continue;
+			}
 		}
 		/* No guest: drain, so the socket does not stay readable */
 		if (!link_up(c)) {
@@ -567,7 +660,7 @@ void udp_listener_input(struct ctx *c, const struct fwd_listener *l)
 				break;
 			continue;
 		}
-		if (!udp_to_guest(c, l->fd, NULL, l))
+		if (!udp_to_guest(c, l->fd, NULL, l, v6))
 			break;
 	}
 }

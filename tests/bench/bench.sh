@@ -28,8 +28,9 @@
 # For the kernel path, the relay guests (the stream back-end) and
 # namespace mode to the peer (the tap): request/response latency and
 # transactions per second, 1 B and 1 KiB each way (tests/bench/rr.c).
-# Then -t all with one socket per port against eBPF sk_lookup: start-up
-# time, descriptors, RSS, kernel memory (tests/bench/fwdall.sh).  Not with
+# Then every port forwarded, -t and -u, netshim (one socket per port, and
+# eBPF sk_lookup) beside passt (PASST): descriptors, memory cgroup, RSS,
+# start-up time, with a guest attached (tests/bench/fwdall.sh).  Not with
 # BENCH_QUICK: memory with 1000 and 10 000 connections (memory.sh), live
 # migration beside passt (migrate.sh), and the cost of a frame without
 # offloads through DPDK's testpmd beside passt (vu_testpmd.sh, into
@@ -51,6 +52,9 @@
 #   BENCH_PREV=PATH   a previous netshim build, put beside this one in the
 #                     VM and testpmd rows ("prev")
 #   VM_ACCEL=kvm|tcg  skip the KVM probe
+#   PASST=PATH        passt of the other rows (default: passt in PATH);
+#                     fwdall.sh's compare with passt 2026's
+#   FWD_PORTS="SPEC..." fwdall.sh's -t/-u specs (default "2000-5999 all")
 #   PASST_VU=PATH     passt with --vhost-user for its vhost-user rows
 #                     (default: build/passt-vu/passt, built by
 #                     passt-vu.sh from trixie's source if missing, but
@@ -668,7 +672,8 @@ fi
 } >>"$RAW/info"
 python3 "$BENCH_DIR/report.py" "$OUT"
 rc=$?
-# -t all: per-port sockets against sk_lookup (fwdall.sh, its own topology)
+# -t all -u all: netshim beside passt, descriptors and memory cgroup
+# (fwdall.sh, its own topology)
 [ -n "$BENCH_ONLY" ] || NETSHIM=$NETSHIM "$BENCH_DIR/fwdall.sh" "$OUT" || rc=1
 # Memory and descriptors at start, with a guest, at 1000 and 10 000
 # connections, beside passt (memory.sh, its own topology; minutes)

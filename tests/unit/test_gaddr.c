@@ -6,6 +6,7 @@
  * from any address it can form in the advertised /64, never from outside.
  */
 #include "unit.h"
+#include "netshim/fwd.h"
 #include "netshim/gaddr.h"
 #include "netshim/inany.h"
 #include "netshim/ip.h"
@@ -177,6 +178,70 @@ static void test_inbound_local(void **state)
 	assert_memory_equal(&a, &ll2, 16);
 }
 
+/* Outside local mode too, the guest's link-local address is kept, for
+ * inbound datagrams from netshim's own link-local address: the guest
+ * answers those from it (RFC 6724, rule 2)
+ */
+static void test_inbound_ll(void **state)
+{
+	struct in6_addr ll = unit_a6("fe80::5054:ff:fe12:3456");
+	struct in6_addr ll2 = unit_a6("fe80::1:2");
+	struct in6_addr a;
+
+	(void)state;
+	a = gaddr_inbound_ll(&ctx);
+	assert_memory_equal(&a, &ctx.conf.addr6, 16);
+	gaddr_seen6_ll(&ctx, &ll);
+	gaddr_seen6_ll(&ctx, &ll2);
+	a = gaddr_inbound_ll(&ctx);
+	assert_memory_equal(&a, &ll, 16);
+	a = gaddr_inbound(&ctx, true);
+	assert_memory_equal(&a, &ctx.conf.addr6, 16);
+}
+
+/**
+ * peer() - fwd_inbound_peer() of an address literal
+ * @s:		the client's address
+ * @want:	what the guest should see it as
+ *
+ * Return: what fwd_inbound_peer() returned
+ */
+static bool peer(const char *s, const char *want)
+{
+	struct in6_addr a, w;
+	bool r;
+
+	if (strchr(s, ':')) {
+		a = unit_a6(s);
+		w = unit_a6(want);
+	} else {
+		a = inany_from4(unit_a4(s));
+		w = inany_from4(unit_a4(want));
+	}
+	r = fwd_inbound_peer(&ctx, &a);
+	assert_memory_equal(&a, &w, 16);
+	return r;
+}
+
+/* A client in the pod itself reaches the guest as passt 2026 presents it
+ * (run side by side, UDP and TCP alike): 127.0.0.1 and the pod's address
+ * from the gateway, ::1 and the pod's IPv6 address from the link-local
+ * address of ours; any other client as it is
+ */
+static void test_inbound_peer(void **state)
+{
+	(void)state;
+	assert_true(peer("127.0.0.1", "203.0.113.1"));
+	assert_true(peer("127.0.0.53", "203.0.113.1"));
+	assert_true(peer("203.0.113.2", "203.0.113.1"));
+	assert_false(peer("203.0.113.1", "203.0.113.1"));
+	assert_false(peer("198.51.100.9", "198.51.100.9"));
+	assert_true(peer("::1", "fe80::1"));
+	assert_true(peer("2001:db8:1::2", "fe80::1"));
+	assert_false(peer("2001:db8:1::1", "2001:db8:1::1"));
+	assert_false(peer("2001:db8:2::9", "2001:db8:2::9"));
+}
+
 /* reach() - outbound_reachable() of two addresses written as text */
 static bool reach(const char *src, const char *dst)
 {
@@ -250,6 +315,8 @@ int main(void)
 		cmocka_unit_test_setup(test_inbound, ctx_setup),
 		cmocka_unit_test_setup(test_bcast4, ctx_setup),
 		cmocka_unit_test_setup(test_inbound_local, ctx_setup),
+		cmocka_unit_test_setup(test_inbound_ll, ctx_setup),
+		cmocka_unit_test_setup(test_inbound_peer, ctx_setup),
 		cmocka_unit_test_setup(test_reachable, ctx_setup),
 		cmocka_unit_test(test_is_loopback),
 	};
