@@ -50,8 +50,9 @@ UNITS_A   = $(UNIT_SRCS:tests/unit/%.c=$(BA)/tests/%)
 BIN      := build/netshim
 
 REPAIR_BIN := build/netshim-repair
+CTL_BIN    := build/netshim-ctl
 
-all: $(BIN) $(REPAIR_BIN)
+all: $(BIN) $(REPAIR_BIN) $(CTL_BIN)
 
 $(BIN): $(B)/netshim/main.o $(B)/libnetshim.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
@@ -60,6 +61,11 @@ $(BIN): $(B)/netshim/main.o $(B)/libnetshim.a
 $(REPAIR_BIN): repair/netshim-repair.c netshim/repair.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $<
+
+# netshim's control socket client: the wire format and the -t grammar are
+# the daemon's own (netshim/ctlwire.c, fwdspec.c, fwdtable.c)
+$(CTL_BIN): ctl/netshim-ctl.c $(B)/libnetshim.a $(HDRS)
+	$(CC) $(CFLAGS) -o $@ $< $(B)/libnetshim.a $(LDLIBS)
 
 # The same daemon, aborting on any allocation once its loop runs: the
 # integration tests run against it (tests/alloc/guard.c)
@@ -172,7 +178,7 @@ JOBS ?= 2
 # build/passt-vu; if it cannot be, the tests that need it fail and say why
 # (build/passt-vu/failed.txt), the others run
 PASST_VU_DIR := $(CURDIR)/build/passt-vu
-integration: $(BIN) $(GUARD_BIN) $(REPAIR_BIN) tests/relay tests/vu_relay \
+integration: $(BIN) $(GUARD_BIN) $(REPAIR_BIN) $(CTL_BIN) tests/relay tests/vu_relay \
              build/static/netshim
 	tests/vm/debian/mkrootfs.sh
 	-tests/bench/passt-vu.sh $(PASST_VU_DIR)
@@ -207,7 +213,9 @@ include tests/fuzz/fuzz.mk
 clean:
 	rm -rf build tests/relay tests/vu_relay
 
-install: $(BIN) $(REPAIR_BIN)
+install: $(BIN) $(REPAIR_BIN) $(CTL_BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)/usr/local/bin/netshim
 	install -D -m 0755 $(REPAIR_BIN) $(DESTDIR)/usr/local/bin/netshim-repair
+	install -D -m 0755 $(CTL_BIN) $(DESTDIR)/usr/local/bin/netshim-ctl
 	install -D -m 0644 doc/netshim.1 $(DESTDIR)/usr/local/share/man/man1/netshim.1
+	install -D -m 0644 doc/netshim-ctl.1 $(DESTDIR)/usr/local/share/man/man1/netshim-ctl.1

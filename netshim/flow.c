@@ -149,9 +149,10 @@ struct flow *flow_new(struct ctx *c, uint8_t proto,
 	f->gport = gport;
 	f->rport = rport;
 	f->fd = -1;
-	f->last = c->now.tv_sec;
+	f->last = f->born = c->now.tv_sec;
 	f->qp = link_steered(c);
 	f->hop = 0;
+	f->from_guest = f->to_guest = 0;
 	return f;
 }
 

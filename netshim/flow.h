@@ -25,6 +25,9 @@
  *		while the socket has the pod's default
  * @qp:		queue pair its datagrams to the guest go to: the one the
  *		guest's last datagram came in on (link_steer())
+ * @born:	when it was opened, seconds
+ * @from_guest:	payload bytes from the guest, for netshim-ctl's flows
+ * @to_guest:	payload bytes to the guest
  */
 struct flow {
 	uint8_t proto;
@@ -35,6 +38,8 @@ struct flow {
 	uint16_t gport, rport;
 	int fd;
 	time_t last;
+	time_t born;
+	uint64_t from_guest, to_guest;
 };
 
 int flow_init(struct ctx *c);

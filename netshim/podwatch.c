@@ -70,9 +70,11 @@ static uint32_t podwatch_ports(const struct fwd_spec *spec)
  *		forwarded port is bound
  *
  * Needed for -T auto and -U auto, and for a -t spec the sk_lookup program
- * may take.  The set of our sockets is sized for every socket forwarding
+ * may take; with the control socket (-c), for what rules given at run time
+ * may want.  The set of our sockets is sized for every socket forwarding
  * may open: the ports the specs name, both families, and what -t auto and
- * -u auto may follow.
+ * -u auto may follow; with -c, every port of both families and
+ * protocols.
  *
  * Return: 0 on success or when not needed, -1 on failure (reported)
  */
@@ -84,7 +86,8 @@ int podwatch_init(struct ctx *c)
 
 	if (!cf->tcp_ns_fwd.follow && !cf->udp_ns_fwd.follow &&
 	    !(bpf_wanted(cf) && (cf->tcp_fwd.all || cf->tcp_fwd.follow ||
-				 cf->tcp_fwd.n)))
+				 cf->tcp_fwd.n)) &&
+	    !(*cf->ctl_path && (bpf_wanted(cf) || conf_ns_mode(cf))))
 		return 0;
 	/* -T and -U sockets are opened the same way, in the namespace:
 	 * noted too, though a scan of the pod never meets them
@@ -92,6 +95,8 @@ int podwatch_init(struct ctx *c)
 	max = 2 * (podwatch_ports(&cf->tcp_fwd) + podwatch_ports(&cf->udp_fwd) +
 		   podwatch_ports(&cf->tcp_ns_fwd) +
 		   podwatch_ports(&cf->udp_ns_fwd)) + 2 * 2 * FWD_AUTO_MAX + 2;
+	if (*cf->ctl_path)
+		max += 2 * 2 * 65535;
 	p = calloc(1, sizeof(*p));
 	if (!p || sockset_init(&p->own, max)) {
 		err("out of memory for the list of the pod's listeners");
