@@ -176,12 +176,16 @@ JOBS ?= 2
 # passt from Debian trixie's source package, the other end of the
 # migrations between passt and netshim (t_migrate_*): built once into
 # build/passt-vu; if it cannot be, the tests that need it fail and say why
-# (build/passt-vu/failed.txt), the others run
+# (build/passt-vu/failed.txt), the others run.  pesto, passt 2026's
+# configuration client, from passt's sources where they can be had: the
+# control socket tests drive netshim with it and with netshim-ctl, or
+# with netshim-ctl alone, saying why (build/pesto/failed.txt)
 PASST_VU_DIR := $(CURDIR)/build/passt-vu
 integration: $(BIN) $(GUARD_BIN) $(REPAIR_BIN) $(CTL_BIN) tests/relay tests/vu_relay \
              build/static/netshim
 	tests/vm/debian/mkrootfs.sh
 	-tests/bench/passt-vu.sh $(PASST_VU_DIR)
+	-tests/ctl/pesto.sh $(CURDIR)/build/pesto
 	JOBS=$(JOBS) NETSHIM=$(CURDIR)/$(GUARD_BIN) PASST_VU=$(PASST_VU_DIR)/passt \
 		tests/integration/run.sh
 
