@@ -217,20 +217,20 @@ static void ephemeral(struct fwd_spec *spec)
 }
 
 /**
- * spec_rules() - the rules one -t, -u, -T or -U spec makes
+ * spec_rules() - the rules of the -t, -u, -T or -U options, as netshim's
+ *		  command line takes them: repeated, one spec
  * @s:		session: families and mode from netshim's tables
  * @opt:	the option letter
- * @arg:	the spec
+ * @spec:	the spec, parsed
  * @out:	filled in: its table and rules
  */
-static void spec_rules(struct session *s, int opt, const char *arg,
-		       struct ctl_table *out)
+static void spec_rules(struct session *s, int opt,
+		       const struct fwd_spec *spec, struct ctl_table *out)
 {
 	bool splice = opt == 'T' || opt == 'U';
 	struct ctl_table *t = table_of(s, splice ? CTL_PIF_SPLICE :
 						   CTL_PIF_HOST);
 	struct fwdtable_opts o = { 0 };
-	static struct fwd_spec spec;
 	const char *why;
 
 	if (!t)
@@ -241,15 +241,11 @@ static void spec_rules(struct session *s, int opt, const char *arg,
 	o.splice = splice;
 	/* No SPLICE table: a VM, whose "auto" is the sk_lookup program's */
 	o.follow_vm = !table_of(s, CTL_PIF_SPLICE);
-	memset(&spec, 0, sizeof(spec));
-	ephemeral(&spec);
-	if (fwdspec_parse(&spec, arg))
-		exit(1);
 	memset(out, 0, sizeof(*out));
 	out->pif = t->pif;
-	if (fwdtable_from_spec(out, &spec, opt == 't' || opt == 'T' ?
+	if (fwdtable_from_spec(out, spec, opt == 't' || opt == 'T' ?
 			       IPPROTO_TCP : IPPROTO_UDP, &o, &why))
-		die("-%c %s: %s", opt, arg, why);
+		die("-%c: %s", opt, why);
 }
 
 /**
@@ -326,17 +322,22 @@ static int request(struct session *s, const char *line)
  * @argc:	arguments after the verb
  * @argv:	them
  *
+ * Repeated options of one letter make one spec, as on netshim's command
+ * line: -t 22 -t auto is port 22, and auto for the others.
+ *
  * Return: exit status
  */
 static int change(struct session *s, const char *verb, int argc, char **argv)
 {
+	static const char letters[] = "tuTU";
 	static uint8_t buf[CTL_UPDATE_LEN_MAX];
-	bool cleared[CTL_PIFS_MAX] = { false };
+	static struct fwd_spec spec[4];
 	static struct ctl_table add;
+	bool given[4] = { false }, cleared[CTL_PIFS_MAX] = { false };
 	char why[512];
 	size_t len = 0;
 	unsigned int i, j;
-	int opt;
+	int opt, k;
 
 	if (!strcmp(verb, "clear")) {
 		struct ctl_table *t;
@@ -353,11 +354,25 @@ static int change(struct session *s, const char *verb, int argc, char **argv)
 	}
 	optind = 0;
 	while ((opt = getopt(argc + 1, argv - 1, "+t:u:T:U:")) != -1) {
-		struct ctl_table *t;
-
 		if (opt == '?')
 			usage(1);
-		spec_rules(s, opt, optarg, &add);
+		k = (int)(strchr(letters, opt) - letters);
+		if (!given[k]) {
+			memset(&spec[k], 0, sizeof(spec[k]));
+			ephemeral(&spec[k]);
+		}
+		given[k] = true;
+		if (fwdspec_parse(&spec[k], optarg))
+			exit(1);
+	}
+	if (optind != argc + 1 || argc < 2)
+		usage(1);
+	for (k = 0; k < 4; k++) {
+		struct ctl_table *t;
+
+		if (!given[k])
+			continue;
+		spec_rules(s, letters[k], &spec[k], &add);
 		t = table_of(s, add.pif);
 		j = t == &s->t[0] ? 0 : 1;
 		if (!strcmp(verb, "set") && !cleared[j]) {
@@ -368,11 +383,9 @@ static int change(struct session *s, const char *verb, int argc, char **argv)
 			if (strcmp(verb, "delete") ?
 			    fwdtable_add(t, &add.rule[i], why, sizeof(why)) :
 			    fwdtable_del(t, &add.rule[i], why, sizeof(why)))
-				die("%s -%c %s: %s", verb, opt, optarg, why);
+				die("%s -%c: %s", verb, letters[k], why);
 		}
 	}
-	if (optind != argc + 1 || argc < 2)
-		usage(1);
 send:
 	for (i = 0; i < s->n; i++)
 		len += ctlwire_update_put(buf + len, sizeof(buf) - len,

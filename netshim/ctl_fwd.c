@@ -1026,35 +1026,37 @@ int ctl_fwd_apply(struct ctx *c, const struct ctl_table *t, unsigned int n,
 
 	nt = &f->tab[0];
 	/* The program's ports first: a rule moving from it to sockets of
-	 * its own, or back, never has both take a connection
+	 * its own, or back, never has both take a connection.  Then the
+	 * ports "auto" stops following: their sockets go before a rule of
+	 * their own wants the port.
 	 */
 	ctl_fwd_scan_ports(c, f, nt, IPPROTO_TCP, true, &f->scan);
 	if (c->sk_lookup) {
 		sk_lookup_ports(c, &f->scan);
 		f->lookup = f->scan;
 	}
-	ctl_fwd_sync(c, f, POOL_TCP, nt, IPPROTO_TCP);
-	ctl_fwd_sync(c, f, POOL_UDP, nt, IPPROTO_UDP);
-	ctl_fwd_unserved(f, nt);
 	if (ns) {
 		ctl_fwd_scan_ports(c, f, nt, IPPROTO_TCP, false, &f->scan);
 		fwd_auto_set(c, false, false, &f->scan);
 		ctl_fwd_scan_ports(c, f, nt, IPPROTO_UDP, false, &f->scan);
 		fwd_auto_set(c, true, false, &f->scan);
 	}
+	ctl_fwd_sync(c, f, POOL_TCP, nt, IPPROTO_TCP);
+	ctl_fwd_sync(c, f, POOL_UDP, nt, IPPROTO_UDP);
+	ctl_fwd_unserved(f, nt);
 	if (fwdtable_to_spec(nt, IPPROTO_TCP, &c->conf.tcp_fwd) ||
 	    fwdtable_to_spec(nt, IPPROTO_UDP, &c->conf.udp_fwd))
 		warn("forwarding: more rules than lookups hold");
 
 	if (ns && f->ntab > 1) {
 		nt = &f->tab[1];
-		ctl_fwd_sync(c, f, POOL_TCP_NS, nt, IPPROTO_TCP);
-		ctl_fwd_sync(c, f, POOL_UDP_NS, nt, IPPROTO_UDP);
-		ctl_fwd_unserved(f, nt);
 		ctl_fwd_scan_ports(c, f, nt, IPPROTO_TCP, false, &f->scan);
 		fwd_auto_set(c, false, true, &f->scan);
 		ctl_fwd_scan_ports(c, f, nt, IPPROTO_UDP, false, &f->scan);
 		fwd_auto_set(c, true, true, &f->scan);
+		ctl_fwd_sync(c, f, POOL_TCP_NS, nt, IPPROTO_TCP);
+		ctl_fwd_sync(c, f, POOL_UDP_NS, nt, IPPROTO_UDP);
+		ctl_fwd_unserved(f, nt);
 	}
 	if (!f->errors)
 		return 0;
