@@ -492,6 +492,8 @@ void ctl_listen_ready(struct ctx *c, bool metrics)
 		cl->phase = CTL_READ;
 		cl->in_len = cl->out_len = cl->out_off = 0;
 		cl->gen = CTL_GEN_NONE;
+		cl->pending = false;
+		cl->events = 0;
 		cl->since = ctl_now_ms(c);
 		cl->deadline = cl->since + (metrics ? CTL_METRICS_WAIT_MS :
 					    CTL_READ_TIMEOUT * 1000);
@@ -891,9 +893,10 @@ static void ctl_text(struct ctx *c, struct ctl_client *cl)
 	const struct ctl_req *req = &c->ctl->req;
 
 	if (!strcmp(req->verb, "metrics") && !*req->arg) {
-		c->cnt.ctl_requests++;
+		/* Counted once served: the text is what SIGUSR1 logs now */
 		cl->out_len += ctl_metrics(c, cl->out + cl->out_len,
 					   CTL_OUT_MAX - cl->out_len);
+		c->cnt.ctl_requests++;
 		ctl_answer(c, cl, "%s", "");
 	} else if (!strcmp(req->verb, "flows") && !*req->arg) {
 		c->cnt.ctl_requests++;
@@ -946,11 +949,11 @@ static void ctl_http(struct ctx *c, struct ctl_client *cl, bool eof)
 	}
 	if (!get && !eof)
 		return;
-	c->cnt.ctl_requests++;
 	if (get)
 		ctl_put(cl, "%s", ok);
 	cl->out_len += ctl_metrics(c, cl->out + cl->out_len,
 				   CTL_OUT_MAX - cl->out_len);
+	c->cnt.ctl_requests++;
 	ctl_answer(c, cl, "%s", "");
 }
 

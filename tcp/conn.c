@@ -411,6 +411,7 @@ bool tcp_conn_info(struct ctx *c, uint32_t idx, struct flow_info *fi)
 		return false;
 	memset(fi, 0, sizeof(*fi));
 	fi->proto = IPPROTO_TCP;
+	fi->inbound = conn->inbound;
 	fi->state = tcp_conn_state(conn);
 	fi->gaddr = conn->gaddr;
 	fi->gport = conn->gport;

@@ -84,6 +84,7 @@ enum tcp_state {
  * @last:		last activity, seconds
  * @born:		when it was opened here (a migrated one: when it came),
  *			seconds, for netshim-ctl's flows
+ * @inbound:		accepted on a forwarded port, not opened by the guest
  * @seq_init_ours:	our sequence number before the first byte to the
  *			guest counted in its flows (the ISN, or where a
  *			migrated connection came in)
@@ -120,6 +121,7 @@ struct tcp_conn {
 	uint32_t ack_owed;
 	time_t last;
 	time_t born;
+	bool inbound;
 	uint32_t seq_init_ours;
 	int32_t next_pending;
 	int32_t next_wait;
