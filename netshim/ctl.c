@@ -573,7 +573,7 @@ size_t ctl_metrics(struct ctx *c, char *buf, size_t size)
 	if (!strncmp(#name, "drop_", 5))				\
 		log_buf_add(buf, size, &len,				\
 			    "netshim_dropped_total{reason=\"%s\"} %llu\n", \
-			    #name + 5, (unsigned long long)c->cnt.name);
+			    &#name[5], (unsigned long long)c->cnt.name);
 	COUNTERS(CTL_DROP)
 #undef CTL_DROP
 #define CTL_COUNTER(name, desc)						\
