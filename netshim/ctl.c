@@ -145,8 +145,9 @@ struct ctl_path {
  * struct ctl - both sockets and their clients
  * @fd:		the control socket, -1 without -c
  * @metrics_fd:	the counters' socket, -1 without --metrics
- * @paused:	the listening sockets are left out of epoll for now: no
- *		free slot, or enough clients this second
+ * @paused:	each listening socket (control, counters) is left out of
+ *		epoll for now: no free slot of its own, or enough clients
+ *		this second
  * @owner:	the user that started netshim, allowed besides root
  * @accepted:	clients this second
  * @second:	that second
@@ -158,7 +159,7 @@ struct ctl_path {
 struct ctl {
 	int fd;
 	int metrics_fd;
-	bool paused;
+	bool paused[2];
 	uid_t owner;
 	unsigned int accepted;
 	time_t second;
@@ -269,26 +270,24 @@ nomem:
 }
 
 /**
- * ctl_pause() - take the listening sockets out of epoll, or back in
+ * ctl_pause() - take a listening socket out of epoll, or back in: its
+ *		 clients wait in the backlog meanwhile
  * @c:		execution context
+ * @metrics:	the counters' socket, else the control socket
  * @pause:	out, else back in
  */
-static void ctl_pause(struct ctx *c, bool pause)
+static void ctl_pause(struct ctx *c, bool metrics, bool pause)
 {
 	struct ctl *t = c->ctl;
 	struct epoll_event ev = { .events = pause ? 0 : EPOLLIN };
+	int fd = metrics ? t->metrics_fd : t->fd;
 
-	if (t->paused == pause)
+	if (t->paused[metrics] == pause || fd < 0)
 		return;
-	t->paused = pause;
-	if (t->fd >= 0) {
-		ev.data.u64 = epref(EPREF_CTL_LISTEN, 0);
-		epoll_ctl(c->epfd, EPOLL_CTL_MOD, t->fd, &ev);
-	}
-	if (t->metrics_fd >= 0) {
-		ev.data.u64 = epref(EPREF_METRICS_LISTEN, 0);
-		epoll_ctl(c->epfd, EPOLL_CTL_MOD, t->metrics_fd, &ev);
-	}
+	t->paused[metrics] = pause;
+	ev.data.u64 = epref(metrics ? EPREF_METRICS_LISTEN : EPREF_CTL_LISTEN,
+			    0);
+	epoll_ctl(c->epfd, EPOLL_CTL_MOD, fd, &ev);
 }
 
 /**
@@ -328,7 +327,7 @@ static void ctl_drop(struct ctx *c, struct ctl_client *cl)
 	cl->phase = CTL_FREE;
 	/* A slot is free: the next client waiting may come */
 	if (c->ctl->accepted < CTL_ACCEPT_RATE)
-		ctl_pause(c, false);
+		ctl_pause(c, cl->metrics, false);
 }
 
 /**
@@ -478,7 +477,7 @@ void ctl_listen_ready(struct ctx *c, bool metrics)
 				cl = &t->cl[i];
 		if (!cl || t->accepted >= CTL_ACCEPT_RATE) {
 			/* The rest wait in the backlog, not refused */
-			ctl_pause(c, true);
+			ctl_pause(c, metrics, true);
 			return;
 		}
 		fd = accept4(metrics ? t->metrics_fd : t->fd, NULL, NULL,
@@ -1121,10 +1120,11 @@ void ctl_timer(struct ctx *c)
 		}
 		ctl_drop(c, cl);
 	}
-	if (t->paused && t->second != c->now.tv_sec) {
+	if ((t->paused[0] || t->paused[1]) && t->second != c->now.tv_sec) {
 		t->second = c->now.tv_sec;
 		t->accepted = 0;
-		ctl_pause(c, false);
+		ctl_pause(c, false, false);
+		ctl_pause(c, true, false);
 	}
 }
 
