@@ -19,6 +19,9 @@
 #   capture meanwhile is refused with the reason; capture-stop from
 #   another client ends a running one, whose file is whole.
 # Anything else on --metrics is refused (HTTP 400).
+# CTL_NETDEV=vhost-user (t_ctl_metrics_vhost_user.sh): the same through
+# netshim's vhost-user back-end and tests/vu_relay, where frames to the
+# guest are built in its buffers unless a capture runs.
 
 set -u
 # shellcheck source=tests/lib/topo.sh
@@ -37,8 +40,14 @@ topo_init
 topo_peer_pod
 CTL_SOCK=$WORK/ctl.sock
 MET=$WORK/metrics.sock
-topo_backend -c "$CTL_SOCK" --metrics "$MET" -t 2222 -u 5300
-topo_relay_guest
+if [ "${CTL_NETDEV:-stream}" = vhost-user ]; then
+	topo_backend --vhost-user --virtio-features all -c "$CTL_SOCK" \
+		--metrics "$MET" -t 2222 -u 5300
+	topo_vu_relay_guest
+else
+	topo_backend -c "$CTL_SOCK" --metrics "$MET" -t 2222 -u 5300
+	topo_relay_guest
+fi
 guest_dhcp
 
 # scrape() - the counters through one way of reading them
