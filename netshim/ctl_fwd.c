@@ -596,19 +596,12 @@ static int32_t ctl_fwd_find(const struct ctl_fwd *f, const struct ctl_pool *p,
  */
 static void ctl_fwd_drop_mark(struct ctx *c, struct ctl_fwd *f, int fd)
 {
-	uint32_t i;
-
 	if ((uint32_t)fd < f->drop_bits) {
 		f->drop[fd / 64] |= 1ULL << (fd % 64);
 		return;
 	}
 	/* Past the bitmap (a descriptor limit above 16 Mi): one walk */
-	for (i = 0; i < flow_end(c); i++) {
-		struct flow *fl = flow_at(c, i);
-
-		if (fl && fl->inbound && fl->fd == fd)
-			flow_free(c, fl);
-	}
+	flow_forget_inbound(c, fd);
 }
 
 /**

@@ -175,6 +175,25 @@ void flow_free(struct ctx *c, struct flow *f)
 }
 
 /**
+ * flow_forget_inbound() - end the inbound flows that reply through a
+ *			   listener about to be closed
+ * @c:		execution context
+ * @fd:		the listener
+ *
+ * They hold its descriptor, not a socket of their own: once closed, the
+ * number could be another socket's.
+ */
+void flow_forget_inbound(struct ctx *c, int fd)
+{
+	struct flow_table *t = c->flows;
+	uint32_t i;
+
+	for (i = 0; i < t->idx.hiwater && t->idx.used; i++)
+		if (t->f[i].proto && t->f[i].inbound && t->f[i].fd == fd)
+			flow_free(c, &t->f[i]);
+}
+
+/**
  * flow_at() - flow by index, from an epoll reference
  * @c:		execution context
  * @idx:	index

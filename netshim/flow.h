@@ -53,6 +53,7 @@ struct flow *flow_new(struct ctx *c, uint8_t proto,
 		      const struct in6_addr *gaddr, uint16_t gport,
 		      const struct in6_addr *raddr, uint16_t rport);
 void flow_free(struct ctx *c, struct flow *f);
+void flow_forget_inbound(struct ctx *c, int fd);
 struct flow *flow_at(struct ctx *c, uint32_t idx);
 uint32_t flow_index(struct ctx *c, const struct flow *f);
 int flow_watch(struct ctx *c, struct flow *f);

@@ -38,6 +38,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
+#include "flow.h"
 #include "fwd.h"
 #include "fwd_auto.h"
 #include "fwd_ns.h"
@@ -301,8 +302,9 @@ static void fwd_auto_release(struct ctx *c, struct fwd_auto_proto *ap,
 		for (v6 = 0; v6 <= 1; v6++) {
 			if (ap->p[i].l[v6].fd < 0)
 				continue;
-			/* UDP local flows reply through it */
+			/* UDP flows, local or not, reply through it */
 			udp_splice_forget(c, ap->p[i].l[v6].fd);
+			flow_forget_inbound(c, ap->p[i].l[v6].fd);
 			podwatch_disown(c, ap->p[i].l[v6].fd);
 			close(ap->p[i].l[v6].fd);
 			ap->p[i].l[v6].fd = -1;
