@@ -134,15 +134,17 @@ unit-asan: $(UNITS_A)
 arch: $(BIN)
 	tests/arch/callgraph.py $(B)
 
-# make static: the daemon and its repair helper linked statically, for
-# launcher images whose libraries are not Debian's (KubeVirt's virt-launcher
+# make static: the daemon, its repair helper and netshim-ctl linked
+# statically, for launcher images whose libraries are not Debian's
+# (KubeVirt's virt-launcher
 # is CentOS Stream 9; contrib/kubevirt.md).  Objects of their own
 # (NETSHIM_STATIC: users from /etc/passwd, not NSS, netshim/passwd.c), so
 # that make and make static never mix them.  Debian has no libmnl.a: the
 # part of libmnl netshim calls is static/mnl.c.  A linker warning fails
 # it, as glibc's for NSS functions would: they need glibc's shared objects
 SB := build/static/obj
-STATIC_BIN := build/static/netshim build/static/netshim-repair
+STATIC_BIN := build/static/netshim build/static/netshim-repair \
+              build/static/netshim-ctl
 STATIC_LDFLAGS := -static -Wl,--fatal-warnings
 
 .PHONY: static
@@ -154,6 +156,11 @@ build/static/netshim: $(SB)/netshim/main.o $(SB)/libnetshim.a $(SB)/static/mnl.o
 build/static/netshim-repair: repair/netshim-repair.c netshim/repair.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(STATIC_LDFLAGS) -o $@ $<
+
+build/static/netshim-ctl: ctl/netshim-ctl.c $(SB)/libnetshim.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DNETSHIM_STATIC $(STATIC_LDFLAGS) -o $@ $< \
+		$(SB)/libnetshim.a
 
 $(SB)/libnetshim.a: $(LIB_SRCS:%.c=$(SB)/%.o)
 	rm -f $@ && $(AR) rcs $@ $^
