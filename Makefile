@@ -136,8 +136,8 @@ arch: $(BIN)
 
 # make static: the daemon, its repair helper and netshim-ctl linked
 # statically, for launcher images whose libraries are not Debian's
-# (KubeVirt's virt-launcher
-# is CentOS Stream 9; contrib/kubevirt.md).  Objects of their own
+# (KubeVirt's virt-launcher is CentOS Stream 9; contrib/kubevirt.md).
+# Objects of their own
 # (NETSHIM_STATIC: users from /etc/passwd, not NSS, netshim/passwd.c), so
 # that make and make static never mix them.  Debian has no libmnl.a: the
 # part of libmnl netshim calls is static/mnl.c.  A linker warning fails
