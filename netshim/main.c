@@ -293,10 +293,13 @@ static void loop(struct ctx *c)
 			dispatch(c, &ev[i]);
 			guest_news(c);
 		}
-		if (!link_up(c)) {
-			ctl_after(c);
+		/* What a capture to a control client caught goes out: the
+		 * frames of this pass's flush at the next, a tick at most
+		 */
+		ctl_after(c);
+
+		if (!link_up(c))
 			continue;
-		}
 		acks_held = tcp_flush_acks(c);
 		if (link_pending(c))
 			link_flush(c);
@@ -304,8 +307,6 @@ static void loop(struct ctx *c)
 		if (link_up(c) && !link_blocked(c) && tcp_tx_waiting(c))
 			tcp_tx_resume(c);
 		guest_news(c);
-		/* What a capture to a control client caught goes out */
-		ctl_after(c);
 	}
 }
 
