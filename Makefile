@@ -50,8 +50,9 @@ UNITS_A   = $(UNIT_SRCS:tests/unit/%.c=$(BA)/tests/%)
 BIN      := build/netshim
 
 REPAIR_BIN := build/netshim-repair
+CTL_BIN    := build/netshim-ctl
 
-all: $(BIN) $(REPAIR_BIN)
+all: $(BIN) $(REPAIR_BIN) $(CTL_BIN)
 
 $(BIN): $(B)/netshim/main.o $(B)/libnetshim.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
@@ -60,6 +61,11 @@ $(BIN): $(B)/netshim/main.o $(B)/libnetshim.a
 $(REPAIR_BIN): repair/netshim-repair.c netshim/repair.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $<
+
+# netshim's control socket client: the wire format and the -t grammar are
+# the daemon's own (netshim/ctlwire.c, fwdspec.c, fwdtable.c)
+$(CTL_BIN): ctl/netshim-ctl.c $(B)/libnetshim.a $(HDRS)
+	$(CC) $(CFLAGS) -o $@ $< $(B)/libnetshim.a $(LDLIBS)
 
 # The same daemon, aborting on any allocation once its loop runs: the
 # integration tests run against it (tests/alloc/guard.c)
@@ -128,15 +134,17 @@ unit-asan: $(UNITS_A)
 arch: $(BIN)
 	tests/arch/callgraph.py $(B)
 
-# make static: the daemon and its repair helper linked statically, for
-# launcher images whose libraries are not Debian's (KubeVirt's virt-launcher
-# is CentOS Stream 9; contrib/kubevirt.md).  Objects of their own
+# make static: the daemon, its repair helper and netshim-ctl linked
+# statically, for launcher images whose libraries are not Debian's
+# (KubeVirt's virt-launcher is CentOS Stream 9; contrib/kubevirt.md).
+# Objects of their own
 # (NETSHIM_STATIC: users from /etc/passwd, not NSS, netshim/passwd.c), so
 # that make and make static never mix them.  Debian has no libmnl.a: the
 # part of libmnl netshim calls is static/mnl.c.  A linker warning fails
 # it, as glibc's for NSS functions would: they need glibc's shared objects
 SB := build/static/obj
-STATIC_BIN := build/static/netshim build/static/netshim-repair
+STATIC_BIN := build/static/netshim build/static/netshim-repair \
+              build/static/netshim-ctl
 STATIC_LDFLAGS := -static -Wl,--fatal-warnings
 
 .PHONY: static
@@ -148,6 +156,11 @@ build/static/netshim: $(SB)/netshim/main.o $(SB)/libnetshim.a $(SB)/static/mnl.o
 build/static/netshim-repair: repair/netshim-repair.c netshim/repair.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(STATIC_LDFLAGS) -o $@ $<
+
+build/static/netshim-ctl: ctl/netshim-ctl.c $(SB)/libnetshim.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DNETSHIM_STATIC $(STATIC_LDFLAGS) -o $@ $< \
+		$(SB)/libnetshim.a
 
 $(SB)/libnetshim.a: $(LIB_SRCS:%.c=$(SB)/%.o)
 	rm -f $@ && $(AR) rcs $@ $^
@@ -170,12 +183,16 @@ JOBS ?= 2
 # passt from Debian trixie's source package, the other end of the
 # migrations between passt and netshim (t_migrate_*): built once into
 # build/passt-vu; if it cannot be, the tests that need it fail and say why
-# (build/passt-vu/failed.txt), the others run
+# (build/passt-vu/failed.txt), the others run.  pesto, passt 2026's
+# configuration client, from passt's sources where they can be had: the
+# control socket tests drive netshim with it and with netshim-ctl, or
+# with netshim-ctl alone, saying why (build/pesto/failed.txt)
 PASST_VU_DIR := $(CURDIR)/build/passt-vu
-integration: $(BIN) $(GUARD_BIN) $(REPAIR_BIN) tests/relay tests/vu_relay \
+integration: $(BIN) $(GUARD_BIN) $(REPAIR_BIN) $(CTL_BIN) tests/relay tests/vu_relay \
              build/static/netshim
 	tests/vm/debian/mkrootfs.sh
 	-tests/bench/passt-vu.sh $(PASST_VU_DIR)
+	-tests/ctl/pesto.sh $(CURDIR)/build/pesto
 	JOBS=$(JOBS) NETSHIM=$(CURDIR)/$(GUARD_BIN) PASST_VU=$(PASST_VU_DIR)/passt \
 		tests/integration/run.sh
 
@@ -207,7 +224,9 @@ include tests/fuzz/fuzz.mk
 clean:
 	rm -rf build tests/relay tests/vu_relay
 
-install: $(BIN) $(REPAIR_BIN)
+install: $(BIN) $(REPAIR_BIN) $(CTL_BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)/usr/local/bin/netshim
 	install -D -m 0755 $(REPAIR_BIN) $(DESTDIR)/usr/local/bin/netshim-repair
+	install -D -m 0755 $(CTL_BIN) $(DESTDIR)/usr/local/bin/netshim-ctl
 	install -D -m 0644 doc/netshim.1 $(DESTDIR)/usr/local/share/man/man1/netshim.1
+	install -D -m 0644 doc/netshim-ctl.1 $(DESTDIR)/usr/local/share/man/man1/netshim-ctl.1

@@ -9,10 +9,10 @@
  * kernel's own lookup, untouched.  The accepted socket keeps the original
  * destination as its local address, so netshim still knows the port.
  *
- * Which ports are forwarded is fixed at load (read-only data); which ones
- * pod processes listen on changes, and netshim writes that set straight
- * into the program's memory-mapped data once a second: the loop makes no
- * bpf() call at all.
+ * Which ports are forwarded, and which ones pod processes listen on, are
+ * sets netshim writes straight into the program's memory-mapped data:
+ * the first when the control socket changes the rules (netshim/ctl_fwd.c),
+ * the second once a second.  The loop makes no bpf() call at all.
  */
 #include <linux/bpf.h>
 #include <linux/in.h>
@@ -28,8 +28,10 @@ struct {
 	__type(value, __u64);
 } sk_lookup_socks SEC(".maps");
 
-/* Ports -t forwards, one bit each, set by netshim before loading */
-const volatile __u64 fwd_ports[SK_LOOKUP_WORDS];
+/* Ports -t forwards, one bit each, set by netshim before attaching and
+ * when its rules change at run time
+ */
+__u64 fwd_ports[SK_LOOKUP_WORDS];
 
 /* Ports pod processes listen on, one bit each, kept up to date by netshim
  * from sock_diag: those connections are the processes', not the guest's

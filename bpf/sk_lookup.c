@@ -142,10 +142,10 @@ int sk_lookup_start(struct ctx *c, const struct portset *fwd, int fd4,
 		err = -errno;
 		goto fail;
 	}
-	memcpy(s->skel->rodata->fwd_ports, fwd->w, sizeof(fwd->w));
 	err = sk_lookup__load(s->skel);
 	if (err)
 		goto fail;
+	memcpy(s->skel->bss->fwd_ports, fwd->w, sizeof(fwd->w));
 
 	for (key = SK_LOOKUP_V4; key <= SK_LOOKUP_V6; key++) {
 		uint64_t fd = (uint64_t)fds[key];
@@ -208,6 +208,28 @@ void sk_lookup_timer(struct ctx *c)
 	}
 	s->scan_err = false;
 	sk_lookup_publish(s, &s->seen, false);
+}
+
+/**
+ * sk_lookup_ports() - forward another set of ports, from now on
+ * @c:		execution context
+ * @fwd:	the ports
+ *
+ * As the pod's listeners, each word is stored whole: a connection coming
+ * meanwhile sees a port forwarded either as before or as now.
+ */
+void sk_lookup_ports(struct ctx *c, const struct portset *fwd)
+{
+	struct sk_lookup_fwd *s = c->sk_lookup;
+	unsigned int w;
+
+	if (!s)
+		return;
+	for (w = 0; w < SK_LOOKUP_WORDS; w++)
+		if (s->skel->bss->fwd_ports[w] != fwd->w[w])
+			__atomic_store_n(&s->skel->bss->fwd_ports[w], fwd->w[w],
+					 __ATOMIC_RELAXED);
+	s->fwd = *fwd;
 }
 
 /**

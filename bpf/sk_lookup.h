@@ -13,6 +13,7 @@
 int sk_lookup_start(struct ctx *c, const struct portset *fwd, int fd4,
 		    int fd6);
 void sk_lookup_timer(struct ctx *c);
+void sk_lookup_ports(struct ctx *c, const struct portset *fwd);
 uint64_t sk_lookup_assigned(const struct ctx *c);
 
 #endif /* NETSHIM_SK_LOOKUP_H */

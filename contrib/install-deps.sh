@@ -8,7 +8,8 @@ PKGS="gcc make libc6-dev libmnl-dev liburing-dev libcmocka-dev pkg-config
       passt dnsmasq-base bind9-dnsutils socat cpio gzip gnuplot-nox
       clang libclang-rt-14-dev kmod isc-dhcp-client nftables ndisc6 python3
       mmdebstrap e2fsprogs curl libbpf-dev bpftool libelf-dev zlib1g-dev
-      dhcpcd-base traceroute iputils-tracepath iputils-ping"
+      dhcpcd-base traceroute iputils-tracepath iputils-ping
+      python3-prometheus-client"
 # "bench": also what only the full benchmark uses (DPDK's testpmd, a
 # vhost-user front-end without a VM: tests/bench/vu_testpmd.sh)
 [ "${1:-}" != bench ] || PKGS="$PKGS dpdk-dev"

@@ -262,6 +262,8 @@ void icmp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 	flow_hop(f, m->hop);
 	if (send(f->fd, l4->data, l4->len, MSG_DONTWAIT) < 0)
 		c->cnt.drop_sock++;
+	else
+		f->from_guest += l4->len;
 }
 
 /**
@@ -294,6 +296,7 @@ void icmp_flow_ready(struct ctx *c, struct flow *f, uint32_t events)
 		wr16(out + 4, f->gport);
 		ip_tx_send(c, out, &f->raddr, &f->gaddr, f->proto, n, NULL);
 		f->last = c->now.tv_sec;
+		f->to_guest += (size_t)n;
 	}
 }
 

@@ -132,6 +132,16 @@ static const uint8_t conf_default_mac[ETH_ALEN_] = {
 	X(PCAP, "pcap", 'p', required_argument, "FILE",			\
 	  "capture guest frames to FILE (libpcap)",			\
 	  conf_opt_path(opt, c->pcap_file, sizeof(c->pcap_file), arg))	\
+	X(CONF_PATH, "conf-path", 'c', required_argument, "PATH",	\
+	  "control socket (owner only): forwarding changed\n"	\
+	  "at run time by passt's pesto or netshim-ctl;\n"		\
+	  "counters, flows and captures for netshim-ctl",		\
+	  conf_opt_path(opt, c->ctl_path, sizeof(c->ctl_path), arg))	\
+	X(METRICS, "metrics", 0, required_argument, "PATH",		\
+	  "UNIX socket serving the counters in Prometheus'\n"		\
+	  "text format, to a read or an HTTP GET",			\
+	  conf_opt_path(opt, c->metrics_path, sizeof(c->metrics_path),	\
+			arg))						\
 	X(RUNAS, "runas", 0, required_argument, "UID[:GID]",		\
 	  "run as this user and group (numbers or names;\n"		\
 	  "started as root, default: nobody)",				\
@@ -361,9 +371,6 @@ enum {
  * one, move it out of this table and give it a case of its own.
  */
 #define CONF_REFUSED(X)							\
-	X("conf-path", required_argument, 'c',				\
-	  "not supported: forwarding cannot be changed at run time; "	\
-	  "start netshim again with the new -t/-u options")		\
 	X("stats", required_argument, 0,				\
 	  "not supported: netshim logs its counters on SIGUSR1 and at exit") \
 	X("splice-only", no_argument, 0, NOT_YET_NS)			\

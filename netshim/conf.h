@@ -15,7 +15,7 @@
 #define CONF_MAX_DNS		4
 #define CONF_MAX_SEARCH		6
 #define CONF_SEARCH_LEN		254
-#define CONF_MAX_FWD		32
+#define CONF_MAX_FWD		256	/* a pesto table's 255 rules fit */
 #define CONF_NAME_LEN		253	/* longest DNS name, dots included */
 #define ETH_ALEN_		6
 
@@ -181,6 +181,8 @@ struct conf {
 	char pid_file[PATH_MAX];
 	char log_file[PATH_MAX];
 	char pcap_file[PATH_MAX];
+	char ctl_path[108];		/* -c: the control socket, "" if none */
+	char metrics_path[108];		/* --metrics: the counters' socket */
 	bool runas_set;
 	uid_t uid;
 	gid_t gid;

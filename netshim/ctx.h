@@ -41,6 +41,9 @@ enum epref_type {
 	EPREF_REPAIR_LISTEN,	/* socket the TCP repair helper connects to */
 	EPREF_REPAIR,		/* the TCP repair helper */
 	EPREF_NETNS,		/* --netns: its file's directory, or process */
+	EPREF_CTL_LISTEN,	/* -c: the control socket */
+	EPREF_METRICS_LISTEN,	/* --metrics: the counters' socket */
+	EPREF_CTL,		/* a client of either, index: its slot */
 };
 
 static inline uint64_t epref(enum epref_type t, uint32_t idx)
@@ -118,7 +121,10 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(tcp_rcvq_reread,	"receive queues handed over read again: segments came during the read") \
 	X(udp_migrated,		"UDP flows of a migrated guest opened again on their ports") \
 	X(icmp_migrated,	"ICMP echo flows of a migrated guest opened again") \
-	X(link_buf_reached,	"bytes of the link buffers reached so far (resident from then on)")
+	X(link_buf_reached,	"bytes of the link buffers reached so far (resident from then on)") \
+	X(ctl_requests,		"control socket requests served")	\
+	X(ctl_refused,		"control socket clients and requests refused") \
+	X(capture_dropped,	"frames left out of a capture to a control client: it read too slowly")
 
 #define COUNTER_FIELD(name, desc) uint64_t name;
 struct counters {
@@ -162,6 +168,8 @@ struct tcp_table;
 struct fwd_auto;
 struct sk_lookup_fwd;
 struct podwatch;
+struct ctl;
+struct ctl_fwd;
 struct splice_table;
 struct udp_splice_table;
 struct link_ops;
@@ -280,6 +288,8 @@ struct ctx {
 	struct fwd_auto *fwd_auto;	/* -t auto, NULL without */
 	struct sk_lookup_fwd *sk_lookup; /* bpf/sk_lookup.c, NULL without */
 	struct podwatch *podwatch;	/* podwatch.c, NULL without */
+	struct ctl *ctl;		/* ctl.c: -c and --metrics, or NULL */
+	struct ctl_fwd *ctl_fwd;	/* ctl_fwd.c: with -c, or NULL */
 	struct splice_table *splice;	/* local flows, NULL without */
 	struct udp_splice_table *udp_splice;	/* UDP ones, NULL without */
 	struct flow_table *flows;

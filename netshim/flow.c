@@ -150,9 +150,10 @@ struct flow *flow_new(struct ctx *c, uint8_t proto,
 	f->gport = gport;
 	f->rport = rport;
 	f->fd = -1;
-	f->last = c->now.tv_sec;
+	f->last = f->born = c->now.tv_sec;
 	f->qp = link_steered(c);
 	f->hop = 0;
+	f->from_guest = f->to_guest = 0;
 	return f;
 }
 
@@ -172,6 +173,25 @@ void flow_free(struct ctx *c, struct flow *f)
 		close(f->fd);
 	f->fd = -1;
 	f->proto = 0;
+}
+
+/**
+ * flow_forget_inbound() - end the inbound flows that reply through a
+ *			   listener about to be closed
+ * @c:		execution context
+ * @fd:		the listener
+ *
+ * They hold its descriptor, not a socket of their own: once closed, the
+ * number could be another socket's.
+ */
+void flow_forget_inbound(struct ctx *c, int fd)
+{
+	struct flow_table *t = c->flows;
+	uint32_t i;
+
+	for (i = 0; i < t->idx.hiwater && t->idx.used; i++)
+		if (t->f[i].proto && t->f[i].inbound && t->f[i].fd == fd)
+			flow_free(c, &t->f[i]);
 }
 
 /**

@@ -28,6 +28,9 @@
  *		while the socket has the pod's default
  * @qp:		queue pair its datagrams to the guest go to: the one the
  *		guest's last datagram came in on (link_steer())
+ * @born:	when it was opened, seconds
+ * @from_guest:	payload bytes from the guest, for netshim-ctl's flows
+ * @to_guest:	payload bytes to the guest
  */
 struct flow {
 	uint8_t proto;
@@ -38,6 +41,8 @@ struct flow {
 	uint16_t gport, rport;
 	int fd;
 	time_t last;
+	time_t born;
+	uint64_t from_guest, to_guest;
 };
 
 int flow_init(struct ctx *c);
@@ -51,6 +56,7 @@ struct flow *flow_new(struct ctx *c, uint8_t proto,
 		      const struct in6_addr *gaddr, uint16_t gport,
 		      const struct in6_addr *raddr, uint16_t rport);
 void flow_free(struct ctx *c, struct flow *f);
+void flow_forget_inbound(struct ctx *c, int fd);
 struct flow *flow_at(struct ctx *c, uint32_t idx);
 uint32_t flow_index(struct ctx *c, const struct flow *f);
 int flow_watch(struct ctx *c, struct flow *f);

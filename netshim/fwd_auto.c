@@ -27,6 +27,10 @@
  *
  * The tables are sized at start-up; a listener appearing when one is full
  * is reported once and not followed.
+ *
+ * With the control socket (-c), the state is made for every protocol,
+ * "auto" or not, and the ports each follows are changed at run time:
+ * fwd_auto_set(), from pesto's rules with "auto-scan" (ctl_fwd.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -35,6 +39,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
+#include "flow.h"
 #include "fwd.h"
 #include "fwd_auto.h"
 #include "fwd_ns.h"
@@ -107,7 +112,8 @@ struct fwd_auto {
  */
 static int fwd_auto_open_in(struct ctx *c)
 {
-	if (!c->conf.tcp_fwd.follow && !c->conf.udp_fwd.follow)
+	if (!c->conf.tcp_fwd.follow && !c->conf.udp_fwd.follow &&
+	    !*c->conf.ctl_path)
 		return 0;
 	if (portwatch_open(&c->fwd_auto->pw)) {
 		err("auto forwarding: cannot open a sock_diag socket: %m");
@@ -167,7 +173,8 @@ int fwd_auto_init(struct ctx *c)
 	const struct conf *cf = &c->conf;
 
 	if (!cf->tcp_fwd.follow && !cf->udp_fwd.follow &&
-	    !cf->tcp_ns_fwd.follow && !cf->udp_ns_fwd.follow)
+	    !cf->tcp_ns_fwd.follow && !cf->udp_ns_fwd.follow &&
+	    !*cf->ctl_path)
 		return 0;
 	fa = calloc(1, sizeof(*fa));
 	if (!fa) {
@@ -304,8 +311,9 @@ static void fwd_auto_release(struct ctx *c, struct fwd_auto_proto *ap,
 		for (v6 = 0; v6 <= 1; v6++) {
 			if (ap->p[i].l[v6].fd < 0)
 				continue;
-			/* UDP local flows reply through it */
+			/* UDP flows, local or not, reply through it */
 			udp_splice_forget(c, ap->p[i].l[v6].fd);
+			flow_forget_inbound(c, ap->p[i].l[v6].fd);
 			podwatch_disown(c, ap->p[i].l[v6].fd);
 			close(ap->p[i].l[v6].fd);
 			ap->p[i].l[v6].fd = -1;
@@ -313,6 +321,43 @@ static void fwd_auto_release(struct ctx *c, struct fwd_auto_proto *ap,
 		ap->p[i].port = 0;
 	}
 	debug("%s auto: port %u released", ap->name, port);
+}
+
+/**
+ * fwd_auto_set() - change the ports one protocol follows, at run time
+ * @c:		execution context
+ * @udp:	UDP, else TCP
+ * @in_ns:	-T or -U auto (listeners in the namespace), else -t or -u
+ * @ports:	the ports to follow from now on; none turns "auto" off
+ *
+ * Ports followed now and no longer wanted are released at once; those
+ * still wanted keep their listeners; new ones come with the next scan.
+ */
+void fwd_auto_set(struct ctx *c, bool udp, bool in_ns,
+		  const struct portset *ports)
+{
+	struct fwd_auto *fa = c->fwd_auto;
+	struct fwd_auto_proto *ap;
+	unsigned int w;
+
+	if (!fa)
+		return;
+	ap = in_ns ? (udp ? &fa->udp_ns : &fa->tcp_ns) :
+		     (udp ? &fa->udp : &fa->tcp);
+	ap->on = false;
+	for (w = 0; w < PORTSET_WORDS; w++) {
+		uint64_t gone = ap->cur.w[w] & ~ports->w[w];
+
+		ap->skip.w[w] = ~ports->w[w];
+		ap->on |= !!ports->w[w];
+		for (; gone; gone &= gone - 1) {
+			uint16_t port = (uint16_t)(w * 64 +
+						   __builtin_ctzll(gone));
+
+			fwd_auto_release(c, ap, port);
+			portset_del(&ap->cur, port);
+		}
+	}
 }
 
 /**

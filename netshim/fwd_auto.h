@@ -16,5 +16,8 @@ int fwd_auto_init(struct ctx *c);
 void fwd_auto_timer(struct ctx *c);
 void fwd_auto_ready(struct ctx *c, bool udp, uint32_t idx);
 void fwd_auto_ns_ready(struct ctx *c, bool udp, uint32_t idx);
+struct portset;
+void fwd_auto_set(struct ctx *c, bool udp, bool in_ns,
+		  const struct portset *ports);
 
 #endif /* NETSHIM_FWD_AUTO_H */

@@ -119,6 +119,20 @@ int fwd_ns_init(struct ctx *c)
 }
 
 /**
+ * fwd_ns_listener_pool() - where the -T or -U sockets are kept, for the
+ *			    control socket to change them (ctl_fwd.c)
+ * @udp:	-U's, else -T's
+ * @lst:	set to the array's pointer: index i is EPREF_TCP_NS's or
+ *		EPREF_UDP_NS's i
+ * @n:		set to its count's
+ */
+void fwd_ns_listener_pool(bool udp, struct fwd_listener ***lst, uint32_t **n)
+{
+	*lst = udp ? &fwd_ns_ulst : &fwd_ns_lst;
+	*n = udp ? &fwd_ns_un : &fwd_ns_n;
+}
+
+/**
  * fwd_ns_accept() - a connection on the namespace's loopback: join it to
  *		     the pod's loopback
  * @c:		execution context

@@ -66,6 +66,7 @@ static const long isolate_syscalls[] = {
 	__NR_splice,		/* local flows (tcp/splice.c) */
 	__NR_setsockopt, __NR_getsockopt,
 	__NR_getsockname,	/* sk_lookup: a connection's forwarded port */
+	__NR_getpeername,	/* netshim-ctl flows: a socket's peer */
 	__NR_clock_gettime, __NR_gettimeofday, __NR_getpid,
 	__NR_unlinkat, __NR_rt_sigreturn, __NR_restart_syscall,
 	__NR_wait4,		/* namespace mode: the command's exit status */
@@ -78,7 +79,6 @@ static const long isolate_syscalls[] = {
  */
 static const long isolate_syscalls_vu[] = {
 	__NR_mmap, __NR_munmap,
-	__NR_getpeername,	/* a migrated TCP socket's peer */
 	__NR_madvise,		/* its queues' buffer given back */
 #ifdef __NR_poll
 	__NR_poll,

@@ -23,6 +23,8 @@
 
 #include "ctx.h"
 #include "conf.h"
+#include "ctl.h"
+#include "ctl_fwd.h"
 #include "flow.h"
 #include "fwd_auto.h"
 #include "podwatch.h"
@@ -158,6 +160,7 @@ static void timer_input(struct ctx *c)
 		return;
 	tcp_timer(c);
 	splice_timer(c);
+	ctl_timer(c);
 	if (c->now.tv_sec != last_second) {
 		last_second = c->now.tv_sec;
 		flow_timer(c);
@@ -243,6 +246,15 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 	case EPREF_UDP_NS_AUTO:
 		fwd_auto_ns_ready(c, true, idx);
 		break;
+	case EPREF_CTL_LISTEN:
+		ctl_listen_ready(c, false);
+		break;
+	case EPREF_METRICS_LISTEN:
+		ctl_listen_ready(c, true);
+		break;
+	case EPREF_CTL:
+		ctl_ready(c, idx, ev->events);
+		break;
 	}
 }
 
@@ -281,6 +293,11 @@ static void loop(struct ctx *c)
 			dispatch(c, &ev[i]);
 			guest_news(c);
 		}
+		/* What a capture to a control client caught goes out: the
+		 * frames of this pass's flush at the next, a tick at most
+		 */
+		ctl_after(c);
+
 		if (!link_up(c))
 			continue;
 		acks_held = tcp_flush_acks(c, false);
@@ -471,6 +488,9 @@ static int setup(struct ctx *c)
 		return -1;
 	if (setup_ns(c))
 		return -1;
+	/* -c and --metrics: once every forwarding socket is open */
+	if (ctl_fwd_init(c) || ctl_init(c))
+		return -1;
 	/* Namespace mode: netns_tap() made the tap before */
 	if (c->ns.net_fd >= 0)
 		return link_init(c, &link_tap_ops);
@@ -545,6 +565,7 @@ int main(int argc, char **argv)
 		netshim_loop_starts();
 	loop(c);
 	counters_log(c);
+	ctl_exit(c);
 	isolate_remove(&sock_k);
 	isolate_remove(&pid_k);
 	return c->ns.exited ? c->ns.status : rc;

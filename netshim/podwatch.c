@@ -75,9 +75,11 @@ static uint32_t podwatch_ports(const struct fwd_spec *spec)
  *		forwarded port is bound
  *
  * Needed for -T auto and -U auto, and for a -t spec the sk_lookup program
- * may take.  The set of our sockets is sized for every socket forwarding
+ * may take; with the control socket (-c), for what rules given at run time
+ * may want.  The set of our sockets is sized for every socket forwarding
  * may open: the ports the specs name, both families, and what -t auto and
- * -u auto may follow.
+ * -u auto may follow; with -c, every port of both families and
+ * protocols.
  *
  * Return: 0 on success or when not needed, -1 on failure (reported)
  */
@@ -88,8 +90,12 @@ int podwatch_init(struct ctx *c)
 		   (bpf_wanted(cf) && (cf->tcp_fwd.all || cf->tcp_fwd.follow ||
 				       cf->tcp_fwd.n));
 	bool udp = cf->udp_ns_fwd.follow;
+	bool ctl = *cf->ctl_path;
 	struct podwatch *p;
 	uint32_t max = 2 * 2 * FWD_AUTO_MAX + 2;
+
+	tcp |= ctl && (bpf_wanted(cf) || conf_ns_mode(cf));
+	udp |= ctl && conf_ns_mode(cf);
 
 	if (!tcp && !udp)
 		return 0;
@@ -102,6 +108,10 @@ int podwatch_init(struct ctx *c)
 	if (udp)
 		max += 2 * (podwatch_ports(&cf->udp_fwd) +
 			    podwatch_ports(&cf->udp_ns_fwd));
+	if (ctl && tcp)
+		max += 2 * 65535;
+	if (ctl && udp)
+		max += 2 * 65535;
 	p = calloc(1, sizeof(*p));
 	if (!p || sockset_init(&p->own, max)) {
 		err("out of memory for the list of the pod's listeners");

@@ -16,6 +16,7 @@
 
 #include "tcp.h"
 #include "internal.h"
+#include "netshim/flowinfo.h"
 #include "netshim/flow.h"
 #include "netshim/inany.h"
 #include "netshim/log.h"
@@ -144,6 +145,8 @@ struct tcp_conn *conn_new(struct ctx *c, const struct in6_addr *gaddr,
 	conn->ws_ours = TCP_WS_OURS;
 	conn->seq_to_guest = conn->seq_acked = conn_isn(t, conn, c);
 	conn->recover = conn->seq_acked;
+	conn->seq_init_ours = conn->seq_acked;
+	conn->born = c->now.tv_sec;
 	/* A guest's connection: the pair its SYN came in on; an inbound
 	 * one: spread, the guest's answer then says where it is handled
 	 */
@@ -344,6 +347,100 @@ int tcp_init(struct ctx *c)
 nomem:
 	err("cannot size the TCP connection table: %m");
 	return -1;
+}
+
+/**
+ * tcp_listener_pool() - where the -t listeners are kept, for the control
+ *			 socket to change them at run time (ctl_fwd.c)
+ * @c:		execution context
+ * @lst:	set to the array's pointer: index i is EPREF_TCP_LISTEN's i
+ * @n:		set to its count's
+ */
+void tcp_listener_pool(struct ctx *c, struct fwd_listener ***lst,
+		       uint32_t **n)
+{
+	*lst = &c->tcp->lst;
+	*n = &c->tcp->nlst;
+}
+
+/**
+ * tcp_conn_state() - a connection's state in a word, for a listing
+ * @conn:	the connection
+ *
+ * Return: the word
+ */
+static const char *tcp_conn_state(const struct tcp_conn *conn)
+{
+	uint16_t fins = conn->flags & (F_GUEST_FIN | F_FIN_SENT);
+
+	switch (conn->state) {
+	case CONN_CONNECTING:
+		return "CONNECTING";
+	case CONN_SYNACK_SENT:
+		return "SYN-ACK-SENT";
+	case CONN_SYN_SENT:
+		return "SYN-SENT";
+	default:
+		break;
+	}
+	if (conn->flags & F_MIGRATED)
+		return "MIGRATED";
+	if (fins == (F_GUEST_FIN | F_FIN_SENT))
+		return "CLOSING";
+	if (fins)
+		return fins == F_GUEST_FIN ? "FIN-FROM-GUEST" : "FIN-TO-GUEST";
+	return "ESTAB";
+}
+
+/**
+ * tcp_conn_info() - the connection at a slot, for netshim-ctl's flows
+ * @c:		execution context
+ * @idx:	the slot, below tcp_conn_end()
+ * @fi:		filled in
+ *
+ * Bytes are the sequence numbers' progress: from the guest, what it sent
+ * past its SYN and before its FIN; to the guest, what it acknowledged.
+ *
+ * Return: true if the slot holds a connection
+ */
+bool tcp_conn_info(struct ctx *c, uint32_t idx, struct flow_info *fi)
+{
+	const struct tcp_conn *conn = &c->tcp->c[idx];
+
+	if (idx >= c->tcp->idx.hiwater || conn->state == CONN_FREE)
+		return false;
+	memset(fi, 0, sizeof(*fi));
+	fi->proto = IPPROTO_TCP;
+	fi->inbound = conn->inbound;
+	fi->state = tcp_conn_state(conn);
+	fi->gaddr = conn->gaddr;
+	fi->gport = conn->gport;
+	fi->raddr = conn->raddr;
+	fi->rport = conn->rport;
+	fi->fd = conn->fd;
+	fi->born = conn->born;
+	fi->last = conn->last;
+	if (conn->state != CONN_SYN_SENT && conn->seq_from_guest)
+		fi->from_guest = (uint32_t)(conn->seq_from_guest -
+					    conn->seq_init_guest - 1 -
+					    !!(conn->flags & F_GUEST_FIN));
+	if (conn->seq_acked != conn->seq_init_ours)
+		fi->to_guest = (uint32_t)(conn->seq_acked -
+					  conn->seq_init_ours - 1 -
+					  !!(conn->flags & F_FIN_ACKED));
+	return true;
+}
+
+/**
+ * tcp_conn_end() - one past the highest slot ever used, for walks with
+ *		    tcp_conn_info()
+ * @c:		execution context
+ *
+ * Return: slot count to walk
+ */
+uint32_t tcp_conn_end(struct ctx *c)
+{
+	return c->tcp->idx.hiwater;
 }
 
 /**

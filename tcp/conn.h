@@ -82,6 +82,12 @@ enum tcp_state {
  * @ack_owed:		bytes taken from the guest since the last ACK that
  *			covered them (tcp_flush_acks())
  * @last:		last activity, seconds
+ * @born:		when it was opened here (a migrated one: when it came),
+ *			seconds, for netshim-ctl's flows
+ * @inbound:		accepted on a forwarded port, not opened by the guest
+ * @seq_init_ours:	our sequence number before the first byte to the
+ *			guest counted in its flows (the ISN, or where a
+ *			migrated connection came in)
  * @next_pending:	deferred ACK or TX-wait list, -1 for none
  */
 struct tcp_conn {
@@ -114,6 +120,9 @@ struct tcp_conn {
 	uint32_t room_meas, room_est;
 	uint32_t ack_owed;
 	time_t last;
+	time_t born;
+	bool inbound;
+	uint32_t seq_init_ours;
 	int32_t next_pending;
 	int32_t next_wait;
 };

@@ -701,6 +701,8 @@ static struct tcp_conn *tcp_migrate_adopt(struct ctx *c,
 	conn->seq_acked = conn->recover = from->seq_acked;
 	conn->seq_init_guest = from->seq_init_guest;
 	conn->wnd_guest = from->wnd_guest;
+	/* Its bytes to the guest are counted from here (no ISN came) */
+	conn->seq_init_ours = from->seq_acked - 1;
 	conn->fd = fd;
 	tcp_migrate_rejoin(c, conn);
 	c->cnt.tcp_migrated++;

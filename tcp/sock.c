@@ -276,6 +276,7 @@ void tcp_accept_fwd(struct ctx *c, const struct fwd_listener *l)
 		goto refuse;
 	conn->fd = fd;
 	conn->state = CONN_SYN_SENT;
+	conn->inbound = true;
 	if (t->peek_off)
 		tcp_set_peek_off(conn);		/* 0: enables the offset */
 	conn->mss_guest = tcp_link_mss(c, !inany_is4(&raddr));

@@ -16,6 +16,8 @@ int tcp_init(struct ctx *c);
 void tcp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4);
 void tcp_sock_ready(struct ctx *c, uint32_t idx, uint32_t events);
 void tcp_listener_ready(struct ctx *c, uint32_t idx);
+void tcp_listener_pool(struct ctx *c, struct fwd_listener ***lst,
+		       uint32_t **n);
 void tcp_accept_fwd(struct ctx *c, const struct fwd_listener *l);
 void tcp_timer(struct ctx *c);
 void tcp_tx_resume(struct ctx *c);
@@ -30,6 +32,9 @@ void tcp_flush_writes(struct ctx *c);
 void tcp_guest_gone(struct ctx *c);
 void tcp_guest_fresh(struct ctx *c);
 unsigned int tcp_count(struct ctx *c);
+struct flow_info;
+bool tcp_conn_info(struct ctx *c, uint32_t idx, struct flow_info *fi);
+uint32_t tcp_conn_end(struct ctx *c);
 int tcp_migrate_save(struct ctx *c, struct migio *io);
 int tcp_migrate_load(struct ctx *c, struct migio *io);
 void tcp_migrate_release(void);

@@ -267,6 +267,8 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 	}
 	if (n < 0)
 		c->cnt.drop_sock++;
+	else
+		f->from_guest += (size_t)n;
 }
 
 /**
@@ -468,6 +470,7 @@ static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
 		f->paddr = paddr;
 	}
 	f->last = c->now.tv_sec;
+	f->to_guest += (size_t)n;
 	udp_frame_out(c, f, &lf, spill, (size_t)n, false);
 	return true;
 }
@@ -525,9 +528,11 @@ static int udp_to_guest_batch(struct ctx *c, struct flow *f)
 	}
 	if (n)
 		f->last = c->now.tv_sec;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		f->to_guest += mm[i].msg_len;
 		queue |= udp_frame_out(c, f, &lf[i], spill[i],
 				       mm[i].msg_len, queue);
+	}
 	return n;
 }
 
@@ -616,6 +621,18 @@ void udp_listener_ready(struct ctx *c, uint32_t idx)
 {
 	if (idx < udp_nlisteners)
 		udp_listener_input(c, &udp_listeners[idx]);
+}
+
+/**
+ * udp_listener_pool() - where the -u listeners are kept, for the control
+ *			 socket to change them at run time (ctl_fwd.c)
+ * @lst:	set to the array's pointer: index i is EPREF_UDP_LISTEN's i
+ * @n:		set to its count's
+ */
+void udp_listener_pool(struct fwd_listener ***lst, uint32_t **n)
+{
+	*lst = &udp_listeners;
+	*n = &udp_nlisteners;
 }
 
 /**

@@ -15,6 +15,7 @@ int udp_flow_open(struct ctx *c, struct flow *f, uint16_t port);
 int udp_listener_fd(const struct in6_addr *gaddr, uint16_t guest_port);
 void udp_flow_ready(struct ctx *c, struct flow *f, uint32_t events);
 void udp_listener_ready(struct ctx *c, uint32_t idx);
+void udp_listener_pool(struct fwd_listener ***lst, uint32_t **n);
 void udp_listener_input(struct ctx *c, const struct fwd_listener *l);
 
 /* migrate.c */

@@ -466,6 +466,34 @@ def passt_states():
     }
 
 
+def ctl_rule(first, last, to, proto=6, flags=1, addr=bytes(16),
+             taddr=bytes(16), ifname=b""):
+    """A forwarding rule as passt's pesto sends it (56 bytes)."""
+    return (addr + taddr + ifname.ljust(16, b"\0") +
+            struct.pack(">HHHBB", first, last, to, proto, flags))
+
+
+def ctl_requests():
+    """What clients send the control socket after its greeting: pesto's
+    tables (HOST is 1, SPLICE 3, 0 ends them) and netshim-ctl's lines."""
+    v4 = b"\0" * 10 + b"\xff\xff"
+    rules = (ctl_rule(22, 22, 22) + ctl_rule(8000, 8010, 9000, flags=2) +
+             ctl_rule(53, 53, 5353, proto=17, flags=0,
+                      addr=v4 + GUEST4, ifname=b"pod0") +
+             ctl_rule(7000, 7000, 7001, flags=0, addr=v4 + ANY4,
+                      taddr=v4 + PEER4) +
+             ctl_rule(1, 32767, 1, flags=7))
+    return {
+        "host": b"\x01" + struct.pack(">I", 5) + rules + b"\x00",
+        "both": (b"\x01" + struct.pack(">I", 1) + ctl_rule(22, 22, 22) +
+                 b"\x03" + struct.pack(">I", 1) +
+                 ctl_rule(6000, 6000, 6000, ifname=b"lo") + b"\x00"),
+        "empty": b"\x00",
+        "metrics": b"NSCTL1 metrics\n",
+        "capture": b"NSCTL1 capture 128\n",
+    }
+
+
 def write(outdir, target, name, data):
     d = os.path.join(outdir, target)
     os.makedirs(d, exist_ok=True)
@@ -504,6 +532,8 @@ def main():
         write(outdir, "fuzz_vu_msg", name, data)
     for name, data in {**migrate_states(), **passt_states()}.items():
         write(outdir, "fuzz_migrate", name, data)
+    for name, data in ctl_requests().items():
+        write(outdir, "fuzz_ctl", name, data)
 
 
 if __name__ == "__main__":
