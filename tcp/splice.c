@@ -67,7 +67,8 @@
 /* Which pairs move to the sockmap (tests/bench/local.sh measured both
  * paths side by side): request/response flows answer in about half the
  * time there at every size, so with --bpf auto a pair moves after
- * SPLICE_MAP_TURNS turns (data one way, then the other).  One bulk stream
+ * SPLICE_MAP_TURNS turns (data one way, then the other) of a few bytes
+ * each.  One bulk stream
  * measured faster on splice in every run (the sockmap's worker costs more
  * CPU per byte), so auto leaves a lone bulk flow there; but splice runs
  * every flow through netshim's one thread, while the kernel's workers
@@ -80,6 +81,13 @@
  * pay for the map updates either way.
  */
 #define SPLICE_MAP_TURNS	64
+/* Turns of a request/response flow carry little each (tests/bench/local.sh
+ * measured 1 B to 64 KiB); a bulk flow both ways at once makes turns too
+ * whenever one sender misses an event, the more so on a busy machine,
+ * each with up to a pipe's worth: turns count only where the average per
+ * turn is below this
+ */
+#define SPLICE_MAP_TURN_BYTES	(128 << 10)
 #define SPLICE_MAP_BYTES	(1 << 20)
 #define SPLICE_MAP_BULK		2
 #define SPLICE_MAP_MS		1000
@@ -517,7 +525,8 @@ static void splice_test_delay(unsigned int ms)
  */
 static bool splice_map_worth(const struct ctx *c, const struct splice_pair *p)
 {
-	if (p->turns >= SPLICE_MAP_TURNS)
+	if (p->turns >= SPLICE_MAP_TURNS &&
+	    p->bytes / p->turns <= SPLICE_MAP_TURN_BYTES)
 		return true;
 	if (p->bulk && c->splice->bulk >= SPLICE_MAP_BULK)
 		return true;
