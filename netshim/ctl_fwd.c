@@ -66,6 +66,7 @@ struct ctl_fwd_key {
 	struct in6_addr bind;
 	char dev[IF_NAMESIZE];
 	uint16_t port;
+	bool dual;
 	bool mark;
 };
 
@@ -177,8 +178,10 @@ static int ctl_fwd_pool_init(struct ctl_pool *p, int type, bool in_ns,
 	free(*lst);
 	*lst = big;
 	for (i = 0; i < *n; i++)
-		if (big[i].fd >= 0 && !big[i].any_port)
+		if (big[i].fd >= 0 && !big[i].any_port) {
 			ctl_fwd_key_of(big[i].fd, &p->key[i]);
+			p->key[i].dual = big[i].dual;
+		}
 	p->on = true;
 	p->type = type;
 	p->in_ns = in_ns;
@@ -536,9 +539,11 @@ static bool ctl_fwd_by_socket(const struct ctx *c, const struct ctl_fwd *f,
  * @splice:	of the SPLICE table: the namespace's loopback
  * @v6:		the family
  * @port:	the port
- * @k:		filled in
+ * @k:		filled in: for a rule of both families with the pod's own
+ *		target where the pod has both, the IPv6 socket takes both
+ *		(@k->dual), and no IPv4 one is wanted
  *
- * Return: true if the rule listens in that family
+ * Return: true if the rule wants a socket of that family
  */
 static bool ctl_fwd_want(const struct ctx *c, const struct ctl_rule *r,
 			 bool splice, bool v6, uint16_t port,
@@ -546,12 +551,20 @@ static bool ctl_fwd_want(const struct ctx *c, const struct ctl_rule *r,
 {
 	struct in_addr any4 = { INADDR_ANY }, lo4 = { htonl(INADDR_LOOPBACK) };
 
+	bool dual = !splice && (r->flags & CTL_F_DUAL) &&
+		    IN6_IS_ADDR_UNSPECIFIED(&r->taddr) &&
+		    c->conf.v4 && c->conf.v6;
+
 	if (!(v6 ? c->conf.v6 : c->conf.v4))
 		return false;
 	if (!(r->flags & CTL_F_DUAL) && inany_is4(&r->addr) == v6)
 		return false;
+	/* One socket for both families, as at start (fwd_bind_port()) */
+	if (dual && !v6)
+		return false;
 	memset(k, 0, sizeof(*k));
 	k->port = port;
+	k->dual = dual;
 	if (splice) {
 		k->bind = v6 ? in6addr_loopback : inany_from4(lo4);
 		return true;
@@ -582,6 +595,7 @@ static int32_t ctl_fwd_find(const struct ctl_fwd *f, const struct ctl_pool *p,
 		const struct ctl_fwd_key *o = &p->key[i];
 
 		if ((*p->lst)[i].fd >= 0 && inany_eq(&o->bind, &k->bind) &&
+		    o->dual == k->dual &&
 		    !strncmp(o->dev, k->dev, sizeof(o->dev)))
 			return i;
 	}
@@ -762,7 +776,8 @@ static int ctl_fwd_open_one(struct ctx *c, const struct ctl_pool *p,
 
 	l->any_port = false;
 	if (!p->in_ns)
-		return fwd_open_one(c, p->type, p->ref, &k->bind, k->dev,
+		return fwd_open_one(c, p->type, p->ref,
+				    k->dual ? NULL : &k->bind, k->dev,
 				    k->port, l, idx);
 	fd = nssock_listen_lo(c, p->type, v6, k->port);
 	if (fd < 0)
