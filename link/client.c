@@ -26,9 +26,9 @@
 #include "netshim/log.h"
 #include "netshim/unixsock.h"
 
-/* First wait after a failed attempt, and the longest: a VMM that comes
- * back is found within a second, and one that does not costs a system
- * call a second
+/* First wait after a failed attempt (attempts come on the loop's 50 ms
+ * tick: the next one), and the longest: a VMM that comes back is found
+ * within a second, and one that does not costs a system call a second
  */
 #define LINK_CLIENT_DELAY_MIN_MS	25
 #define LINK_CLIENT_DELAY_MAX_MS	1000
