@@ -45,8 +45,8 @@ static int link_init_fd(struct ctx *c, int fd)
 }
 
 /**
- * link_init() - size the back-end's buffers, then listen or adopt -F's
- *		 connection
+ * link_init() - size the back-end's buffers, then listen, adopt -F's
+ *		 connection or get ready to connect (--connect)
  * @c:		execution context
  * @ops:	the back-end
  *
@@ -79,6 +79,8 @@ int link_init(struct ctx *c, const struct link_ops *ops)
 		return -1;
 	if (c->conf.vmm_fd >= 0)
 		return link_init_fd(c, c->conf.vmm_fd);
+	if (c->conf.vmm_connect)
+		return link_client_init(c);
 	return c->link.ops->listen(c);
 }
 

@@ -230,6 +230,11 @@ static inline bool link_frame_queued(const struct link_frame *f)
 	return f->slot < 0;
 }
 
+/* Client mode, --connect (link/client.c) */
+int link_client_init(struct ctx *c);
+void link_client_timer(struct ctx *c);
+bool link_client_gave_up(const struct ctx *c);
+
 /* The protocol layers' side */
 uint8_t *tx_reserve(struct ctx *c, size_t maxlen);
 void tx_commit(struct ctx *c, uint8_t *frame, size_t len);

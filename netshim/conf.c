@@ -66,6 +66,17 @@ static const uint8_t conf_default_mac[ETH_ALEN_] = {
 	X(ONE_OFF, "one-off", '1', no_argument, NULL,			\
 	  "exit when the VMM disconnects",				\
 	  conf_set(&c->one_off, true))					\
+	X(CONNECT, "connect", 0, no_argument, NULL,			\
+	  "connect to the socket of -s, where the VMM\n"		\
+	  "listens (QEMU server=on, Cloud Hypervisor\n"		\
+	  "vhost_mode=server, Dragonball), and again\n"		\
+	  "each time it goes away, instead of listening",		\
+	  conf_set(&c->vmm_connect, true))				\
+	X(CONNECT_TIMEOUT, "connect-timeout", 0, required_argument,	\
+	  "SECONDS",							\
+	  "with --connect, exit once no VMM listened for\n"		\
+	  "SECONDS, 0-86400 (default 60; 0: wait forever)",		\
+	  conf_opt_connect_timeout(c, arg))				\
 	X(VHOST_USER, "vhost-user", 0, no_argument, NULL,		\
 	  "be a vhost-user back-end on the socket (QEMU\n"		\
 	  "-netdev vhost-user, Cloud Hypervisor)",			\
@@ -1323,6 +1334,21 @@ static int conf_hand(enum conf_hand *what, bool yes)
 }
 
 /**
+ * conf_opt_connect_timeout() - --connect-timeout: how long to wait for a VMM
+ *				to listen
+ * @c:		configuration
+ * @arg:	seconds, 0 for no limit
+ *
+ * Return: 0 on success, -1 on a bad value (reported)
+ */
+static int conf_opt_connect_timeout(struct conf *c, const char *arg)
+{
+	c->connect_timeout_set = true;
+	return conf_uint_opt(OPT_CONNECT_TIMEOUT, arg, 0, 86400,
+			     &c->connect_timeout);
+}
+
+/**
  * conf_opt_trace() - --trace: every frame logged, and debug messages too
  * @c:		configuration
  *
@@ -1404,6 +1430,7 @@ static void conf_defaults(struct conf *c)
 	memset(c, 0, sizeof(*c));
 	c->prefix4 = c->prefix6 = -1;
 	c->vmm_fd = -1;
+	c->connect_timeout = 60;
 	memcpy(c->our_mac, conf_default_mac, ETH_ALEN_);
 	c->max_tcp = 65536;
 	c->max_flows = 16384;
@@ -1470,6 +1497,36 @@ static bool conf_fwd_given(const struct fwd_spec *spec)
 }
 
 /**
+ * conf_check_connect() - refuse what --connect and --connect-timeout cannot
+ *			  go with
+ * @c:		configuration after the command line
+ *
+ * Return: 0 if they agree, -1 if not (reported)
+ */
+static int conf_check_connect(const struct conf *c)
+{
+	if (c->connect_timeout_set && !c->vmm_connect) {
+		fprintf(stderr, "netshim: --connect-timeout is for --connect: without it, netshim listens\n");
+		return -1;
+	}
+	if (!c->vmm_connect)
+		return 0;
+	if (conf_ns_mode(c)) {
+		fprintf(stderr, "netshim: --connect is for a VMM, not namespace mode\n");
+		return -1;
+	}
+	if (c->vmm_fd >= 0) {
+		fprintf(stderr, "netshim: --connect and --fd exclude each other: with --fd the connection is made already\n");
+		return -1;
+	}
+	if (!*c->sock_path) {
+		fprintf(stderr, "netshim: --connect needs -s/--socket: the path where the VMM listens\n");
+		return -1;
+	}
+	return 0;
+}
+
+/**
  * conf_check_combined() - refuse options that contradict each other
  * @c:		configuration after the command line
  *
@@ -1485,6 +1542,8 @@ static int conf_check_combined(struct conf *c)
 		fprintf(stderr, "netshim: --udp-ports: UDP is disabled by --no-udp\n");
 		return -1;
 	}
+	if (conf_check_connect(c))
+		return -1;
 	if (c->vmm_fd >= 0 && *c->sock_path) {
 		fprintf(stderr, "netshim: --fd and --socket exclude each other: with --fd there is no socket to listen on\n");
 		return -1;

@@ -173,6 +173,9 @@ struct conf {
 	bool migrate_exit;	/* exit once our state reached a destination */
 	enum conf_migrate_format migrate_format;	/* what a source writes */
 	enum conf_virtio virtio_features;	/* what vhost-user offers */
+	bool vmm_connect;	/* --connect: the VMM listens, we connect */
+	unsigned int connect_timeout;	/* --connect-timeout, 0: forever */
+	bool connect_timeout_set;
 
 	/* process */
 	bool foreground, quiet, debug, trace;

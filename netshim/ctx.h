@@ -100,7 +100,8 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(sockmap_misses,	"buffers the eBPF sockmap found no peer for") \
 	X(sockmap_refused,	"local flows left on splice: sockmap update failed") \
 	X(udp_spliced,		"UDP local flows opened")		\
-	X(vmm_connects,		"VMM connections accepted")		\
+	X(vmm_connects,		"VMM connections accepted, or made (--connect)") \
+	X(vmm_connect_failed,	"attempts to connect to the VMM that failed (--connect)") \
 	X(vu_dropped,		"vhost-user front-ends dropped: protocol or rings broken") \
 	X(vu_mem_added,		"vhost-user memory regions added one by one (ADD_MEM_REG)") \
 	X(vu_resumed,		"vhost-user queues started from their used ring, not the front-end's base") \
@@ -193,6 +194,33 @@ struct link_caps {
 };
 
 /**
+ * struct link_client - client mode (--connect): reaching the socket the VMM
+ *			listens on (link/client.c)
+ * @dir_fd:	the socket's directory, opened at start: once isolated,
+ *		netshim has no filesystem to find it by its path
+ * @name:	the socket's name in @dir_fd
+ * @waiting:	no VMM is connected, and attempts go on
+ * @ever:	a VMM was connected once
+ * @gave_up:	none listened within --connect-timeout: netshim exits
+ * @since_ms:	when the wait began, milliseconds of the loop's clock
+ * @next_ms:	when the next attempt is due
+ * @delay_ms:	how long to wait after the next failed attempt
+ * @last_errno:	what the last failed attempt met, logged once until it
+ *		changes
+ */
+struct link_client {
+	int dir_fd;
+	char name[108];
+	bool waiting;
+	bool ever;
+	bool gave_up;
+	long long since_ms;
+	long long next_ms;
+	unsigned int delay_ms;
+	int last_errno;
+};
+
+/**
  * struct link - the link to the guest, whichever back-end carries it
  * @ops:	the back-end, chosen at start (link/link.h)
  * @up:		a VMM or front-end is connected and frames can flow
@@ -224,6 +252,7 @@ struct link_caps {
  * @state_back:	the guest runs here again after its state was saved (the
  *		migration failed or was cancelled), and the layers above
  *		were not told yet
+ * @client:	client mode's state (--connect)
  */
 struct link {
 	const struct link_ops *ops;
@@ -248,6 +277,7 @@ struct link {
 	bool state_out;
 	bool state_saved;
 	bool state_back;
+	struct link_client client;
 };
 
 /**

@@ -68,6 +68,7 @@ static const long isolate_syscalls[] = {
 	__NR_getsockname,	/* sk_lookup: a connection's forwarded port */
 	__NR_getpeername,	/* netshim-ctl flows: a socket's peer */
 	__NR_clock_gettime, __NR_gettimeofday, __NR_getpid,
+	__NR_fchdir,		/* --connect: into the VMM's socket's directory */
 	__NR_unlinkat, __NR_rt_sigreturn, __NR_restart_syscall,
 	__NR_wait4,		/* namespace mode: the command's exit status */
 	__NR_exit, __NR_exit_group,
@@ -475,7 +476,9 @@ int isolate(const struct conf *c, struct isolate_path *sock,
 		return -1;
 	}
 
-	isolate_keep_path(c->sock_path, sock, uid, gid);
+	/* With --connect the socket is the VMM's, to leave alone */
+	if (!c->vmm_connect)
+		isolate_keep_path(c->sock_path, sock, uid, gid);
 	isolate_keep_path(c->pid_file, pid, uid, gid);
 	isolate_fs(c->chroot_fallback);
 	/* Started unprivileged, we already are that user */

@@ -161,6 +161,7 @@ static void timer_input(struct ctx *c)
 	tcp_timer(c);
 	splice_timer(c);
 	ctl_timer(c);
+	link_client_timer(c);
 	if (c->now.tv_sec != last_second) {
 		last_second = c->now.tv_sec;
 		flow_timer(c);
@@ -533,6 +534,19 @@ int main(int argc, char **argv)
 	if (c->conf.vmm_fd >= 0) {
 		info("serving the VMM connection on descriptor %d",
 		     c->conf.vmm_fd);
+	} else if (c->conf.vmm_connect) {
+		info("connecting to %s, where the VMM listens",
+		     c->conf.sock_path);
+		if (c->conf.vhost_user)
+			info("QEMU: -chardev socket,id=c,path=%s,server=on "
+			     "-netdev vhost-user,id=n,chardev=c -device "
+			     "virtio-net-pci,netdev=n, with guest memory from "
+			     "-object memory-backend-memfd,share=on",
+			     c->conf.sock_path);
+		else
+			info("QEMU: -device virtio-net-pci,netdev=n -netdev "
+			     "stream,id=n,server=on,addr.type=unix,"
+			     "addr.path=%s", c->conf.sock_path);
 	} else if (c->ns.net_fd < 0) {	/* namespace mode has no socket */
 		info("listening on %s", c->conf.sock_path);
 		if (c->conf.vhost_user)
@@ -552,7 +566,8 @@ int main(int argc, char **argv)
 
 	if (daemonize(c, &ready) || uring_init(c) || write_pid_file(c) ||
 	    isolate(&c->conf, &sock_k, &pid_k, splice_bpf_loaded(c))) {
-		if (*c->conf.sock_path)
+		/* The VMM's socket, with --connect, is not ours */
+		if (*c->conf.sock_path && !c->conf.vmm_connect)
 			unlink(c->conf.sock_path);
 		if (*c->conf.pid_file)
 			unlink(c->conf.pid_file);
@@ -568,5 +583,7 @@ int main(int argc, char **argv)
 	ctl_exit(c);
 	isolate_remove(&sock_k);
 	isolate_remove(&pid_k);
+	if (link_client_gave_up(c))
+		rc = 1;
 	return c->ns.exited ? c->ns.status : rc;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* netshim - listening UNIX sockets at a path: the VMM's (link/link.c) and
- * the TCP repair helper's (repair.c)
+ * the TCP repair helper's (repair.c); and connecting to one the VMM
+ * listens on (link/client.c)
  */
 #include <errno.h>
 #include <string.h>
@@ -40,6 +41,42 @@ int unix_listen(const char *path)
 	}
 	unlink(sa.sun_path);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 1)) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/**
+ * unix_connect_at() - connect to a UNIX socket in a directory, non-blocking
+ * @dir_fd:	the directory (O_PATH will do)
+ * @name:	the socket's name in it
+ *
+ * There is no connectat(): the directory becomes the working one, which
+ * also reaches a directory outside an isolated process's root, and keeps
+ * the address short whatever the directory's path.  A UNIX socket's
+ * connect() does not wait: it succeeds, or fails at once (EAGAIN when
+ * the listener's backlog is full).
+ *
+ * Return: the connected socket, or -1 with errno set (ENOENT where nothing
+ * is there yet, ECONNREFUSED where nothing listens any more)
+ */
+int unix_connect_at(int dir_fd, const char *name)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, e;
+
+	if (strlen(name) >= sizeof(sa.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(sa.sun_path, name);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (fchdir(dir_fd) || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		e = errno;
 		close(fd);
 		errno = e;

@@ -320,11 +320,16 @@ topo_backend_cmd() {
 	esac
 }
 
-# topo_backend() - start the backend in the pod, wait for its socket
+# topo_backend() - start the backend in the pod, wait for its socket, or
+# with --connect (netshim connects to a socket the VMM listens on) for the
+# line that says it is set to
 # $@: extra backend arguments
 topo_backend() {
-	local _
+	local _ a connect=
 
+	for a in "$@"; do
+		[ "$a" = --connect ] && connect=1
+	done
 	topo_backend_cmd "$@"
 	# Backends started as root may switch to nobody before binding
 	chmod 1777 "$WORK"
@@ -335,11 +340,17 @@ topo_backend() {
 	topo_pid_add "$BACKEND_PID"
 	export BACKEND_PID
 	for _ in $(seq 50); do
-		[ -S "$WORK/backend.sock" ] && return 0
+		if [ -n "$connect" ]; then
+			grep -q 'connecting to .*, where the VMM listens' \
+				"$WORK/backend.log" && return 0
+		else
+			[ -S "$WORK/backend.sock" ] && return 0
+		fi
 		kill -0 "$BACKEND_PID" 2>/dev/null ||
 			fail "$BACKEND exited: $(tail -5 "$WORK/backend.log")"
 		sleep 0.1
 	done
+	[ -z "$connect" ] || fail "$BACKEND not started after 5 s"
 	fail "$BACKEND socket not there after 5 s"
 }
 

@@ -940,6 +940,55 @@ static int parse_stderr(int argc, const char *const *argv, char *err,
 	return rc;
 }
 
+/* --connect: the VMM listens at -s; refused without -s, with -F, in
+ * namespace mode; --connect-timeout only with it, 0 to 86400, 60 by default
+ */
+static void test_parse_connect(void **state)
+{
+	char num[16], err[1024];
+	const char *plain[] = { BASE4 };
+	const char *on[] = { BASE4, "--connect" };
+	const char *timed[] = { BASE4, "--connect", "--connect-timeout", "0" };
+	const char *no_sock[] = { "netshim", "-4", "-a", "203.0.113.2/24",
+				  "-g", "203.0.113.1", "--connect" };
+	const char *with_fd[] = { "netshim", "-4", "-a", "203.0.113.2/24",
+				  "-g", "203.0.113.1", "--connect", "-F", num };
+	const char *ns[] = { NSBASE4, "--connect", "--", "true" };
+	const char *alone[] = { BASE4, "--connect-timeout", "5" };
+	const char *big[] = { BASE4, "--connect", "--connect-timeout",
+			      "86401" };
+	int sv[2];
+
+	(void)state;
+	assert_int_equal(parse(ARGC(plain), plain), 0);
+	assert_false(conf.vmm_connect);
+	assert_int_equal(parse(ARGC(on), on), 0);
+	assert_true(conf.vmm_connect);
+	assert_int_equal(conf.connect_timeout, 60);
+	assert_false(conf.one_off);
+	assert_string_equal(conf.sock_path, "/tmp/netshim-unit.socket");
+	assert_int_equal(parse(ARGC(timed), timed), 0);
+	assert_int_equal(conf.connect_timeout, 0);
+
+	assert_int_equal(parse_stderr(ARGC(no_sock), no_sock, err,
+				      sizeof(err)), -1);
+	assert_non_null(strstr(err, "--connect needs -s"));
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	snprintf(num, sizeof(num), "%d", sv[1]);
+	assert_int_equal(parse_stderr(ARGC(with_fd), with_fd, err,
+				      sizeof(err)), -1);
+	assert_non_null(strstr(err, "--connect and --fd"));
+	close(sv[0]);
+	close(sv[1]);
+	assert_int_equal(parse_stderr(ARGC(ns), ns, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--connect is for a VMM"));
+	assert_int_equal(parse_stderr(ARGC(alone), alone, err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "--connect-timeout is for --connect"));
+	assert_int_equal(parse_stderr(ARGC(big), big, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "connect-timeout"));
+}
+
 /* Every passt option netshim lacks is refused, naming itself and why */
 static void test_parse_passt_refused(void **state)
 {
@@ -1717,6 +1766,7 @@ int main(void)
 		cmocka_unit_test(test_parse_passt_options),
 		cmocka_unit_test(test_parse_map_gw),
 		cmocka_unit_test(test_parse_fd),
+		cmocka_unit_test(test_parse_connect),
 		cmocka_unit_test(test_parse_passt_refused),
 		cmocka_unit_test(test_parse_passt_bad_values),
 		cmocka_unit_test(test_parse_bpf),

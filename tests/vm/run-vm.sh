@@ -27,6 +27,14 @@
 #   VM_PIDFILE=FILE QEMU's pid, written once it runs
 #   VM_RECONNECT_MS=N  with NETDEV=vhost-user, QEMU reconnects to the
 #                   back-end every N ms when it goes (reconnect-ms=)
+#   VM_SERVER=1     QEMU listens on SOCKPATH and the back-end connects
+#                   (netshim --connect): -netdev stream,server=on, or
+#                   -chardev socket,server=on under vhost-user, which
+#                   waits for the back-end before the guest starts (QEMU
+#                   does for vhost-user whatever wait= says).  The socket
+#                   is made under umask 0, as a launcher running QEMU as
+#                   another user than the back-end must: netshim drops
+#                   root, and connect() needs write permission
 #   VM_LOG=FILE     console log (default build/vm/SCENARIO.log), with the
 #                   serial line's carriage returns removed
 #   VM_QUIET=1      do not copy the console to stdout
@@ -145,14 +153,18 @@ user)
 	GUEST_ARGS="netshim.dns=none"
 	;;
 stream)
-	[ -S "$SOCK" ] || {
-		echo "run-vm: $SOCK is not a listening socket" >&2
-		exit 1
-	}
-	NET="stream,id=n,server=off,addr.type=unix,addr.path=$SOCK"
+	if [ -n "${VM_SERVER:-}" ]; then
+		NET="stream,id=n,server=on,addr.type=unix,addr.path=$SOCK"
+	else
+		[ -S "$SOCK" ] || {
+			echo "run-vm: $SOCK is not a listening socket" >&2
+			exit 1
+		}
+		NET="stream,id=n,server=off,addr.type=unix,addr.path=$SOCK"
+	fi
 	;;
 vhost-user)
-	[ -S "$SOCK" ] || {
+	[ -n "${VM_SERVER:-}" ] || [ -S "$SOCK" ] || {
 		echo "run-vm: $SOCK is not a listening socket" >&2
 		exit 1
 	}
@@ -160,7 +172,12 @@ vhost-user)
 	NET="vhost-user,id=n,chardev=vu${VM_QUEUES:+,queues=$VM_QUEUES}"
 	[ -z "${VM_QUEUES:-}" ] ||
 		VM_NIC_OPTS="mq=on,vectors=$((2 * VM_QUEUES + 2))${VM_NIC_OPTS:+,$VM_NIC_OPTS}"
-	VU="-chardev socket,id=vu,path=$SOCK${VM_RECONNECT_MS:+,reconnect-ms=$VM_RECONNECT_MS}
+	if [ -n "${VM_SERVER:-}" ]; then
+		CHR="socket,id=vu,path=$SOCK,server=on"
+	else
+		CHR="socket,id=vu,path=$SOCK${VM_RECONNECT_MS:+,reconnect-ms=$VM_RECONNECT_MS}"
+	fi
+	VU="-chardev $CHR
 	    -object memory-backend-memfd,id=mem,size=${VM_MEM:-512}M,share=on
 	    -numa node,memdev=mem"
 	;;
@@ -200,6 +217,7 @@ elif [ -n "${VM_DISK:-}" ]; then
 fi
 mkdir -p "$(dirname "$LOG")"
 rm -f "$LOG" "$LOG.raw"
+[ -z "${VM_SERVER:-}" ] || umask 0
 echo "run-vm: $SCENARIO, $ACCEL, netdev ${NETDEV:-stream}, log $LOG" >&2
 start=$(date +%s.%N)
 rc=0

@@ -20,6 +20,11 @@
 # run on the last CPU, so on the last transmit queue, and the guest must
 # have all N pairs in use, that queue's packets seen, and the answers
 # on the same pair's receive queue (t_vhost_user_mq.sh); VM_BACKEND_ARGS are more options of the backend.
+# VM_SERVER=1: QEMU listens on the socket and netshim connects to it
+# (--connect, client mode; run-vm.sh): netshim is started first and waits
+# for QEMU's socket to appear, or with VM_SERVER_FIRST=1 QEMU is, and
+# waits for netshim (as QEMU does for a vhost-user back-end): netshim must
+# find it at once (t_vhost_user_client*.sh, t_vm_client.sh).
 
 set -u
 VM=$(cd "$(dirname "$(readlink -f "$0")")/../vm" && pwd)
@@ -39,12 +44,17 @@ topo_init
 topo_peer_pod
 topo_dns
 vm_peer_servers
-# shellcheck disable=SC2086 # VM_BACKEND_ARGS is a list of words
-if [ "${NETDEV:-stream}" = vhost-user ]; then
-	topo_backend --vhost-user ${VM_BACKEND_ARGS:-}
-else
-	topo_backend ${VM_BACKEND_ARGS:-}
-fi
+# backend_start() - start the backend with the variant's options
+backend_start() {
+	local a=()
+
+	[ "${NETDEV:-stream}" = vhost-user ] && a+=(--vhost-user)
+	[ -z "${VM_SERVER:-}" ] || a+=(--connect)
+	# shellcheck disable=SC2086 # VM_BACKEND_ARGS is a list of words
+	topo_backend "${a[@]}" ${VM_BACKEND_ARGS:-}
+}
+
+[ -n "${VM_SERVER_FIRST:-}" ] || backend_start
 # counter_above() - wait up to 10 s for a counter of netshim to pass a value
 # $1: counter, $2: the value
 # Return: 0 once it is above, 1 if it did not get there in time
@@ -112,6 +122,17 @@ VM_LOG=$LOG VM_TIMEOUT=${VM_TIMEOUT:-270} \
 	${VM_QUEUES:+"netshim.cpu=$((VM_QUEUES - 1))"} &
 VMPID=$!
 topo_pid_add "$VMPID"
+if [ -n "${VM_SERVER_FIRST:-}" ]; then
+	# QEMU first, as a launcher may start it: it listens, and waits
+	topo_wait_file "$WORK/backend.sock" 600 ||
+		fail "QEMU is not listening on its socket after 60 s:" \
+			"$(tail -n 3 "$LOG.raw" 2>/dev/null)"
+	log "QEMU listens on $WORK/backend.sock: now netshim"
+	sleep 1
+	backend_start
+	topo_wait_log "$WORK/backend.log" 'VMM connected' 50 ||
+		fail "netshim did not connect to QEMU's socket within 5 s"
+fi
 [ -z "${VM_HOTPLUG:-}" ] || vm_hotplug
 wait "$VMPID" ||
 	fail "the guest did not finish: $(tail -n 5 "$LOG" 2>/dev/null)"
@@ -174,5 +195,11 @@ if [ "$BACKEND" = netshim ] && [ "${NETDEV:-stream}" = vhost-user ]; then
 fi
 if [ -n "${VM_QUEUES:-}" ]; then
 	e=$(vm_check_queues "$LOG" "$VM_QUEUES") || fail "$e"
+fi
+if [ -n "${VM_SERVER:-}" ] && [ -z "${VM_SERVER_FIRST:-}" ]; then
+	# Started first, netshim found no socket and waited for it
+	grep -q 'no VMM listens on .* yet' "$WORK/backend.log" ||
+		fail "netshim did not wait for QEMU's socket"
+	log "ok: netshim waited for QEMU to listen, then connected"
 fi
 log "guest check passed behind $BACKEND"

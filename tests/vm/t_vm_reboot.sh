@@ -17,6 +17,14 @@
 # goes.  Three boots, as many as before the kill replaced a reboot (each
 # is 10 to 20 s under TCG here).  QEMU 10 gives netshim its memory by
 # ADD_MEM_REG (CONFIGURE_MEM_SLOTS): counted, and checked here too.
+# VM_SERVER=1 runs it in client mode: each QEMU listens (-chardev
+# socket,server=on) and netshim --connect connects, started before QEMU A
+# and waiting for its socket; netshim must connect to QEMU B by itself
+# once A is gone.  Instead of being dropped for another front-end, QEMU A
+# then sees netshim killed in boot 1 and a new one connect, the back-end
+# restart QEMU's server mode is for (t_vhost_user_client_reboot.sh).
+# There NETDEV=stream runs the same on -netdev stream,server=on
+# (t_vm_client_reboot.sh).
 
 set -u
 . "$(dirname "$0")/../lib/topo.sh"
@@ -81,7 +89,7 @@ qemu_start() {
 	local name=$1
 
 	shift
-	NETDEV=vhost-user VM_REBOOT=1 VM_RECONNECT_MS=500 \
+	NETDEV=$NETDEV VM_REBOOT=1 VM_RECONNECT_MS=500 \
 		VM_PIDFILE="$WORK/qemu-$name.pid" VM_LOG="$WORK/vm-$name.log" \
 		VM_QUIET=1 VM_TIMEOUT=240 \
 		"$(dirname "$0")/run-vm.sh" reboot "$WORK/backend.sock" "$@" \
@@ -127,42 +135,84 @@ check_rounds() {
 	log "ok: dhcp4 ping4 tcp_up tcp_down in $2 boot(s) of $(basename "$1")"
 }
 
-topo_init
-topo_peer_pod
-vm_peer_iperf
-topo_backend --vhost-user
-fds_idle=$(topo_fd_count)
+# backend_start() - netshim --vhost-user (or on QEMU's stream), connecting
+# to QEMU's socket with VM_SERVER
+backend_start() {
+	local a=()
 
-# QEMU A, boot 1 and the reboot
-qemu_start a "netshim.iperf_time=$A_IPERF_TIME"
-QEMU_A=$QEMU_RUN
+	[ "$NETDEV" = vhost-user ] && a+=(--vhost-user)
+	[ -z "${VM_SERVER:-}" ] || a+=(--connect)
+	topo_backend "${a[@]}"
+}
 
-# Boot 1, once the guest has its lease: netshim drops QEMU's connection
-# (another front-end connects and replaces it), QEMU's reconnect-ms brings
-# it back by itself, and the rest of this boot (ping, iperf3 both ways)
-# must work without a reboot
-deadline=$(($(date +%s) + 120))
-until grep -q 'NETSHIM-RESULT dhcp4 ok' "$WORK/vm-a.log.raw" 2>/dev/null; do
-	[ "$(date +%s)" -lt "$deadline" ] || fail "no DHCPv4 lease in boot 1"
-	topo_alive "$QEMU_A" || fail "QEMU A ended: $(tail -n 3 "$WORK/run-vm-a.out")"
-	sleep 0.05
-done
-python3 -c '
+# backend_restart() - client mode, boot 1: kill netshim under QEMU A once
+# the guest has its lease; a new netshim connects to QEMU A's socket, and
+# the rest of the boot (ping, iperf3 both ways) must work on it
+backend_restart() {
+	kill -KILL "$BACKEND_PID"
+	wait "$BACKEND_PID" 2>/dev/null
+	mv "$WORK/backend.log" "$WORK/backend-1.log"
+	backend_start
+	topo_wait_log "$WORK/backend.log" 'VMM connected' 100 ||
+		fail "the new netshim did not connect to QEMU A"
+	log "netshim killed after DHCP in boot 1; a new one connected to QEMU A"
+}
+
+# backend_dropped() - listening mode, boot 1: netshim drops QEMU A's
+# connection (another front-end connects and replaces it), QEMU's
+# reconnect-ms brings it back by itself, and the rest of this boot (ping,
+# iperf3 both ways) must work without a reboot
+backend_dropped() {
+	local _
+
+	python3 -c '
 import socket, sys, time
 s = socket.socket(socket.AF_UNIX)
 s.connect(sys.argv[1])
 time.sleep(0.2)
 s.close()
 ' "$WORK/backend.sock" || fail "cannot connect to netshim's socket"
-for _ in $(seq 100); do
-	[ "$(grep -c 'VMM connected' "$WORK/backend.log")" -ge 3 ] && break
-	sleep 0.1
+	for _ in $(seq 100); do
+		[ "$(grep -c 'VMM connected' "$WORK/backend.log")" -ge 3 ] &&
+			break
+		sleep 0.1
+	done
+	grep -q 'VMM connection closed: replaced by a new front-end' \
+		"$WORK/backend.log" ||
+		fail "netshim did not drop QEMU A's connection"
+	[ "$(grep -c 'VMM connected' "$WORK/backend.log")" -ge 3 ] ||
+		fail "QEMU A did not reconnect within 10 s of being dropped"
+	log "QEMU A dropped by netshim after DHCP in boot 1, and reconnected"
+}
+
+NETDEV=${NETDEV:-vhost-user}
+# QEMU's stream client does not come back to a listening netshim by itself
+[ "$NETDEV" = vhost-user ] || [ -n "${VM_SERVER:-}" ] ||
+	fail "NETDEV=$NETDEV needs VM_SERVER=1"
+
+topo_init
+topo_peer_pod
+vm_peer_iperf
+backend_start
+fds_idle=$(topo_fd_count)
+
+# QEMU A, boot 1 and the reboot
+qemu_start a "netshim.iperf_time=$A_IPERF_TIME"
+QEMU_A=$QEMU_RUN
+
+# Boot 1, once the guest has its lease: QEMU loses its back-end and gets
+# one back by itself
+deadline=$(($(date +%s) + 120))
+until grep -q 'NETSHIM-RESULT dhcp4 ok' "$WORK/vm-a.log.raw" 2>/dev/null; do
+	[ "$(date +%s)" -lt "$deadline" ] || fail "no DHCPv4 lease in boot 1"
+	topo_alive "$QEMU_A" || fail "QEMU A ended: $(tail -n 3 "$WORK/run-vm-a.out")"
+	sleep 0.05
 done
-grep -q 'VMM connection closed: replaced by a new front-end' \
-	"$WORK/backend.log" || fail "netshim did not drop QEMU A's connection"
-[ "$(grep -c 'VMM connected' "$WORK/backend.log")" -ge 3 ] ||
-	fail "QEMU A did not reconnect within 10 s of being dropped"
-log "QEMU A dropped by netshim after DHCP in boot 1, and reconnected"
+if [ -n "${VM_SERVER:-}" ]; then
+	backend_restart
+else
+	backend_dropped
+fi
 
 wait_rounds "$WORK/vm-a.log" 1 150 ||
 	fail "QEMU A: first boot unfinished: $(tail -n 3 "$WORK/run-vm-a.out")"
@@ -188,10 +238,24 @@ log "QEMU A killed during the second boot's iperf3 transfer"
 topo_wait_log "$WORK/backend.log" 'VMM connection closed' ||
 	fail "netshim did not see QEMU A go"
 topo_alive "$BACKEND_PID" || fail "netshim exited with QEMU A"
+n_conn=$(grep -c 'VMM connected' "$WORK/backend.log")
 
 # QEMU B, the same command line on the same socket: boot 3
 qemu_start b
 QEMU_B=$QEMU_RUN
+if [ -n "${VM_SERVER:-}" ]; then
+	# QEMU B waits for a back-end before its guest runs: netshim's
+	for _ in $(seq 600); do
+		[ "$(grep -c 'VMM connected' "$WORK/backend.log")" -gt \
+			"$n_conn" ] && break
+		topo_alive "$QEMU_B" ||
+			fail "QEMU B ended: $(tail -n 3 "$WORK/run-vm-b.out")"
+		sleep 0.1
+	done
+	[ "$(grep -c 'VMM connected' "$WORK/backend.log")" -gt "$n_conn" ] ||
+		fail "netshim did not connect to QEMU B within 60 s"
+	log "netshim connected to QEMU B by itself"
+fi
 wait_rounds "$WORK/vm-b.log" 1 150 ||
 	fail "QEMU B: boot unfinished: $(tail -n 3 "$WORK/run-vm-b.out")"
 check_flat "boot 3 (QEMU B, after the kill) done"
@@ -220,9 +284,23 @@ check_rounds "$WORK/vm-b.log" 1
 # stand in front of the guest's first line
 [ "$(grep -o 'NETSHIM-BOOT' "$WORK/vm-a.log" | wc -l)" -ge 2 ] ||
 	fail "QEMU A's console shows fewer than 2 boots"
-[ "${mem_added:-0}" -gt 0 ] ||
-	fail "vu_mem_added is ${mem_added:-missing}: QEMU used no memory slots"
-log "ok: 3 boots on one netshim --vhost-user, a reboot and a QEMU killed" \
-	"mid-transfer and restarted; RSS $rss0 -> $rss kB, $fds descriptors" \
-	"after QEMU as before it; $mem_added regions by ADD_MEM_REG"
+if [ "$NETDEV" = vhost-user ]; then
+	[ "${mem_added:-0}" -gt 0 ] ||
+		fail "vu_mem_added is ${mem_added:-missing}: QEMU used no" \
+			"memory slots"
+	mem_added="; $mem_added regions by ADD_MEM_REG"
+else
+	mem_added=
+fi
+if [ -n "${VM_SERVER:-}" ]; then
+	log "ok: 3 boots on QEMU's $NETDEV socket, netshim --connect" \
+		"restarted under the first, a reboot, and a QEMU killed" \
+		"mid-transfer and restarted, netshim connecting to it by" \
+		"itself; RSS $rss0 -> $rss kB, $fds descriptors after QEMU as" \
+		"before it$mem_added"
+else
+	log "ok: 3 boots on one netshim --vhost-user, a reboot and a QEMU" \
+		"killed mid-transfer and restarted; RSS $rss0 -> $rss kB," \
+		"$fds descriptors after QEMU as before it$mem_added"
+fi
 topo_cleanup
