@@ -60,6 +60,7 @@ enum { POOL_TCP, POOL_UDP, POOL_TCP_NS, POOL_UDP_NS, POOLS };
  * @bind:	address, v4-mapped for IPv4
  * @dev:	interface, "" for any
  * @port:	port, 0 for a socket no rule can want
+ * @dual:	an IPv6 socket that takes both families (bound to no address)
  * @mark:	a change found a rule wanting it
  */
 struct ctl_fwd_key {
