@@ -20,7 +20,8 @@
  * passt's flags, last duplicate ACK (1 each), the guest's window and ours
  * as in the segments, unscaled (2 each), the next sequence to the guest,
  * the guest's last ACK, the next sequence from the guest, our last ACK,
- * the guest's initial sequence (4 each).
+ * the guest's initial sequence (4 each; what passt counts its ACKs from:
+ * see tcp_passt_rec_put()).
  *
  * Socket state: sequence at the start of the send queue, of the receive
  * queue, send queue bytes, of which not sent, receive queue bytes, MSS,
@@ -68,7 +69,6 @@
 #define PASST_TAP_FIN_SENT	0x40
 #define PASST_TAP_FIN_ACKED	0x80
 #define PASST_FINS		0xf8
-
 
 /* Where side i of a record starts */
 #define PASST_SIDE(i)		(2 + 36 * (i))
