@@ -113,11 +113,13 @@ vm_check() {
 # makes it: each flow's answers on the pair of the guest's last frames of
 # it. Virtio-net's own packet counts: the last pair's transmit queue
 # carried at least 20 packets (the checks run on its CPU), and every
-# pair that carried 20 or more out took at least a quarter as many in (a
-# back-end that answers on the first pair only gives the others none).
+# pair that carried 20 or more out took at least a sixteenth as many in
+# (a back-end that answers on the first pair only gives the others none).
 # Not more exact: which pair a flow's frames take is the guest's to
 # choose (transmit from softirq follows the interrupt's CPU), and a
-# loaded guest takes many packets per interrupt. Logged when so, else
+# loaded guest takes many packets per interrupt: on a machine at load 8,
+# a quarter failed once in about four runs (18324 out of pair 0, 3694 in,
+# the rest of the answers on pair 1, where the checks ran). Logged when so, else
 # what is wrong is printed
 # @1: log file
 # @2: queue pairs
@@ -144,7 +146,7 @@ vm_check_queues() {
 			echo "transmit queue $q carried $tx packets, not the checks': '$v'"
 			return 1
 		fi
-		if [ "$tx" -ge 20 ] && [ $((rx * 4)) -lt "$tx" ]; then
+		if [ "$tx" -ge 20 ] && [ $((rx * 16)) -lt "$tx" ]; then
 			echo "queue pair $q: $tx packets out, $rx in: the answers went elsewhere: '$v'"
 			return 1
 		fi
