@@ -123,6 +123,9 @@ struct conf {
 	bool migrate_exit;	/* exit once our state reached a destination */
 	enum conf_migrate_format migrate_format;	/* what a source writes */
 	enum conf_virtio virtio_features;	/* what vhost-user offers */
+	/* upgrade in place (netshim/upgrade.c) */
+	bool upgrade;			/* --upgrade: take over, not start */
+	char upgrade_path[108];		/* where a successor takes over */
 
 	/* process */
 	bool foreground, quiet, debug, trace;

@@ -41,6 +41,8 @@ enum epref_type {
 	EPREF_REPAIR_LISTEN,	/* socket the TCP repair helper connects to */
 	EPREF_REPAIR,		/* the TCP repair helper */
 	EPREF_NETNS,		/* --netns: its file's directory, or process */
+	EPREF_UPGRADE_LISTEN,	/* socket a new netshim takes over at */
+	EPREF_UPGRADE,		/* a new netshim taking over (upgrade.c) */
 };
 
 static inline uint64_t epref(enum epref_type t, uint32_t idx)
@@ -118,6 +120,7 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(tcp_rcvq_reread,	"receive queues handed over read again: segments came during the read") \
 	X(udp_migrated,		"UDP flows of a migrated guest opened again on their ports") \
 	X(icmp_migrated,	"ICMP echo flows of a migrated guest opened again") \
+	X(upgrades_refused,	"upgrades in place that did not happen: refused by the new netshim, or broken off") \
 	X(link_buf_reached,	"bytes of the link buffers reached so far (resident from then on)")
 
 #define COUNTER_FIELD(name, desc) uint64_t name;
@@ -243,6 +246,22 @@ struct link {
 };
 
 /**
+ * struct upgrade - an upgrade in place (upgrade.c)
+ * @listen_fd:	--upgrade-path, where a new netshim connects, or -1
+ * @fd:		the new netshim taking over from us, or the old one we take
+ *		over from, or -1
+ * @peer:	its process ID
+ * @done:	we handed everything over: the loop ends, and nothing
+ *		shared (sockets, the socket and PID files) is touched
+ */
+struct upgrade {
+	int listen_fd;
+	int fd;
+	int peer;
+	bool done;
+};
+
+/**
  * struct ctx - everything the daemon knows, passed as first argument
  */
 struct ctx {
@@ -255,6 +274,7 @@ struct ctx {
 	int pcap_fd;
 
 	struct repair repair;	/* the TCP repair helper (repair.c) */
+	struct upgrade up;	/* an upgrade in place (upgrade.c) */
 
 	struct link link;
 

@@ -17,4 +17,9 @@ void fwd_auto_timer(struct ctx *c);
 void fwd_auto_ready(struct ctx *c, bool udp, uint32_t idx);
 void fwd_auto_ns_ready(struct ctx *c, bool udp, uint32_t idx);
 
+struct migio;
+int fwd_auto_upgrade_save(struct ctx *c, struct migio *io);
+int fwd_auto_upgrade_load(struct ctx *c, struct migio *io);
+int fwd_auto_udp_by_cookie(struct ctx *c, uint64_t cookie);
+
 #endif /* NETSHIM_FWD_AUTO_H */

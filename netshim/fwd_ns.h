@@ -4,6 +4,7 @@
 #ifndef NETSHIM_FWD_NS_H
 #define NETSHIM_FWD_NS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "ctx.h"
@@ -15,5 +16,6 @@ void fwd_ns_accept(struct ctx *c, const struct fwd_listener *l);
 void fwd_ns_ready(struct ctx *c, uint32_t idx);
 void fwd_ns_udp_input(struct ctx *c, const struct fwd_listener *l);
 void fwd_ns_udp_ready(struct ctx *c, uint32_t idx);
+const struct fwd_listener *fwd_ns_listeners(bool udp, uint32_t *n);
 
 #endif /* NETSHIM_FWD_NS_H */

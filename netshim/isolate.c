@@ -67,6 +67,13 @@ static const long isolate_syscalls[] = {
 	__NR_clock_gettime, __NR_gettimeofday, __NR_getpid,
 	__NR_unlinkat, __NR_rt_sigreturn, __NR_restart_syscall,
 	__NR_wait4,		/* namespace mode: the command's exit status */
+	/* An upgrade in place: bounded waits on the new netshim's socket
+	 * (netshim/upgrade.c), and the PID file written once it took over
+	 */
+#ifdef __NR_poll
+	__NR_poll,
+#endif
+	__NR_ppoll,
 	__NR_exit, __NR_exit_group,
 };
 
@@ -78,10 +85,6 @@ static const long isolate_syscalls_vu[] = {
 	__NR_mmap, __NR_munmap,
 	__NR_getpeername,	/* a migrated TCP socket's peer */
 	__NR_madvise,		/* its queues' buffer given back */
-#ifdef __NR_poll
-	__NR_poll,
-#endif
-	__NR_ppoll,
 #ifdef __NR_fstat
 	__NR_fstat,
 #endif

@@ -41,6 +41,8 @@
 #include "tcp/splice.h"
 #include "tcp/tcp.h"
 #include "nssock.h"
+#include "fdpool.h"
+#include "upgrade.h"
 #include "uring.h"
 
 #define EVENTS_MAX	256
@@ -188,6 +190,12 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 	case EPREF_REPAIR:
 		repair_event(c);
 		break;
+	case EPREF_UPGRADE_LISTEN:
+		upgrade_accept(c);
+		break;
+	case EPREF_UPGRADE:
+		upgrade_event(c, ev->events);
+		break;
 	case EPREF_NETNS:
 		if (netns_gone(c))
 			c->quit = true;
@@ -281,6 +289,9 @@ static void loop(struct ctx *c)
 			dispatch(c, &ev[i]);
 			guest_news(c);
 		}
+		/* Handed over: every socket is the new netshim's now */
+		if (c->up.done)
+			break;
 		if (!link_up(c))
 			continue;
 		acks_held = tcp_flush_acks(c);
@@ -382,31 +393,47 @@ static void daemon_ready(int ready)
 }
 
 /**
- * write_pid_file() - record our PID for the launcher
+ * pid_file_open() - open the PID file for the launcher, not emptied yet
  * @c:		execution context
+ * @fd:		set to its descriptor, -1 if no file is wanted
+ *
+ * Taking over (--upgrade), the old netshim's PID stays there until it
+ * let go: the file is written only then (pid_file_write()), after the
+ * sandbox, through this descriptor.
  *
  * Return: 0 on success or no file wanted, -1 on failure
  */
-static int write_pid_file(struct ctx *c)
+static int pid_file_open(struct ctx *c, int *fd)
 {
-	char buf[32];
-	int fd, n;
-
+	*fd = -1;
 	if (!*c->conf.pid_file)
 		return 0;
-	fd = open(c->conf.pid_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-		  0644);
-	if (fd < 0) {
+	*fd = open(c->conf.pid_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (*fd < 0) {
 		err("cannot write PID file %s: %m", c->conf.pid_file);
 		return -1;
 	}
-	n = snprintf(buf, sizeof(buf), "%d\n", getpid());
-	if (write(fd, buf, n) != n) {
-		close(fd);
-		return -1;
-	}
-	close(fd);
 	return 0;
+}
+
+/**
+ * pid_file_write() - record our PID for the launcher
+ * @fd:		the PID file, from pid_file_open(), closed; -1 for none
+ *
+ * Return: 0 on success or no file wanted, -1 on failure
+ */
+static int pid_file_write(int fd)
+{
+	char buf[32];
+	int n, rc = 0;
+
+	if (fd < 0)
+		return 0;
+	n = snprintf(buf, sizeof(buf), "%d\n", getpid());
+	if (ftruncate(fd, 0) || write(fd, buf, n) != n)
+		rc = -1;
+	close(fd);
+	return rc;
 }
 
 /**
@@ -441,9 +468,14 @@ static int setup_ns(struct ctx *c)
  */
 static int setup(struct ctx *c)
 {
+	int rc;
+
 	c->pcap_fd = -1;
 	c->link.fd = c->link.listen_fd = -1;
 	c->repair.listen_fd = c->repair.fd = -1;
+	c->up.listen_fd = -1;
+	if (!c->conf.upgrade)
+		c->up.fd = -1;
 	if (c->conf.guest_mac_set) {
 		memcpy(c->guest_mac, c->conf.guest_mac, 6);
 		c->guest_mac_known = true;
@@ -472,10 +504,12 @@ static int setup(struct ctx *c)
 		return -1;
 	/* Namespace mode: netns_tap() made the tap before */
 	if (c->ns.net_fd >= 0)
-		return link_init(c, &link_tap_ops);
-	if (c->conf.vhost_user)
-		return repair_listen(c) || link_init(c, &link_vu_ops);
-	return link_init(c, &link_stream_ops);
+		rc = link_init(c, &link_tap_ops);
+	else if (c->conf.vhost_user)
+		rc = repair_listen(c) || link_init(c, &link_vu_ops);
+	else
+		rc = link_init(c, &link_stream_ops);
+	return rc || upgrade_listen(c);
 }
 
 /* The allocation guard of tests/alloc/ arms itself here; elsewhere this
@@ -495,7 +529,8 @@ int main(int argc, char **argv)
 	static struct ctx ctx;
 	struct ctx *c = &ctx;
 	struct isolate_path sock_k = { .dirfd = -1 }, pid_k = { .dirfd = -1 };
-	int rc = 0, ready;
+	int rc = 0, ready, pid_fd = -1;
+	unsigned int left;
 
 	if (conf_parse(&c->conf, argc, argv))
 		return 1;
@@ -506,8 +541,17 @@ int main(int argc, char **argv)
 	bpf_log_init();
 	raise_nofile();
 
+	/* Taking over: the old netshim's sockets that never change, before
+	 * set-up, which takes them instead of binding its own
+	 */
+	if (c->conf.upgrade && upgrade_begin(c))
+		return 1;
 	if (setup(c))
 		return 1;
+	left = fdpool_drain();
+	if (left)
+		info("upgrade: %u sockets of the old netshim not forwarded by "
+		     "this command line: left to it", left);
 	conf_log_summary(&c->conf);
 	if (c->conf.vmm_fd >= 0) {
 		info("serving the VMM connection on descriptor %d",
@@ -529,14 +573,22 @@ int main(int argc, char **argv)
 				c->conf.sock_path);
 	}
 
-	if (daemonize(c, &ready) || uring_init(c) || write_pid_file(c) ||
+	if (daemonize(c, &ready) || uring_init(c) ||
+	    pid_file_open(c, &pid_fd) ||
+	    (!c->conf.upgrade && pid_file_write(pid_fd)) ||
 	    isolate(&c->conf, &sock_k, &pid_k, splice_bpf_loaded(c))) {
-		if (*c->conf.sock_path)
+		/* Taking over, they are the old netshim's, serving on */
+		if (*c->conf.sock_path && !c->conf.upgrade)
 			unlink(c->conf.sock_path);
-		if (*c->conf.pid_file)
+		if (*c->conf.pid_file && !c->conf.upgrade)
 			unlink(c->conf.pid_file);
 		return 1;
 	}
+	/* Everything set up and isolated: the old netshim stops only now */
+	if (c->conf.upgrade && upgrade_take(c))
+		return 1;
+	if (c->conf.upgrade && pid_file_write(pid_fd))
+		warn("cannot write PID file %s: %m", c->conf.pid_file);
 	/* If the command is gone already, SIGCHLD tells the loop */
 	netns_release(c);
 	daemon_ready(ready);
@@ -544,6 +596,9 @@ int main(int argc, char **argv)
 		netshim_loop_starts();
 	loop(c);
 	counters_log(c);
+	/* Handed over: the socket and PID files are the new netshim's */
+	if (c->up.done)
+		return 0;
 	isolate_remove(&sock_k);
 	isolate_remove(&pid_k);
 	return c->ns.exited ? c->ns.status : rc;

@@ -31,6 +31,7 @@
 #include <stddef.h>
 
 #include "ctx.h"
+#include "fdpool.h"
 #include "log.h"
 #include "repair.h"
 #include "unixsock.h"
@@ -56,7 +57,10 @@ int repair_listen(struct ctx *c)
 	c->repair.listen_fd = c->repair.fd = -1;
 	if (!*path)
 		return 0;
-	fd = unix_listen(path);
+	/* Taking over from a running netshim: its socket (fdpool.c) */
+	fd = fdpool_take_unix(path);
+	if (fd < 0)
+		fd = unix_listen(path);
 	if (fd < 0 || epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 		warn("TCP repair helper socket %s: %m: migrated TCP "
 		     "connections will be reset", path);

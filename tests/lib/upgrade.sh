@@ -1,0 +1,226 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+#
+# Helpers of the tests of upgrades in place (tests/integration/
+# t_upgrade_*.sh), sourced after tests/lib/topo.sh and tests/tcp/lib.sh:
+# netshim started and upgraded as a launcher does it (in the background,
+# then the same command line and --upgrade, whose exit status says if it
+# took over), traffic that runs through every upgrade and is checked at
+# the end (a TCP stream each way at a steady rate, every byte hashed at
+# both ends; a UDP flow, each datagram echoed and its port kept; pings,
+# none lost), and what must not grow from one upgrade to the next.
+
+UP_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Bytes a second each TCP stream moves: enough to have data in flight in
+# every queue at each upgrade, little enough to leave the cores to it
+UP_RATE=${UP_RATE:-4000000}
+
+# up_backend() - start netshim in the background, as a launcher does
+# $@: its options, -P "$WORK/backend.pid" among them; the log goes to
+#     $WORK/backend.log, where every netshim after it writes too
+up_backend() {
+	UP_ARGS=("$@")
+	chmod 1777 "$WORK"
+	log "backend: $NETSHIM ${UP_ARGS[*]}"
+	ip netns exec "$NS_POD" "$NETSHIM" "${UP_ARGS[@]}" \
+		-l "$WORK/backend.log" >>"$WORK/backend.out" 2>&1 ||
+		fail "netshim did not start: $(tail -5 "$WORK/backend.out")"
+	BACKEND_PID=$(cat "$WORK/backend.pid")
+	topo_pid_add "$BACKEND_PID"
+	export BACKEND_PID
+}
+
+# up_upgrade() - one upgrade in place: the same command line, --upgrade;
+# once it returns 0 the old process must be gone and the new one serve
+# $1: which one, for messages
+up_upgrade() {
+	local old=$BACKEND_PID out
+
+	out=$(ip netns exec "$NS_POD" "$NETSHIM" "${UP_ARGS[@]}" \
+		-l "$WORK/backend.log" --upgrade 2>&1) ||
+		fail "upgrade $1: netshim --upgrade failed: $out"
+	BACKEND_PID=$(cat "$WORK/backend.pid")
+	topo_pid_add "$BACKEND_PID"
+	[ "$BACKEND_PID" != "$old" ] ||
+		fail "upgrade $1: the PID file still names process $old"
+	topo_alive "$BACKEND_PID" ||
+		fail "upgrade $1: the new netshim ($BACKEND_PID) is not running"
+	up_wait_gone "$old" ||
+		fail "upgrade $1: the old netshim ($old) still runs"
+}
+
+# up_wait_gone() - wait for a netshim to end, reaped or not
+# $1: its PID
+# Return: 0 once it is gone, 1 if it still runs after 5 s
+up_wait_gone() {
+	local _
+
+	for _ in $(seq 500); do
+		topo_alive "$1" || return 0
+		sleep 0.01
+	done
+	return 1
+}
+
+# up_refused() - an upgrade that must not happen: the new process exits 1
+# with a message saying why, and the old one serves on
+# $1: what, for messages; $2: pattern the message must match;
+# $3...: options of the new process (besides the old one's, which come
+#        first, and --upgrade)
+up_refused() {
+	local what=$1 pattern=$2 out rc
+
+	shift 2
+	out=$(ip netns exec "$NS_POD" "$NETSHIM" "${UP_ARGS[@]}" "$@" \
+		-e -l "$WORK/refused.log" --upgrade 2>&1)
+	rc=$?
+	[ "$rc" = 1 ] || fail "$what: netshim --upgrade exited $rc: $out"
+	grep -q -- "$pattern" "$WORK/refused.log" <<<"$out" ||
+		grep -q -- "$pattern" "$WORK/refused.log" ||
+		fail "$what: no '$pattern' in: $out $(tail -3 "$WORK/refused.log")"
+	topo_alive "$BACKEND_PID" ||
+		fail "$what: the old netshim ($BACKEND_PID) is gone"
+	[ "$(cat "$WORK/backend.pid")" = "$BACKEND_PID" ] ||
+		fail "$what: the PID file names $(cat "$WORK/backend.pid")"
+	log "ok: $what: refused ($(grep -o -- "$pattern.*" "$WORK/refused.log" |
+		tail -1)), process $BACKEND_PID serves on"
+}
+
+# up_traffic_start() - traffic from the guest that runs through every
+# upgrade until up_traffic_stop: a TCP stream each way (the guest sends on
+# one connection, receives on another, both opened by the guest), a UDP
+# flow, pings
+# $1: guest namespace, $2: the peer's address
+up_traffic_start() {
+	local ns=$1 a=$2 tcp=$UP_LIB_DIR/tcp/steady.py
+	local udp=$UP_LIB_DIR/udp/steady.py
+
+	rm -f "$WORK/up-stop"
+	ip netns exec "$NS_PEER" timeout 900 python3 "$tcp" recv listen "$a" \
+		5101 900 >"$WORK/up-tcp1.recv" 2>>"$WORK/up.err" &
+	topo_pid_add $!
+	tcp_wait_listen "$NS_PEER" 5101
+	ip netns exec "$ns" timeout 900 python3 "$tcp" send connect "$a" \
+		5101 1 "$UP_RATE" "$WORK/up-stop" 900 \
+		>"$WORK/up-tcp1.sent" 2>>"$WORK/up.err" &
+	topo_pid_add $!
+	ip netns exec "$NS_PEER" timeout 900 python3 "$tcp" send listen "$a" \
+		5102 2 "$UP_RATE" "$WORK/up-stop" 900 \
+		>"$WORK/up-tcp2.sent" 2>>"$WORK/up.err" &
+	topo_pid_add $!
+	tcp_wait_listen "$NS_PEER" 5102
+	ip netns exec "$ns" timeout 900 python3 "$tcp" recv connect "$a" \
+		5102 900 >"$WORK/up-tcp2.recv" 2>>"$WORK/up.err" &
+	topo_pid_add $!
+	ip netns exec "$NS_PEER" timeout 900 python3 "$udp" server "$a" 5103 \
+		900 2>>"$WORK/up.err" &
+	topo_pid_add $!
+	for _ in $(seq 50); do
+		ip netns exec "$NS_PEER" ss -Hlun "sport = :5103" | grep -q . &&
+			break
+		sleep 0.1
+	done
+	ip netns exec "$ns" timeout 900 python3 "$udp" client "$a" 5103 \
+		"$WORK/up-stop" 900 >"$WORK/up-udp.out" 2>>"$WORK/up.err" &
+	topo_pid_add $!
+	ip netns exec "$ns" ping -i 0.1 "$a" >"$WORK/up-ping.out" 2>&1 &
+	UP_PING=$!
+	topo_pid_add "$UP_PING"
+	# Under way: bytes both ways before the first upgrade
+	sleep 1
+}
+
+# up_ping_stop() - stop the pings right after a reply: one sent and not
+# answered yet would count as lost
+up_ping_stop() {
+	local n _
+
+	n=$(wc -l <"$WORK/up-ping.out")
+	for _ in $(seq 100); do
+		[ "$(wc -l <"$WORK/up-ping.out")" -gt "$n" ] && break
+		sleep 0.005
+	done
+	kill -INT "$UP_PING"
+}
+
+# up_traffic_stop() - end the traffic, and check every byte of it: both
+# streams whole and unchanged, every datagram echoed from the one port,
+# every ping answered
+up_traffic_stop() {
+	local f s r _
+
+	touch "$WORK/up-stop"
+	up_ping_stop
+	for _ in $(seq 100); do
+		[ -s "$WORK/up-tcp1.recv" ] && [ -s "$WORK/up-tcp2.recv" ] &&
+			[ -s "$WORK/up-tcp1.sent" ] &&
+			[ -s "$WORK/up-tcp2.sent" ] && [ -s "$WORK/up-udp.out" ] &&
+			grep -q 'packet loss' "$WORK/up-ping.out" && break
+		sleep 0.1
+	done
+	for f in up-tcp1 up-tcp2; do
+		s=$(cat "$WORK/$f.sent")
+		r=$(cat "$WORK/$f.recv")
+		[ -n "$s" ] && [ "$s" = "$r" ] ||
+			fail "TCP stream $f: sent '$s', received '$r' (bytes sha256):" \
+				"$(tail -3 "$WORK/up.err")"
+		log "ok: TCP stream $f: $(numfmt --to=iec "${s%% *}")B, every" \
+			"byte as sent"
+	done
+	grep -q 'datagrams echoed, all seen from' "$WORK/up-udp.out" ||
+		fail "UDP flow: $(cat "$WORK/up-udp.out") $(tail -3 "$WORK/up.err")"
+	log "ok: UDP flow: $(cat "$WORK/up-udp.out")"
+	grep -q ' 0% packet loss' "$WORK/up-ping.out" ||
+		fail "pings lost: $(grep 'packet loss' "$WORK/up-ping.out")"
+	log "ok: pings: $(grep 'packet loss' "$WORK/up-ping.out")"
+}
+
+# up_fds() - descriptors of the serving netshim
+up_fds() {
+	find "/proc/$BACKEND_PID/fd" -mindepth 1 -maxdepth 1 | wc -l
+}
+
+# up_rss() - its resident set (VmRSS), kB
+up_rss() {
+	awk '/^VmRSS:/ { print $2 }' "/proc/$BACKEND_PID/status"
+}
+
+# up_rounds() - upgrades in a row, descriptors and resident memory of the
+# serving netshim compared after the first and after the last: every
+# process serves the same sockets, and none carries more than the one
+# before it
+# $1: how many
+up_rounds() {
+	local i fds0 rss0 fds rss t0
+
+	t0=$(date +%s%N)
+	for i in $(seq "$1"); do
+		# Each at another point of the traffic
+		sleep 0.1
+		up_upgrade "$i of $1"
+		if [ "$i" = 1 ]; then
+			sleep 0.2
+			fds0=$(up_fds)
+			rss0=$(up_rss)
+		fi
+	done
+	sleep 0.2
+	fds=$(up_fds)
+	rss=$(up_rss)
+	log "ok: $1 upgrades in $(( ($(date +%s%N) - t0) / 1000000 )) ms;" \
+		"after the first: $fds0 descriptors, $rss0 kB resident; after" \
+		"the last: $fds descriptors, $rss kB"
+	[ "$fds" = "$fds0" ] ||
+		fail "descriptors: $fds0 after the first upgrade, $fds after the last"
+	# Resident memory is the pages the loop touched since it started:
+	# the same work, the same pages, give or take a buffer's worth
+	[ "$rss" -le $((rss0 + rss0 / 4 + 1024)) ] ||
+		fail "resident memory: $rss0 kB after the first upgrade, $rss kB after the last"
+}
+
+# up_pause_max() - the longest pause of the upgrades so far, from the
+# netshims' own accounts ("taken after N us"), in microseconds
+up_pause_max() {
+	sed -n 's/.*handed over to process .* taken after \([0-9]*\) us.*/\1/p' \
+		"$WORK/backend.log" | sort -n | tail -1
+}
