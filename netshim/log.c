@@ -37,6 +37,7 @@ static off_t log_written;	/* bytes in the log file */
 void log_open(const char *file, bool foreground, bool quiet, bool debug)
 {
 	log_level = debug ? LOG_DEBUG : quiet ? LOG_WARNING : LOG_INFO;
+	log_to_file = log_to_syslog = false;
 	if (file && *file) {
 		struct stat st;
 

@@ -457,7 +457,7 @@ static int setup_ns(struct ctx *c)
 	}
 	return netns_tap(c) || fwd_auto_init(c) || fwd_ns_init(c) ||
 	       splice_init(c, SPLICE_MAX) ||
-	       udp_splice_init(c, UDP_SPLICE_MAX) || nssock_start(c);
+	       udp_splice_init(c, UDP_SPLICE_MAX);
 }
 
 /**
@@ -573,7 +573,11 @@ int main(int argc, char **argv)
 				c->conf.sock_path);
 	}
 
-	if (daemonize(c, &ready) || uring_init(c) ||
+	/* The namespace's helper dies with the process that starts it: the
+	 * daemon's, not the parent that daemonize() lets exit
+	 */
+	if (daemonize(c, &ready) || (c->ns.net_fd >= 0 && nssock_start(c)) ||
+	    uring_init(c) ||
 	    pid_file_open(c, &pid_fd) ||
 	    (!c->conf.upgrade && pid_file_write(pid_fd)) ||
 	    isolate(&c->conf, &sock_k, &pid_k, splice_bpf_loaded(c))) {
