@@ -577,7 +577,7 @@ int fwd_auto_upgrade_load(struct ctx *c, struct migio *io)
 }
 
 /**
- * fwd_auto_udp_by_cookie() - the -u auto socket of a cookie
+ * fwd_auto_udp_by_cookie() - the -u auto or -U auto socket of a cookie
  * @c:		execution context
  * @cookie:	its socket cookie (flow_sock_cookie())
  *
@@ -585,14 +585,21 @@ int fwd_auto_upgrade_load(struct ctx *c, struct migio *io)
  */
 int fwd_auto_udp_by_cookie(struct ctx *c, uint64_t cookie)
 {
-	int i, v6;
+	int i, v6, ns;
 
-	for (i = 0; c->fwd_auto && cookie && i < FWD_AUTO_MAX; i++) {
-		for (v6 = 0; v6 <= 1; v6++) {
-			int fd = c->fwd_auto->udp.p[i].l[v6].fd;
+	for (ns = 0; ns <= 1; ns++) {
+		const struct fwd_auto_proto *ap;
 
-			if (fd >= 0 && flow_sock_cookie(fd) == cookie)
-				return fd;
+		if (!c->fwd_auto || !cookie)
+			return -1;
+		ap = ns ? &c->fwd_auto->udp_ns : &c->fwd_auto->udp;
+		for (i = 0; i < FWD_AUTO_MAX; i++) {
+			for (v6 = 0; v6 <= 1; v6++) {
+				int fd = ap->p[i].l[v6].fd;
+
+				if (fd >= 0 && flow_sock_cookie(fd) == cookie)
+					return fd;
+			}
 		}
 	}
 	return -1;

@@ -30,7 +30,8 @@
  * 3. The old one stops its loop there, between two events: it writes
  *    everything else, its sockets along (the guest's addresses, the link
  *    and its queues, the ports "auto" follows, TCP connections, UDP and
- *    ICMP flows, the counters), and waits for the verdict.  Writing
+ *    ICMP flows, the local flows of namespace mode, the counters), and
+ *    waits for the verdict.  Writing
  *    changes nothing of its own state.
  * 4. The new one takes it all, checked as untrusted input, and answers
  *    UPGRADE_TAKEN, or UPGRADE_REFUSED (another version, a malformed or
@@ -65,7 +66,9 @@
 #include "migrate.h"
 #include "unixsock.h"
 #include "link/link.h"
+#include "tcp/splice.h"
 #include "tcp/tcp.h"
+#include "udp/splice.h"
 #include "udp/udp.h"
 
 /* Sections of an upgrade, besides MIGRATE_GUEST and MIGRATE_END */
@@ -78,6 +81,8 @@ enum upgrade_section {
 	UPGRADE_TCP		= 20,	/* tcp/upgrade.c */
 	UPGRADE_FLOWS		= 21,	/* netshim/flow.c */
 	UPGRADE_COUNTERS	= 22,	/* what SIGUSR1 logs */
+	UPGRADE_SPLICE		= 23,	/* local TCP flows: tcp/splice.c */
+	UPGRADE_UDP_SPLICE	= 24,	/* local UDP flows: udp/splice.c */
 };
 
 /* The words of the conversation, after the stream's sections */
@@ -358,9 +363,9 @@ void upgrade_accept(struct ctx *c)
 		close(fd);
 		return;
 	}
-	if (upgrade_kind(&c->conf) != UPGRADE_STREAM) {
-		warn("upgrade: refused: only a -netdev stream VMM's netshim "
-		     "hands over yet");
+	if (upgrade_kind(&c->conf) == UPGRADE_VHOST_USER) {
+		warn("upgrade: refused: a vhost-user netshim does not hand "
+		     "over yet");
 		close(fd);
 		return;
 	}
@@ -535,6 +540,10 @@ static int upgrade_state_put(struct ctx *c, struct migio *io)
 	       fwd_auto_upgrade_save(c, io) ||
 	       migio_put_u16(io, UPGRADE_TCP) || tcp_upgrade_save(c, io) ||
 	       migio_put_u16(io, UPGRADE_FLOWS) || flow_upgrade_save(c, io) ||
+	       migio_put_u16(io, UPGRADE_SPLICE) ||
+	       splice_upgrade_save(c, io) ||
+	       migio_put_u16(io, UPGRADE_UDP_SPLICE) ||
+	       udp_splice_upgrade_save(c, io) ||
 	       migio_put_u16(io, UPGRADE_COUNTERS) ||
 	       upgrade_counters_put(c, io) ||
 	       migio_put_u16(io, MIGRATE_END) || migio_flush(io) ? -1 : 0;
@@ -742,23 +751,45 @@ fail:
 }
 
 /**
- * upgrade_udp_listener() - the listener an inbound UDP flow replies
- *			    through, by its socket's cookie
+ * upgrade_cookie_of() - the socket of a cookie among listeners
+ * @l:		listeners
+ * @n:		how many
+ * @cookie:	the cookie (flow_sock_cookie())
+ *
+ * Return: the socket, -1 if none has the cookie
+ */
+static int upgrade_cookie_of(const struct fwd_listener *l, uint32_t n,
+			     uint64_t cookie)
+{
+	uint32_t i;
+
+	for (i = 0; cookie && i < n; i++)
+		if (l[i].fd >= 0 && flow_sock_cookie(l[i].fd) == cookie)
+			return l[i].fd;
+	return -1;
+}
+
+/**
+ * upgrade_udp_listener() - the UDP listener an inbound or local flow
+ *			    replies through, by its socket's cookie
  * @c:		execution context
  * @cookie:	the cookie (flow_sock_cookie())
  *
- * Return: its socket here (-u, or -u auto's), -1 if none
+ * Return: its socket here (-u, -U, or "auto"'s), -1 if none
  */
 static int upgrade_udp_listener(struct ctx *c, uint64_t cookie)
 {
 	const struct fwd_listener *l;
-	uint32_t i, n;
+	uint32_t n;
+	int fd;
 
 	l = udp_fwd_listeners(&n);
-	for (i = 0; cookie && i < n; i++)
-		if (l[i].fd >= 0 && flow_sock_cookie(l[i].fd) == cookie)
-			return l[i].fd;
-	return fwd_auto_udp_by_cookie(c, cookie);
+	fd = upgrade_cookie_of(l, n, cookie);
+	if (fd < 0) {
+		l = fwd_ns_listeners(true, &n);
+		fd = upgrade_cookie_of(l, n, cookie);
+	}
+	return fd >= 0 ? fd : fwd_auto_udp_by_cookie(c, cookie);
 }
 
 /**
@@ -804,6 +835,13 @@ static int upgrade_state_get(struct ctx *c, struct migio *io)
 			break;
 		case UPGRADE_FLOWS:
 			rc = flow_upgrade_load(c, io, upgrade_udp_listener);
+			break;
+		case UPGRADE_SPLICE:
+			rc = splice_upgrade_load(c, io);
+			break;
+		case UPGRADE_UDP_SPLICE:
+			rc = udp_splice_upgrade_load(c, io,
+						     upgrade_udp_listener);
 			break;
 		case UPGRADE_COUNTERS:
 			rc = upgrade_counters_get(c, io);

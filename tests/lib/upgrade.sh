@@ -224,3 +224,68 @@ up_pause_max() {
 	sed -n 's/.*handed over to process .* taken after \([0-9]*\) us.*/\1/p' \
 		"$WORK/backend.log" | sort -n | tail -1
 }
+
+# up_local_start() - local flows of namespace mode that run through every
+# upgrade until up_local_stop: a TCP stream from the served namespace to
+# the pod's loopback (-T), one from the pod's loopback to the namespace
+# (-t, spliced: its client is local), a UDP flow from the namespace to the
+# pod's loopback (-U)
+# $1: the served namespace, $2: -T port, $3: -t port, $4: -U port
+up_local_start() {
+	local ns=$1 tcp=$UP_LIB_DIR/tcp/steady.py udp=$UP_LIB_DIR/udp/steady.py
+
+	rm -f "$WORK/up-stop"
+	ip netns exec "$NS_POD" timeout 900 python3 "$tcp" recv listen \
+		127.0.0.1 "$2" 900 >"$WORK/up-local1.recv" 2>>"$WORK/up.err" &
+	topo_pid_add $!
+	tcp_wait_listen "$NS_POD" "$2"
+	ip netns exec "$ns" timeout 900 python3 "$tcp" send connect \
+		127.0.0.1 "$2" 3 "$UP_RATE" "$WORK/up-stop" 900 \
+		>"$WORK/up-local1.sent" 2>>"$WORK/up.err" &
+	topo_pid_add $!
+	ip netns exec "$ns" timeout 900 python3 "$tcp" recv listen 0.0.0.0 \
+		"$3" 900 >"$WORK/up-local2.recv" 2>>"$WORK/up.err" &
+	topo_pid_add $!
+	tcp_wait_listen "$ns" "$3"
+	ip netns exec "$NS_POD" timeout 900 python3 "$tcp" send connect \
+		127.0.0.1 "$3" 4 "$UP_RATE" "$WORK/up-stop" 900 \
+		>"$WORK/up-local2.sent" 2>>"$WORK/up.err" &
+	topo_pid_add $!
+	ip netns exec "$NS_POD" timeout 900 python3 "$udp" server 127.0.0.1 \
+		"$4" 900 2>>"$WORK/up.err" &
+	topo_pid_add $!
+	for _ in $(seq 50); do
+		ip netns exec "$NS_POD" ss -Hlun "sport = :$4" | grep -q . &&
+			break
+		sleep 0.1
+	done
+	ip netns exec "$ns" timeout 900 python3 "$udp" client 127.0.0.1 \
+		"$4" "$WORK/up-stop" 900 >"$WORK/up-local-udp.out" \
+		2>>"$WORK/up.err" &
+	topo_pid_add $!
+	sleep 1
+}
+
+# up_local_stop() - check the local flows of up_local_start, once the
+# traffic was told to stop (up_traffic_stop)
+up_local_stop() {
+	local f s r _
+
+	for _ in $(seq 100); do
+		[ -s "$WORK/up-local1.recv" ] && [ -s "$WORK/up-local2.recv" ] &&
+			[ -s "$WORK/up-local-udp.out" ] && break
+		sleep 0.1
+	done
+	for f in up-local1 up-local2; do
+		s=$(cat "$WORK/$f.sent")
+		r=$(cat "$WORK/$f.recv")
+		[ -n "$s" ] && [ "$s" = "$r" ] ||
+			fail "local TCP flow $f: sent '$s', received '$r':" \
+				"$(tail -3 "$WORK/up.err")"
+		log "ok: local TCP flow $f: $(numfmt --to=iec "${s%% *}")B," \
+			"every byte as sent"
+	done
+	grep -q 'datagrams echoed, all seen from' "$WORK/up-local-udp.out" ||
+		fail "local UDP flow: $(cat "$WORK/up-local-udp.out")"
+	log "ok: local UDP flow: $(cat "$WORK/up-local-udp.out")"
+}
