@@ -363,12 +363,6 @@ void upgrade_accept(struct ctx *c)
 		close(fd);
 		return;
 	}
-	if (upgrade_kind(&c->conf) == UPGRADE_VHOST_USER) {
-		warn("upgrade: refused: a vhost-user netshim does not hand "
-		     "over yet");
-		close(fd);
-		return;
-	}
 	if (link_busy(c)) {
 		warn("upgrade: refused: a migration is under way");
 		close(fd);

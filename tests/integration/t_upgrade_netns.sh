@@ -46,7 +46,7 @@ up_traffic_start "$NS_GUEST" 203.0.113.1
 up_local_start "$NS_GUEST" 9090 8080 9091
 
 up_refused "another MTU" \
-	"upgrade refused: the running netshim gives the guest MTU" -m 1400
+	"upgrade refused: the running netshim gives the guest MTU" + -m 1400
 out=$(timeout 20 python3 "$REPO/tests/upgrade/quit.py" "$WORK/up.sock" 300 \
 	2>&1) || fail "quit.py: $out"
 topo_alive "$BACKEND_PID" ||

@@ -44,9 +44,9 @@ up_traffic_start "$NS_GUEST" 203.0.113.1
 
 up_refused "a vhost-user command line on a stream's socket" \
 	"upgrade refused: the running netshim serves a -netdev stream VMM, this command line a vhost-user front-end" \
-	--vhost-user
+	+ --vhost-user
 up_refused "--max-tcp too small for the guest's connections" \
-	"more than --max-tcp 1 holds" --max-tcp 1
+	"more than --max-tcp 1 holds" + --max-tcp 1
 for bytes in 0 300; do
 	out=$(timeout 20 python3 "$REPO/tests/upgrade/quit.py" \
 		"$WORK/backend.sock.upgrade" "$bytes" 2>&1) ||

@@ -65,13 +65,15 @@ up_wait_gone() {
 # up_refused() - an upgrade that must not happen: the new process exits 1
 # with a message saying why, and the old one serves on
 # $1: what, for messages; $2: pattern the message must match;
-# $3...: options of the new process (besides the old one's, which come
-#        first, and --upgrade)
+# $3: "+" to add the options that follow to the old one's command line,
+#     "=" for the options that follow alone;
+# $4...: options of the new process (--upgrade comes last)
 up_refused() {
-	local what=$1 pattern=$2 out rc
+	local what=$1 pattern=$2 out rc args=()
 
-	shift 2
-	out=$(ip netns exec "$NS_POD" "$NETSHIM" "${UP_ARGS[@]}" "$@" \
+	[ "$3" = + ] && args=("${UP_ARGS[@]}")
+	shift 3
+	out=$(ip netns exec "$NS_POD" "$NETSHIM" "${args[@]}" "$@" \
 		-e -l "$WORK/refused.log" --upgrade 2>&1)
 	rc=$?
 	[ "$rc" = 1 ] || fail "$what: netshim --upgrade exited $rc: $out"
