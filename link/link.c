@@ -81,6 +81,9 @@ int link_init(struct ctx *c, const struct link_ops *ops)
 		return -1;
 	if (c->conf.vmm_fd >= 0)
 		return link_init_fd(c, c->conf.vmm_fd);
+	/* Taking over from a netshim given --fd: nothing to listen on */
+	if (c->conf.upgrade && !*c->conf.sock_path && !conf_ns_mode(&c->conf))
+		return 0;
 	return c->link.ops->listen(c);
 }
 

@@ -1995,7 +1995,7 @@ static int conf_upgrade_check(const struct conf *c)
 	if (!c->upgrade)
 		return 0;
 	if (c->vmm_fd >= 0) {
-		fprintf(stderr, "netshim: --upgrade takes the VMM connection from the running netshim: --fd has none to give\n");
+		fprintf(stderr, "netshim: --upgrade takes the VMM connection from the running netshim: give --upgrade-path instead of --fd\n");
 		return -1;
 	}
 	if (!*c->sock_path && !*c->upgrade_path) {
@@ -2055,8 +2055,9 @@ int conf_parse(struct conf *c, int argc, char **argv)
 		c->n_search = 0;
 	if (conf_upgrade_check(c))
 		return -1;
+	/* Taking over, the socket is the running netshim's, if it has one */
 	if (c->vmm_fd < 0 && !*c->sock_path && !conf_ns_mode(c) &&
-	    conf_sock_path(c))
+	    !c->upgrade && conf_sock_path(c))
 		return -1;
 	conf_upgrade_path(c);
 	/* The repair helper's socket, where passt has it: PATH.repair */

@@ -556,6 +556,9 @@ int main(int argc, char **argv)
 	if (c->conf.vmm_fd >= 0) {
 		info("serving the VMM connection on descriptor %d",
 		     c->conf.vmm_fd);
+	} else if (c->conf.upgrade && !*c->conf.sock_path) {
+		info("serving the VMM connection the running netshim hands "
+		     "over, with no socket to listen on");
 	} else if (c->ns.net_fd < 0) {	/* namespace mode has no socket */
 		info("listening on %s", c->conf.sock_path);
 		if (c->conf.vhost_user)

@@ -19,7 +19,8 @@
  *
  * 1. The old one accepts a process of its own user or root, and at once
  *    writes, serving on meanwhile: netshim's magic and version, then an
- *    UPGRADE_SETUP section: its back-end, MTU, MAC address and PID, and
+ *    UPGRADE_SETUP section: its back-end, whether it ends with its VMM's
+ *    connection (-1, --fd), its MTU, MAC address and PID, and
  *    the sockets that do not change while it serves (listening ones, the
  *    tap), each behind its kind, a zero kind last.
  * 2. The new one checks the command lines agree, and sets itself up as
@@ -64,6 +65,7 @@
 #include "log.h"
 #include "migio.h"
 #include "migrate.h"
+#include "repair.h"
 #include "unixsock.h"
 #include "link/link.h"
 #include "tcp/splice.h"
@@ -106,6 +108,12 @@ enum upgrade_kind {
 #define UPGRADE_MISC_LL		0x01	/* the guest's link-local address */
 #define UPGRADE_MISC_PING4	0x02	/* ping sockets refused, IPv4 */
 #define UPGRADE_MISC_PING6	0x04	/* and IPv6 */
+#define UPGRADE_MISC_REPAIR	0x08	/* a TCP repair helper: its socket
+					 * follows */
+#define UPGRADE_MISC_REPAIR_EXT	0x10	/* netshim-repair */
+#define UPGRADE_MISC_ALL	0x1f
+
+#define UPGRADE_SETUP_ONE_OFF	0x01	/* -1: exit when the VMM goes */
 
 /* Written by the old netshim, read by the new one: never both at once */
 static struct migio upgrade_io;
@@ -302,6 +310,7 @@ static int upgrade_offer(struct ctx *c, int fd)
 
 	migio_init_sock(io, fd);
 	h[0] = (uint8_t)upgrade_kind(&c->conf);
+	h[1] = c->conf.one_off ? UPGRADE_SETUP_ONE_OFF : 0;
 	migio_wr_be16(h + 2, (uint16_t)c->conf.mtu);
 	memcpy(h + 4, c->conf.our_mac, 6);
 	migio_wr_be32(h + 12, (uint32_t)getpid());
@@ -393,12 +402,18 @@ static int upgrade_misc_put(struct ctx *c, struct migio *io)
 {
 	uint8_t m[UPGRADE_MISC_LEN] = { 0 };
 
+	/* A helper in the middle of a batch is a migration's, under way */
+	bool rep = c->repair.fd >= 0 && !c->repair.n && !c->repair.nsent;
+
 	m[0] = (c->gaddr6_ll_known ? UPGRADE_MISC_LL : 0) |
 	       (c->ping4_denied ? UPGRADE_MISC_PING4 : 0) |
-	       (c->ping6_denied ? UPGRADE_MISC_PING6 : 0);
+	       (c->ping6_denied ? UPGRADE_MISC_PING6 : 0) |
+	       (rep ? UPGRADE_MISC_REPAIR : 0) |
+	       (rep && c->repair.ext ? UPGRADE_MISC_REPAIR_EXT : 0);
 	memcpy(m + 8, &c->gaddr6_ll, 16);
 	return migio_put(io, m, sizeof(m)) ||
-	       migio_put_u64(io, (uint64_t)c->last_ra) ? -1 : 0;
+	       migio_put_u64(io, (uint64_t)c->last_ra) ||
+	       (rep && migio_put_fd(io, c->repair.fd)) ? -1 : 0;
 }
 
 /**
@@ -413,10 +428,16 @@ static int upgrade_misc_get(struct ctx *c, struct migio *io)
 	uint8_t m[UPGRADE_MISC_LEN];
 	uint64_t ra;
 
-	if (migio_get(io, m, sizeof(m)) || migio_get_u64(io, &ra))
+	int fd = -1;
+
+	if (migio_get(io, m, sizeof(m)) || migio_get_u64(io, &ra) ||
+	    ((m[0] & UPGRADE_MISC_REPAIR) && migio_get_fd(io, &fd)))
 		return -1;
-	if (m[0] & ~(UPGRADE_MISC_LL | UPGRADE_MISC_PING4 |
-		     UPGRADE_MISC_PING6)) {
+	if ((m[0] & ~UPGRADE_MISC_ALL) ||
+	    (fd >= 0 && (c->repair.fd >= 0 ||
+			 repair_adopt(c, fd, m[0] & UPGRADE_MISC_REPAIR_EXT)))) {
+		if (fd >= 0)
+			close(fd);
 		io->err = EINVAL;
 		return -1;
 	}
@@ -713,6 +734,9 @@ int upgrade_begin(struct ctx *c)
 	    migio_get(io, h, sizeof(h)))
 		goto fail;
 	c->up.peer = (int)migio_rd_be32(h + 12);
+	/* Its VMM came with --fd: this one, too, ends with the connection */
+	if (h[1] & UPGRADE_SETUP_ONE_OFF)
+		c->conf.one_off = true;
 	if (upgrade_setup_check(c, h) || fdpool_init()) {
 		migio_drop_fds(io);
 		return -1;

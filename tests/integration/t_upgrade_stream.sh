@@ -20,6 +20,10 @@
 #   and no more memory.
 # - The listeners moved too: a connection to a -t port reaches the guest
 #   after them, and the VMM never connected again.
+# - A new netshim refuses a bad state from a running one (a fake,
+#   tests/upgrade/fake_old.py): another version, not netshim's, cut short,
+#   with a section no netshim has, a connection out of bounds, garbage;
+#   it says why and exits 1.
 
 set -u
 # shellcheck source=tests/lib/topo.sh
@@ -69,3 +73,30 @@ connects=$(topo_counter vmm_connects)
 [ "$connects" = 1 ] ||
 	fail "the VMM connected $connects times: it noticed the upgrades"
 log "ok: the relay connected once, and serves on after $ROUNDS upgrades"
+
+# A new netshim given a bad state by a running one (a fake, tests/
+# upgrade/fake_old.py) refuses it, says why, and exits 1, never crashes
+for c in "version:writes version 2 of the state" \
+	"magic:is not a netshim's upgrade socket" \
+	"truncated:it ends early" "section:unknown section 77" \
+	"tcp:TCP connection 1 of 1 is malformed" \
+	"garbage:upgrade refused: reading the state failed"; do
+	kase=${c%%:*}
+	rm -f "$WORK/fake.sock" "$WORK/fake.up"
+	ip netns exec "$NS_POD" timeout 40 python3 \
+		"$REPO/tests/upgrade/fake_old.py" "$WORK/fake.up" 65520 \
+		"$kase" >"$WORK/fake.out" 2>&1 &
+	fake=$!
+	topo_pid_add "$fake"
+	topo_wait_file "$WORK/fake.up" || fail "$kase: no fake netshim"
+	out=$(ip netns exec "$NS_POD" timeout 30 "$NETSHIM" -f -e -m 65520 \
+		-s "$WORK/fake.sock" --upgrade-path "$WORK/fake.up" \
+		-D 203.0.113.1 --upgrade 2>&1)
+	rc=$?
+	wait "$fake"
+	[ "$rc" = 1 ] || fail "$kase: netshim --upgrade exited $rc: $out"
+	grep -q -- "${c#*:}" <<<"$out" ||
+		fail "$kase: no '${c#*:}' in: $(tail -n 3 <<<"$out")"
+	log "ok: a bad state ($kase): refused ($(grep -o "${c#*:}.*" \
+		<<<"$out" | head -n 1)), the fake heard $(cat "$WORK/fake.out")"
+done

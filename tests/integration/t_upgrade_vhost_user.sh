@@ -20,7 +20,10 @@
 #   once), and no more memory.
 # - The front-end noticed nothing: it connected once, and netshim never
 #   saw a memory region again, a queue restarted, or a front-end dropped.
-# The same with a QEMU 10 guest, fewer times: t_upgrade_vm_vhost_user.sh.
+# - A netshim given its connection (--fd) is upgraded with --upgrade-path
+#   instead, three times under traffic, and the last one ends with the
+#   connection as the first would have.
+# The same with a QEMU 10 guest: t_upgrade_vm_vhost_user.sh.
 
 set -u
 # shellcheck source=tests/lib/topo.sh
@@ -72,3 +75,48 @@ kill "$RELAY_PID"
 wait "$RELAY_PID" 2>/dev/null
 log "ok: the front-end connected once, gave its memory once, and was" \
 	"served through $ROUNDS upgrades: $(grep 'features' "$WORK/relay.log")"
+
+# A netshim given its front-end's connection (--fd, as QEMU's -netdev
+# passt starts it) has no socket: its successor is started with the same
+# command line, --upgrade-path for --fd, and ends with that connection as
+# the first one would have (-1 carries over)
+topo_cleanup
+topo_init
+topo_peer_pod
+topo_ns_add "$NS_GUEST"
+chmod 1777 "$WORK"
+UP_ARGS=(--vhost-user --upgrade-path "$WORK/up.sock" -P "$WORK/backend.pid"
+	-D 203.0.113.1 -S netshim.test)
+ip netns exec "$NS_POD" python3 - "$NETSHIM" "$WORK" "$NS_GUEST" "$REPO" \
+	"${UP_ARGS[@]}" <<'PY' >"$WORK/launcher.out" 2>&1
+import os, socket, subprocess, sys
+netshim, work, guest, repo, args = sys.argv[1], sys.argv[2], sys.argv[3], \
+	sys.argv[4], sys.argv[5:]
+a, b = socket.socketpair()
+subprocess.run([netshim, "--fd", str(a.fileno())] + args +
+               ["-l", work + "/backend.log"], pass_fds=[a.fileno()],
+               check=True)
+r = subprocess.Popen(["ip", "netns", "exec", guest, repo + "/tests/vu_relay",
+                      "tap0", "fd:%d" % b.fileno()], pass_fds=[b.fileno()],
+                     stdout=open(work + "/relay.log", "w"),
+                     stderr=subprocess.STDOUT, start_new_session=True)
+open(work + "/relay.pid", "w").write("%d\n" % r.pid)
+PY
+[ -s "$WORK/relay.pid" ] || fail "--fd: no front-end: $(cat "$WORK/launcher.out")"
+RELAY_PID=$(cat "$WORK/relay.pid")
+BACKEND_PID=$(cat "$WORK/backend.pid")
+topo_pid_add "$RELAY_PID"
+topo_pid_add "$BACKEND_PID"
+topo_relay_wait "$WORK/relay.log"
+guest_dhcp4
+up_traffic_start "$NS_GUEST" 203.0.113.1
+for i in 1 2 3; do
+	sleep 0.3
+	up_upgrade "$i of 3, --fd"
+done
+up_traffic_stop
+kill "$RELAY_PID"
+up_wait_gone "$BACKEND_PID" ||
+	fail "--fd: netshim did not exit with its front-end's connection"
+log "ok: --fd: 3 upgrades under traffic, and the last netshim ended with" \
+	"the connection, as the first would have"
