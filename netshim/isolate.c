@@ -416,14 +416,18 @@ static int isolate_user(uid_t uid, gid_t gid)
 /**
  * isolate() - detach, drop privileges, filter system calls
  * @c:		configuration: --runas, socket and PID file paths
+ * @up_path:	the socket a successor takes over at, if we listen there
+ *		(--upgrade-path), else NULL
  * @sock:	filled in: how to remove the socket at exit
  * @pid:	filled in: how to remove the PID file at exit
+ * @up:		filled in: how to remove @up_path at exit
  * @bpf_maps:	an eBPF program of bpf/ is loaded: the loop uses its maps
  *
  * Return: 0 on success, -1 on failure (logged): netshim must not run
  */
-int isolate(const struct conf *c, struct isolate_path *sock,
-	    struct isolate_path *pid, bool bpf_maps)
+int isolate(const struct conf *c, const char *up_path,
+	    struct isolate_path *sock, struct isolate_path *pid,
+	    struct isolate_path *up, bool bpf_maps)
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
@@ -459,6 +463,7 @@ int isolate(const struct conf *c, struct isolate_path *sock,
 
 	isolate_keep_path(c->sock_path, sock, uid, gid);
 	isolate_keep_path(c->pid_file, pid, uid, gid);
+	isolate_keep_path(up_path, up, uid, gid);
 	isolate_fs(c->chroot_fallback);
 	/* Started unprivileged, we already are that user */
 	if ((root && isolate_user(uid, gid)) || isolate_caps())

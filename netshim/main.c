@@ -529,6 +529,7 @@ int main(int argc, char **argv)
 	static struct ctx ctx;
 	struct ctx *c = &ctx;
 	struct isolate_path sock_k = { .dirfd = -1 }, pid_k = { .dirfd = -1 };
+	struct isolate_path up_k = { .dirfd = -1 };
 	int rc = 0, ready, pid_fd = -1;
 	unsigned int left;
 
@@ -583,12 +584,15 @@ int main(int argc, char **argv)
 	    uring_init(c) ||
 	    pid_file_open(c, &pid_fd) ||
 	    (!c->conf.upgrade && pid_file_write(pid_fd)) ||
-	    isolate(&c->conf, &sock_k, &pid_k, splice_bpf_loaded(c))) {
+	    isolate(&c->conf, c->up.listen_fd >= 0 ? c->conf.upgrade_path :
+		    NULL, &sock_k, &pid_k, &up_k, splice_bpf_loaded(c))) {
 		/* Taking over, they are the old netshim's, serving on */
 		if (*c->conf.sock_path && !c->conf.upgrade)
 			unlink(c->conf.sock_path);
 		if (*c->conf.pid_file && !c->conf.upgrade)
 			unlink(c->conf.pid_file);
+		if (c->up.listen_fd >= 0 && !c->conf.upgrade)
+			unlink(c->conf.upgrade_path);
 		return 1;
 	}
 	/* Everything set up and isolated: the old netshim stops only now */
@@ -608,5 +612,6 @@ int main(int argc, char **argv)
 		return 0;
 	isolate_remove(&sock_k);
 	isolate_remove(&pid_k);
+	isolate_remove(&up_k);
 	return c->ns.exited ? c->ns.status : rc;
 }

@@ -76,7 +76,7 @@ up_backend -s "$WORK/backend.sock" -P "$WORK/backend.pid" \
 	-D 203.0.113.1 -D 2001:db8:1::1 -S netshim.test "${VU[@]}"
 NETDEV=$NETDEV VM_LOG="$WORK/vm.log" VM_QUIET=1 VM_TIMEOUT=900 \
 	VM_PIDFILE="$WORK/qemu.pid" \
-	VM_TRACE=vhost_user_write,vhost_user_read,vhost_user_event,chr_socket_* \
+	VM_TRACE='vhost_user_write,vhost_user_read,vhost_user_event,chr_socket_*' \
 	"$(dirname "$0")/run-vm.sh" upgrade "$WORK/backend.sock" \
 	netshim.wait=600 >"$WORK/run-vm.out" 2>&1 &
 QRUN=$!
