@@ -251,6 +251,7 @@ struct link {
  * @fd:		the new netshim taking over from us, or the old one we take
  *		over from, or -1
  * @peer:	its process ID
+ * @uid:	the user we were started as, who may take over besides root
  * @done:	we handed everything over: the loop ends, and nothing
  *		shared (sockets, the socket and PID files) is touched
  */
@@ -258,6 +259,7 @@ struct upgrade {
 	int listen_fd;
 	int fd;
 	int peer;
+	uid_t uid;
 	bool done;
 };
 

@@ -222,6 +222,8 @@ int upgrade_listen(struct ctx *c)
 	c->up.listen_fd = -1;
 	if (!c->conf.upgrade)
 		c->up.fd = -1;
+	/* Before the sandbox turns us into an unprivileged user */
+	c->up.uid = geteuid();
 	if (!*path)
 		return 0;
 	fd = fdpool_take_unix(path);
@@ -347,10 +349,12 @@ fail:
  * upgrade_accept() - a new netshim connects to take over
  * @c:		execution context
  *
- * Only our own user or root may: they could take the sockets anyway.
- * Not in the middle of a migration, whose device state transfer holds
- * the same state.  A new one replaces one already connected (a launcher
- * that gave up on it).
+ * Only root, or the user we were started as, may: they could take the
+ * sockets anyway.  Not the unprivileged user a netshim started as root
+ * turns into (nobody, or --runas): other processes may run as that one.
+ * Not in the middle of a migration, whose device state transfer holds the
+ * same state.  A new one replaces one already connected (a launcher that
+ * gave up on it).
  */
 void upgrade_accept(struct ctx *c)
 {
@@ -365,10 +369,10 @@ void upgrade_accept(struct ctx *c)
 	if (fd < 0)
 		return;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &sl) ||
-	    (cred.uid && cred.uid != geteuid())) {
+	    (cred.uid && cred.uid != c->up.uid)) {
 		warn("upgrade: refused a process of uid %u: only root or uid "
 		     "%u may take over", (unsigned int)cred.uid,
-		     (unsigned int)geteuid());
+		     (unsigned int)c->up.uid);
 		close(fd);
 		return;
 	}
@@ -881,6 +885,26 @@ static int upgrade_state_get(struct ctx *c, struct migio *io)
 		return -1;
 	}
 	return 0;
+}
+
+/**
+ * upgrade_state_read() - read a state, all of it, from a socket: the
+ *			  second half of upgrade_take() alone, for the fuzzer
+ *			  (tests/fuzz/fuzz_upgrade.c)
+ * @c:		execution context, set up
+ * @fd:		the socket, at the state's first section
+ *
+ * Return: 0 if the state was taken, -1 if refused (logged)
+ */
+int upgrade_state_read(struct ctx *c, int fd)
+{
+	struct migio *io = &upgrade_io;
+	int rc;
+
+	migio_init_sock(io, fd);
+	rc = upgrade_state_get(c, io);
+	migio_drop_fds(io);
+	return rc;
 }
 
 /**

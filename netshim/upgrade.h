@@ -13,5 +13,6 @@ void upgrade_accept(struct ctx *c);
 void upgrade_event(struct ctx *c, uint32_t events);
 int upgrade_begin(struct ctx *c);
 int upgrade_take(struct ctx *c);
+int upgrade_state_read(struct ctx *c, int fd);
 
 #endif /* NETSHIM_UPGRADE_H */
