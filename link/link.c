@@ -81,8 +81,12 @@ int link_init(struct ctx *c, const struct link_ops *ops)
 		return -1;
 	if (c->conf.vmm_fd >= 0)
 		return link_init_fd(c, c->conf.vmm_fd);
-	/* Taking over from a netshim given --fd: nothing to listen on */
-	if (c->conf.upgrade && !*c->conf.sock_path && !conf_ns_mode(&c->conf))
+	/* Taking over, the connection comes from the running netshim, and
+	 * the socket it listened on if it had one (not with --fd): nothing
+	 * of our own to listen on or connect to
+	 */
+	if (c->conf.upgrade && !conf_ns_mode(&c->conf) &&
+	    !fdpool_has_unix(c->conf.sock_path))
 		return 0;
 	return c->link.ops->listen(c);
 }

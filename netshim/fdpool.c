@@ -221,6 +221,37 @@ int fdpool_take_inet(int type, const struct in6_addr *a, uint16_t port)
 }
 
 /**
+ * fdpool_find_unix() - the entry of the listening UNIX socket at a path
+ * @path:	its path
+ *
+ * Return: the entry, NULL if none was handed over, or it was taken
+ */
+static struct fdpool_ent *fdpool_find_unix(const char *path)
+{
+	unsigned int i;
+
+	for (i = 0; fdpool_ents && i < fdpool_n; i++) {
+		struct fdpool_ent *e = &fdpool_ents[i];
+
+		if (e->fd >= 0 && e->kind == FDPOOL_UNIX &&
+		    !strncmp(e->path, path, sizeof(e->path)))
+			return e;
+	}
+	return NULL;
+}
+
+/**
+ * fdpool_has_unix() - was a listening UNIX socket at a path handed over
+ * @path:	its path
+ *
+ * Return: true if it waits in the pool
+ */
+bool fdpool_has_unix(const char *path)
+{
+	return fdpool_find_unix(path) != NULL;
+}
+
+/**
  * fdpool_take_unix() - the listening UNIX socket at a path, if handed over
  * @path:	its path
  *
@@ -228,19 +259,14 @@ int fdpool_take_inet(int type, const struct in6_addr *a, uint16_t port)
  */
 int fdpool_take_unix(const char *path)
 {
-	unsigned int i;
+	struct fdpool_ent *e = fdpool_find_unix(path);
+	int fd;
 
-	for (i = 0; fdpool_ents && i < fdpool_n; i++) {
-		struct fdpool_ent *e = &fdpool_ents[i];
-		int fd = e->fd;
-
-		if (fd < 0 || e->kind != FDPOOL_UNIX ||
-		    strncmp(e->path, path, sizeof(e->path)))
-			continue;
-		e->fd = -1;
-		return fd;
-	}
-	return -1;
+	if (!e)
+		return -1;
+	fd = e->fd;
+	e->fd = -1;
+	return fd;
 }
 
 /**

@@ -22,6 +22,7 @@ int fdpool_init(void);
 int fdpool_put(enum fdpool_kind kind, int fd);
 bool fdpool_on(void);
 int fdpool_take_inet(int type, const struct in6_addr *a, uint16_t port);
+bool fdpool_has_unix(const char *path);
 int fdpool_take_unix(const char *path);
 int fdpool_take(enum fdpool_kind kind);
 unsigned int fdpool_drain(void);

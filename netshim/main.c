@@ -557,7 +557,8 @@ int main(int argc, char **argv)
 	if (c->conf.vmm_fd >= 0) {
 		info("serving the VMM connection on descriptor %d",
 		     c->conf.vmm_fd);
-	} else if (c->conf.upgrade && !*c->conf.sock_path) {
+	} else if (c->conf.upgrade && c->link.listen_fd < 0 &&
+		   c->ns.net_fd < 0) {
 		info("serving the VMM connection the running netshim hands "
 		     "over, with no socket to listen on");
 	} else if (c->ns.net_fd < 0) {	/* namespace mode has no socket */
@@ -606,10 +607,12 @@ int main(int argc, char **argv)
 	if (netshim_loop_starts)
 		netshim_loop_starts();
 	loop(c);
-	counters_log(c);
-	/* Handed over: the socket and PID files are the new netshim's */
+	/* Handed over: the counters go on in the new netshim, and the
+	 * socket and PID files are its own
+	 */
 	if (c->up.done)
 		return 0;
+	counters_log(c);
 	isolate_remove(&sock_k);
 	isolate_remove(&pid_k);
 	isolate_remove(&up_k);
