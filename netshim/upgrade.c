@@ -17,11 +17,11 @@
  * The old netshim listens at --upgrade-path (by default its socket's path
  * and .upgrade), the new one connects there:
  *
- * 1. The old one accepts a process of its own user or root, and at once
- *    writes, serving on meanwhile: netshim's magic and version, then an
- *    UPGRADE_SETUP section: its back-end, whether it ends with its VMM's
- *    connection (-1, --fd), its MTU, MAC address and PID, and
- *    the sockets that do not change while it serves (listening ones, the
+ * 1. The old one accepts root, or the user it was started as, and at
+ *    once writes, serving on meanwhile: netshim's magic and version, then
+ *    an UPGRADE_SETUP section: its back-end, whether it ends with its
+ *    VMM's connection (-1, --fd), its MTU, MAC address and PID, and the
+ *    sockets that do not change while it serves (listening ones, the
  *    tap), each behind its kind, a zero kind last.
  * 2. The new one checks the command lines agree, and sets itself up as
  *    any netshim does, but where it would bind a port or a path it takes
@@ -32,8 +32,8 @@
  *    everything else, its sockets along (the guest's addresses, the link
  *    and its queues, the ports "auto" follows, TCP connections, UDP and
  *    ICMP flows, the local flows of namespace mode, the counters), and
- *    waits for the verdict.  Writing
- *    changes nothing of its own state.
+ *    waits for the verdict.  Writing changes nothing of its own state
+ *    that it could not go on with.
  * 4. The new one takes it all, checked as untrusted input, and answers
  *    UPGRADE_TAKEN, or UPGRADE_REFUSED (another version, a malformed or
  *    truncated stream, more than its tables hold).

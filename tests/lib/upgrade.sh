@@ -77,7 +77,7 @@ up_refused() {
 		-e -l "$WORK/refused.log" --upgrade 2>&1)
 	rc=$?
 	[ "$rc" = 1 ] || fail "$what: netshim --upgrade exited $rc: $out"
-	grep -q -- "$pattern" "$WORK/refused.log" <<<"$out" ||
+	grep -q -- "$pattern" <<<"$out" ||
 		grep -q -- "$pattern" "$WORK/refused.log" ||
 		fail "$what: no '$pattern' in: $out $(tail -3 "$WORK/refused.log")"
 	topo_alive "$BACKEND_PID" ||
