@@ -153,7 +153,9 @@ up_traffic_stop() {
 
 	touch "$WORK/up-stop"
 	up_ping_stop
-	for _ in $(seq 100); do
+	# What is in flight arrives within a second; a loaded machine may
+	# take longer to let the readers run
+	for _ in $(seq 300); do
 		[ -s "$WORK/up-tcp1.recv" ] && [ -s "$WORK/up-tcp2.recv" ] &&
 			[ -s "$WORK/up-tcp1.sent" ] &&
 			[ -s "$WORK/up-tcp2.sent" ] && [ -s "$WORK/up-udp.out" ] &&
@@ -163,9 +165,11 @@ up_traffic_stop() {
 	for f in up-tcp1 up-tcp2; do
 		s=$(cat "$WORK/$f.sent")
 		r=$(cat "$WORK/$f.recv")
-		[ -n "$s" ] && [ "$s" = "$r" ] ||
+		[ -n "$s" ] && [ "$s" = "$r" ] || {
+			up_sockets
 			fail "TCP stream $f: sent '$s', received '$r' (bytes sha256):" \
 				"$(tail -3 "$WORK/up.err")"
+		}
 		log "ok: TCP stream $f: $(numfmt --to=iec "${s%% *}")B, every" \
 			"byte as sent"
 	done
@@ -175,6 +179,19 @@ up_traffic_stop() {
 	grep -q ' 0% packet loss' "$WORK/up-ping.out" ||
 		fail "pings lost: $(grep 'packet loss' "$WORK/up-ping.out")"
 	log "ok: pings: $(grep 'packet loss' "$WORK/up-ping.out")"
+}
+
+# up_sockets() - the TCP sockets of the guest, the pod and the peer, and
+# netshim's counters, on stderr: what a transfer that did not end left
+up_sockets() {
+	local ns
+
+	for ns in "$NS_GUEST" "$NS_POD" "$NS_PEER"; do
+		echo "--- TCP sockets in $ns" >&2
+		ip netns exec "$ns" ss -tnio 2>&1 | head -n 40 >&2
+	done
+	echo "--- netshim's counters" >&2
+	topo_counters 2>/dev/null | grep -v ' 0  ' >&2
 }
 
 # up_fds() - descriptors of the serving netshim
