@@ -158,8 +158,10 @@ void link_client_timer(struct ctx *c)
 
 	if (!c->conf.vmm_connect || c->quit)
 		return;
+	/* Up: connected here, or handed over by an upgrade in place */
 	if (c->link.up) {
 		lc->waiting = false;
+		lc->ever = true;
 		return;
 	}
 	if (!lc->waiting) {

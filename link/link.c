@@ -17,9 +17,11 @@
 #include <sys/stat.h>
 
 #include "link.h"
+#include "netshim/fdpool.h"
 #include "netshim/unixsock.h"
 #include "queue.h"
 #include "netshim/log.h"
+#include "netshim/migio.h"
 #include "netshim/pcap.h"
 
 /**
@@ -79,14 +81,27 @@ int link_init(struct ctx *c, const struct link_ops *ops)
 		return -1;
 	if (c->conf.vmm_fd >= 0)
 		return link_init_fd(c, c->conf.vmm_fd);
+	/* Client mode holds the directory of the VMM's socket even when
+	 * taking over: it connects again once that VMM goes
+	 */
 	if (c->conf.vmm_connect)
 		return link_client_init(c);
+	/* Taking over, the connection comes from the running netshim, and
+	 * the socket it listened on if it had one (not with --fd): nothing
+	 * of our own to listen on or connect to
+	 */
+	if (c->conf.upgrade && !conf_ns_mode(&c->conf) &&
+	    !fdpool_has_unix(c->conf.sock_path))
+		return 0;
 	return c->link.ops->listen(c);
 }
 
 /**
  * link_listen() - create the UNIX socket the VMM or front-end connects to
  * @c:		execution context
+ *
+ * Taking over from a running netshim (--upgrade), its socket is taken
+ * instead (netshim/fdpool.c): the path never goes away.
  *
  * Return: 0 on success, -1 with a message on failure
  */
@@ -96,7 +111,9 @@ int link_listen(struct ctx *c)
 	const char *path = c->conf.sock_path;
 	int fd;
 
-	fd = unix_listen(path);
+	fd = fdpool_take_unix(path);
+	if (fd < 0)
+		fd = unix_listen(path);
 	if (fd < 0) {
 		if (errno == EADDRINUSE)
 			err("%s is in use by another process", path);
@@ -717,4 +734,153 @@ void link_gone(struct ctx *c, const char *why)
 	c->link.gone = true;
 	if (c->conf.one_off)
 		c->quit = true;
+}
+
+/* An upgrade in place (netshim/upgrade.c) hands the link over as it is:
+ * the VMM's connection (the tap of namespace mode went before, with the
+ * sockets that never change), the bytes of a frame the VMM sent only
+ * part of, the frames queued for the guest and not taken yet, and what
+ * the back-end has beyond that (vhost-user's device: link_ops'
+ * upgrade_save).  Section body, integers big endian: flags (1:
+ * LINK_UP_CONN), the queue pair steered to (1), then with LINK_UP_CONN
+ * the connection's mark; the bytes read and not cut into frames yet (4,
+ * then those), the queue for the guest (4, then its bytes, as
+ * link/queue.c lays them out: the same back-end's), then the back-end's
+ * part.
+ */
+#define LINK_UP_CONN		0x01
+
+/**
+ * link_busy() - is the link in the middle of something a new netshim
+ *		 could not take up: a migration's device state transfer
+ * @c:		execution context
+ *
+ * Return: true while a transfer is asked for or our state was saved for
+ * a migration that has not ended
+ */
+bool link_busy(const struct ctx *c)
+{
+	return c->link.state_fd >= 0 || c->link.state_saved;
+}
+
+/**
+ * link_upgrade_save() - write the link's state for a netshim taking over
+ * @c:		execution context, between two events of the loop
+ * @io:		the stream, over the new netshim's UNIX socket
+ *
+ * What is queued for the guest goes out first, as far as it can: the
+ * rest moves.  Nothing else changes, so that the loop goes on as if
+ * nothing happened should the new netshim refuse.
+ *
+ * Return: 0 on success, -1 with @io->err set
+ */
+int link_upgrade_save(struct ctx *c, struct migio *io)
+{
+	bool conn = c->link.up && c->link.fd >= 0 && c->ns.net_fd < 0;
+	struct tx *tx = &c->link.tx;
+	struct rx *rx = &c->link.rx;
+	uint8_t h[2] = { conn ? LINK_UP_CONN : 0, c->link.steer };
+
+	if (c->link.up && lq_pending(tx))
+		link_flush(c);
+	if (migio_put(io, h, sizeof(h)) ||
+	    (conn && migio_put_fd(io, c->link.fd)) ||
+	    migio_put_u32(io, (uint32_t)(rx->len - rx->off)) ||
+	    migio_put(io, rx->buf + rx->off, rx->len - rx->off) ||
+	    migio_put_u32(io, (uint32_t)(tx->tail - tx->head)) ||
+	    migio_put(io, tx->buf + tx->head, tx->tail - tx->head))
+		return -1;
+	if (c->link.up && c->link.ops->upgrade_save)
+		return c->link.ops->upgrade_save(c, io);
+	return 0;
+}
+
+/**
+ * link_queue_ok() - are bytes a queue of this back-end's frames
+ * @c:		execution context
+ * @len:	bytes at the start of the queue's buffer
+ *
+ * The stream's queue is sent as it is, from wherever its head was, and
+ * may start in the middle of a frame; the others are taken frame by frame
+ * (lq_peek()), each behind its length and room for its header.
+ *
+ * Return: true if every frame is whole and within the largest
+ */
+static bool link_queue_ok(const struct ctx *c, size_t len)
+{
+	const struct tx *tx = &c->link.tx;
+	size_t off = 0;
+
+	if (!tx->meta)
+		return true;
+	while (off < len) {
+		uint32_t flen;
+
+		if (len - off < LQ_HDR_LEN + tx->meta)
+			return false;
+		flen = rd32(tx->buf + off);
+		if (!flen || flen > FRAME_MAX ||
+		    flen > len - off - LQ_HDR_LEN - tx->meta)
+			return false;
+		off += LQ_HDR_LEN + tx->meta + flen;
+	}
+	return true;
+}
+
+/**
+ * link_upgrade_load() - take the link's state from the netshim handing over
+ * @c:		execution context, the back-end set up (listening, or the tap
+ *		attached)
+ * @io:		the stream, at the section's body
+ *
+ * The connection is adopted as a VMM's would be, without the news of a
+ * new guest: its addresses and connections are still those it had.
+ *
+ * Return: 0 on success, -1 with @io->err set (EINVAL if malformed)
+ */
+int link_upgrade_load(struct ctx *c, struct migio *io)
+{
+	struct tx *tx = &c->link.tx;
+	struct rx *rx = &c->link.rx;
+	uint32_t rlen, tlen;
+	uint8_t h[2];
+	int fd = -1;
+
+	if (migio_get(io, h, sizeof(h)) || (h[0] & ~LINK_UP_CONN))
+		goto bad;
+	if (h[0] & LINK_UP_CONN) {
+		if (migio_get_fd(io, &fd))
+			return -1;
+		if (c->ns.net_fd >= 0 || c->link.fd >= 0)
+			goto bad;
+		/* Closed by the back-end if it cannot take it */
+		if (c->link.ops->adopt(c, fd)) {
+			io->err = EIO;
+			return -1;
+		}
+		fd = -1;
+		c->link.fresh = false;		/* the same guest */
+		c->cnt.vmm_connects--;
+	}
+	c->link.steer = h[1];
+	if (migio_get_u32(io, &rlen) || rlen >= rx->size ||
+	    (rlen && !c->link.up) || migio_get(io, rx->buf, rlen))
+		goto bad;
+	rx->len = rlen;
+	rx->off = 0;
+	if (migio_get_u32(io, &tlen) || tlen > tx->size ||
+	    (tlen && !c->link.up) || migio_get(io, tx->buf, tlen) ||
+	    !link_queue_ok(c, tlen))
+		goto bad;
+	tx->head = 0;
+	tx->tail = tlen;
+	if (c->link.up && c->link.ops->upgrade_load)
+		return c->link.ops->upgrade_load(c, io);
+	return 0;
+bad:
+	if (fd >= 0)
+		close(fd);
+	if (!io->err)
+		io->err = EINVAL;
+	return -1;
 }

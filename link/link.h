@@ -110,7 +110,14 @@ struct link_frame {
  * @resolve:	where bytes of a guest frame really are, if the back-end
  *		left some in the guest's memory instead of copying them, or
  *		NULL: see link_iov_resolve()
+ * @upgrade_save: write what the back-end has of its front-end beyond the
+ *		connection, for a netshim taking over (netshim/upgrade.c),
+ *		changing nothing; or NULL for nothing more
+ * @upgrade_load: take that from the netshim handing over, the connection
+ *		adopted already
  */
+struct migio;
+
 struct link_ops {
 	const char *name;
 	size_t rx_size, tx_size;
@@ -130,6 +137,8 @@ struct link_ops {
 			     const struct link_offload *o);
 	size_t (*resolve)(struct ctx *c, const struct iovec *in,
 			  struct iovec *out, size_t max);
+	int (*upgrade_save)(struct ctx *c, struct migio *io);
+	int (*upgrade_load)(struct ctx *c, struct migio *io);
 };
 
 /* The queue pair a queued frame goes to, with link_ops.pairs */
@@ -157,6 +166,9 @@ void link_state_offer(struct ctx *c, int fd, bool load);
 bool link_take_state_out(struct ctx *c);
 void link_started(struct ctx *c);
 bool link_take_state_back(struct ctx *c);
+bool link_busy(const struct ctx *c);
+int link_upgrade_save(struct ctx *c, struct migio *io);
+int link_upgrade_load(struct ctx *c, struct migio *io);
 
 /**
  * link_up() - is a VMM or front-end connected, so that frames can flow

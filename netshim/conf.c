@@ -111,6 +111,19 @@ static const uint8_t conf_default_mac[ETH_ALEN_] = {
 	  "netshim: the default) or netshim (UDP and\n"		\
 	  "ICMP echo flows go too; netshim reads it)",			\
 	  conf_opt_migrate_format(c, arg))				\
+	X(UPGRADE, "upgrade", 0, no_argument, NULL,			\
+	  "take over from the netshim serving this guest,\n"		\
+	  "found at --upgrade-path, instead of starting\n"		\
+	  "afresh: every socket and connection is kept,\n"		\
+	  "the VMM notices nothing; exits 1 if refused",		\
+	  conf_set(&c->upgrade, true))					\
+	X(UPGRADE_PATH, "upgrade-path", 0, required_argument, "PATH",	\
+	  "the UNIX socket a new netshim takes over from\n"		\
+	  "this one at (default: the socket's path and\n"		\
+	  ".upgrade; in namespace mode and with --fd,\n"		\
+	  "none unless given)",						\
+	  conf_opt_path(OPT_UPGRADE_PATH, c->upgrade_path,		\
+			sizeof(c->upgrade_path), arg))			\
 	X(PRINT_CAPS, "print-capabilities", 0, no_argument, NULL,	\
 	  "print the vhost-user back-end's capabilities\n"		\
 	  "as JSON and exit",						\
@@ -2145,6 +2158,54 @@ static void conf_copy_what(struct conf *c, const struct conf_state *st)
 }
 
 /**
+ * conf_upgrade_check() - what an upgrade in place needs of the command line
+ * @c:		configuration after the command line
+ *
+ * The new netshim finds the running one at its --upgrade-path, named, or
+ * next to the socket named: a default socket path is the first free one,
+ * never the one in use.  A command netshim started (-- COMMAND) is its
+ * child, and ends with it: such a netshim cannot hand over.
+ *
+ * Return: 0 if fine, -1 if not (reported)
+ */
+static int conf_upgrade_check(const struct conf *c)
+{
+	if (c->ns_cmd && (c->upgrade || *c->upgrade_path)) {
+		fprintf(stderr, "netshim: --upgrade%s: a command netshim starts (-- COMMAND) ends with it, so it cannot hand over; serve its namespace with --netns\n",
+			c->upgrade ? "" : "-path");
+		return -1;
+	}
+	if (!c->upgrade)
+		return 0;
+	if (c->vmm_fd >= 0) {
+		fprintf(stderr, "netshim: --upgrade takes the VMM connection from the running netshim: give --upgrade-path instead of --fd\n");
+		return -1;
+	}
+	if (!*c->sock_path && !*c->upgrade_path) {
+		fprintf(stderr, "netshim: --upgrade: give the running netshim's socket (-s) or its --upgrade-path\n");
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * conf_upgrade_path() - where a new netshim takes over from this one
+ * @c:		configuration, the socket path picked
+ *
+ * Next to the socket, as the repair helper's: PATH.upgrade.  None if
+ * that is too long for a UNIX socket: --upgrade-path names one then.
+ */
+static void conf_upgrade_path(struct conf *c)
+{
+	if (*c->upgrade_path || !*c->sock_path)
+		return;
+	if ((size_t)snprintf(c->upgrade_path, sizeof(c->upgrade_path),
+			     "%s.upgrade", c->sock_path) >=
+	    sizeof(c->upgrade_path))
+		*c->upgrade_path = 0;
+}
+
+/**
  * conf_parse() - build the whole configuration
  * @c:		configuration, filled completely
  * @argc:	argument count
@@ -2184,9 +2245,13 @@ int conf_parse(struct conf *c, int argc, char **argv)
 	if (st.dhcp_search == CONF_HAND_NO ||
 	    (st.dhcp_search == CONF_HAND_DEFAULT && conf_ns_mode(c)))
 		c->n_search = 0;
-	if (c->vmm_fd < 0 && !*c->sock_path && !conf_ns_mode(c) &&
-	    conf_sock_path(c))
+	if (conf_upgrade_check(c))
 		return -1;
+	/* Taking over, the socket is the running netshim's, if it has one */
+	if (c->vmm_fd < 0 && !*c->sock_path && !conf_ns_mode(c) &&
+	    !c->upgrade && conf_sock_path(c))
+		return -1;
+	conf_upgrade_path(c);
 	/* The repair helper's socket, where passt has it: PATH.repair */
 	if (c->vhost_user && !*c->repair_path && *c->sock_path &&
 	    (size_t)snprintf(c->repair_path, sizeof(c->repair_path),

@@ -176,6 +176,9 @@ struct conf {
 	bool vmm_connect;	/* --connect: the VMM listens, we connect */
 	unsigned int connect_timeout;	/* --connect-timeout, 0: forever */
 	bool connect_timeout_set;
+	/* upgrade in place (netshim/upgrade.c) */
+	bool upgrade;			/* --upgrade: take over, not start */
+	char upgrade_path[108];		/* where a successor takes over */
 
 	/* process */
 	bool foreground, quiet, debug, trace;

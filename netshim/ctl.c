@@ -40,6 +40,7 @@
 #include "ctl.h"
 #include "ctl_fwd.h"
 #include "ctlwire.h"
+#include "fdpool.h"
 #include "flow.h"
 #include "flowinfo.h"
 #include "inany.h"
@@ -194,8 +195,11 @@ static int ctl_listen(struct ctx *c, const char *path, enum epref_type ref,
 	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = epref(ref, 0) };
 	char dir[108], base[108];
 	mode_t old = umask(077);
-	int fd = unix_listen(path);
+	/* Taking over from a running netshim: its socket (fdpool.c) */
+	int fd = fdpool_take_unix(path);
 
+	if (fd < 0)
+		fd = unix_listen(path);
 	umask(old);
 	if (fd < 0) {
 		err("cannot listen on %s: %m%s", path, errno == EADDRINUSE ?
@@ -267,6 +271,19 @@ int ctl_init(struct ctx *c)
 nomem:
 	err("out of memory for the control socket");
 	return -1;
+}
+
+/**
+ * ctl_listeners() - the listening sockets of -c and --metrics, for an
+ *		     upgrade in place to hand over
+ * @c:		execution context
+ * @ctl:	set to the control socket, or -1
+ * @metrics:	set to the counters' socket, or -1
+ */
+void ctl_listeners(const struct ctx *c, int *ctl, int *metrics)
+{
+	*ctl = c->ctl ? c->ctl->fd : -1;
+	*metrics = c->ctl ? c->ctl->metrics_fd : -1;
 }
 
 /**

@@ -16,6 +16,7 @@ void ctl_ready(struct ctx *c, uint32_t idx, uint32_t events);
 void ctl_timer(struct ctx *c);
 void ctl_after(struct ctx *c);
 void ctl_exit(struct ctx *c);
+void ctl_listeners(const struct ctx *c, int *ctl, int *metrics);
 size_t ctl_metrics(struct ctx *c, char *buf, size_t size);
 
 #endif /* NETSHIM_CTL_H */

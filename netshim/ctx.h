@@ -44,6 +44,8 @@ enum epref_type {
 	EPREF_CTL_LISTEN,	/* -c: the control socket */
 	EPREF_METRICS_LISTEN,	/* --metrics: the counters' socket */
 	EPREF_CTL,		/* a client of either, index: its slot */
+	EPREF_UPGRADE_LISTEN,	/* socket a new netshim takes over at */
+	EPREF_UPGRADE,		/* a new netshim taking over (upgrade.c) */
 };
 
 static inline uint64_t epref(enum epref_type t, uint32_t idx)
@@ -125,7 +127,8 @@ static inline uint64_t epref(enum epref_type t, uint32_t idx)
 	X(link_buf_reached,	"bytes of the link buffers reached so far (resident from then on)") \
 	X(ctl_requests,		"control socket requests served")	\
 	X(ctl_refused,		"control socket clients and requests refused") \
-	X(capture_dropped,	"frames left out of a capture to a control client: it read too slowly")
+	X(capture_dropped,	"frames left out of a capture to a control client: it read too slowly") \
+	X(upgrades_refused,	"upgrades in place that did not happen: refused by the new netshim, or broken off")
 
 #define COUNTER_FIELD(name, desc) uint64_t name;
 struct counters {
@@ -281,6 +284,24 @@ struct link {
 };
 
 /**
+ * struct upgrade - an upgrade in place (upgrade.c)
+ * @listen_fd:	--upgrade-path, where a new netshim connects, or -1
+ * @fd:		the new netshim taking over from us, or the old one we take
+ *		over from, or -1
+ * @peer:	its process ID
+ * @uid:	the user we were started as, who may take over besides root
+ * @done:	we handed everything over: the loop ends, and nothing
+ *		shared (sockets, the socket and PID files) is touched
+ */
+struct upgrade {
+	int listen_fd;
+	int fd;
+	int peer;
+	uid_t uid;
+	bool done;
+};
+
+/**
  * struct ctx - everything the daemon knows, passed as first argument
  */
 struct ctx {
@@ -293,6 +314,7 @@ struct ctx {
 	int pcap_fd;
 
 	struct repair repair;	/* the TCP repair helper (repair.c) */
+	struct upgrade up;	/* an upgrade in place (upgrade.c) */
 
 	struct link link;
 

@@ -16,6 +16,7 @@
 
 #include "flow.h"
 #include "inany.h"
+#include "ip.h"
 #include "itable.h"
 #include "log.h"
 #include "migio.h"
@@ -422,5 +423,180 @@ int flow_migrate_load(struct ctx *c, struct migio *io, const char *what,
 	}
 	if (n)
 		info("migration: %u of %u %s open here", done, n, what);
+	return 0;
+}
+
+/* An upgrade in place (netshim/upgrade.c): every flow, its socket passed
+ * along; an inbound flow names the listener it replies through by that
+ * socket's cookie, which the new netshim has too.  Record, integers big
+ * endian: guest address (16, v4-mapped for IPv4), remote address (16),
+ * guest port or echo identifier (2), remote port (2), protocol (1), flags
+ * (1: FLOW_UP_INBOUND), TTL or hop limit set (1), queue pair (1), last
+ * activity (8, CLOCK_MONOTONIC seconds), then the socket's mark, or for an
+ * inbound flow its listener's cookie (8).
+ */
+#define FLOW_UP_REC		48
+#define FLOW_UP_INBOUND		0x01
+
+/**
+ * flow_sock_cookie() - the kernel's name of a socket, the same in every
+ *			process that holds it
+ * @fd:		socket
+ *
+ * Return: its cookie, 0 if the kernel cannot tell
+ */
+uint64_t flow_sock_cookie(int fd)
+{
+	socklen_t sl = sizeof(uint64_t);
+	uint64_t cookie;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_COOKIE, &cookie, &sl))
+		return 0;
+	return cookie;
+}
+
+/**
+ * flow_upgrade_save() - write every flow, its socket passed along
+ * @c:		execution context
+ * @io:		the stream, over the new netshim's UNIX socket
+ *
+ * Return: 0 on success, -1 with @io->err set
+ */
+int flow_upgrade_save(struct ctx *c, struct migio *io)
+{
+	struct flow_table *t = c->flows;
+	uint32_t i;
+
+	if (migio_put_u32(io, t->idx.used))
+		return -1;
+	for (i = 0; i < t->idx.hiwater; i++) {
+		const struct flow *f = &t->f[i];
+		uint8_t r[FLOW_UP_REC] = { 0 };
+
+		if (!f->proto)
+			continue;
+		memcpy(r, &f->gaddr, 16);
+		memcpy(r + 16, &f->raddr, 16);
+		migio_wr_be16(r + 32, f->gport);
+		migio_wr_be16(r + 34, f->rport);
+		r[36] = f->proto;
+		r[37] = f->inbound ? FLOW_UP_INBOUND : 0;
+		r[38] = f->hop;
+		r[39] = f->qp;
+		migio_wr_be32(r + 40, (uint32_t)((uint64_t)f->last >> 32));
+		migio_wr_be32(r + 44, (uint32_t)f->last);
+		if (migio_put(io, r, sizeof(r)) ||
+		    (f->inbound ? migio_put_u64(io, flow_sock_cookie(f->fd)) :
+				  migio_put_fd(io, f->fd)))
+			return -1;
+	}
+	if (t->idx.used)
+		info("upgrade: %u UDP and ICMP flows go with their sockets",
+		     t->idx.used);
+	return 0;
+}
+
+/**
+ * flow_upgrade_one() - take one flow of the old netshim
+ * @c:		execution context
+ * @io:		the stream, at the record
+ * @listener:	the socket of the listener of a cookie, -1 if none
+ *
+ * Return: 0 on success, -1 with @io->err set
+ */
+static int flow_upgrade_one(struct ctx *c, struct migio *io,
+			    int (*listener)(struct ctx *c, uint64_t cookie))
+{
+	struct in6_addr gaddr, raddr;
+	uint8_t r[FLOW_UP_REC];
+	uint16_t gport, rport;
+	uint64_t cookie = 0;
+	struct flow *f;
+	bool in;
+	int fd = -1;
+
+	if (migio_get(io, r, sizeof(r)))
+		return -1;
+	in = r[37] & FLOW_UP_INBOUND;
+	if (in ? migio_get_u64(io, &cookie) : migio_get_fd(io, &fd))
+		return -1;
+	memcpy(&gaddr, r, 16);
+	memcpy(&raddr, r + 16, 16);
+	gport = migio_rd_be16(r + 32);
+	rport = migio_rd_be16(r + 34);
+	if ((r[36] != IPPROTO_UDP && r[36] != IPPROTO_ICMP &&
+	     r[36] != IPPROTO_ICMPV6_) || (r[37] & ~FLOW_UP_INBOUND) ||
+	    (r[36] == IPPROTO_UDP && (!gport || !rport)) ||
+	    (r[36] != IPPROTO_UDP && (in || rport ||
+				      (r[36] == IPPROTO_ICMP) !=
+				      inany_is4(&gaddr))) ||
+	    inany_is4(&gaddr) != inany_is4(&raddr) ||
+	    flow_lookup(c, r[36], &gaddr, gport, &raddr, rport)) {
+		if (fd >= 0 && !in)
+			close(fd);
+		io->err = EINVAL;
+		return -1;
+	}
+	/* A listener this command line no longer forwards: its clients'
+	 * next datagrams open the flow again, if it comes back
+	 */
+	if (in && (fd = listener(c, cookie)) < 0) {
+		debug("upgrade: inbound UDP flow to guest port %u: its "
+		      "listener is not forwarded here", gport);
+		return 0;
+	}
+	f = flow_new(c, r[36], &gaddr, gport, &raddr, rport);
+	if (!f) {
+		if (!in)
+			close(fd);
+		io->err = EFBIG;
+		return -1;
+	}
+	f->inbound = in;
+	f->fd = fd;
+	f->hop = r[38];
+	f->qp = r[39];
+	f->last = (time_t)((uint64_t)migio_rd_be32(r + 40) << 32 |
+			   migio_rd_be32(r + 44));
+	if (!in && flow_watch(c, f)) {
+		io->err = errno;
+		flow_free(c, f);
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * flow_upgrade_load() - take the flows of the old netshim
+ * @c:		execution context
+ * @io:		the stream, at the section's body
+ * @listener:	the socket of the listener an inbound flow replies
+ *		through, found by its cookie; -1 if there is none
+ *
+ * Return: 0 on success, -1 with @io->err set (EINVAL for a malformed
+ * record, EFBIG for more flows than --max-flows allows)
+ */
+int flow_upgrade_load(struct ctx *c, struct migio *io,
+		      int (*listener)(struct ctx *c, uint64_t cookie))
+{
+	uint32_t i, n;
+
+	if (migio_get_u32(io, &n))
+		return -1;
+	if (n > flow_room(c) - flow_count(c)) {
+		err("upgrade: %u UDP and ICMP flows, more than --max-flows "
+		    "%u", n, flow_room(c));
+		io->err = EFBIG;
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (!flow_upgrade_one(c, io, listener))
+			continue;
+		if (io->err == EINVAL)
+			err("upgrade: flow %u of %u is malformed", i + 1, n);
+		return -1;
+	}
+	if (n)
+		info("upgrade: %u UDP and ICMP flows taken over", n);
 	return 0;
 }

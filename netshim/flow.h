@@ -78,4 +78,9 @@ int flow_migrate_load(struct ctx *c, struct migio *io, const char *what,
 		      bool (*open)(struct ctx *c, const uint8_t *r),
 		      uint64_t *opened);
 
+int flow_upgrade_save(struct ctx *c, struct migio *io);
+int flow_upgrade_load(struct ctx *c, struct migio *io,
+		      int (*listener)(struct ctx *c, uint64_t cookie));
+uint64_t flow_sock_cookie(int fd);
+
 #endif /* NETSHIM_FLOW_H */

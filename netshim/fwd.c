@@ -25,6 +25,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 
+#include "fdpool.h"
 #include "fwd.h"
 #include "gaddr.h"
 #include "inany.h"
@@ -75,7 +76,8 @@ bool fwd_bind_addr(const char *bind, bool v6, struct in6_addr *a)
  * @idx:	that index
  *
  * The socket is noted as ours for scans of the pod's listeners
- * (podwatch.c).
+ * (podwatch.c).  Taking over from a running netshim (--upgrade), its
+ * socket of that port is taken instead (fdpool.c): the same one serves.
  *
  * Return: 0 on success, -1 on failure (errno set)
  */
@@ -88,8 +90,11 @@ int fwd_open_one(struct ctx *c, int type, enum epref_type ref,
 	bool v6 = !a || !inany_is4(a);
 	struct sockaddr_storage sa;
 	socklen_t sl = inany_sockaddr(&sa, a ? a : &in6addr_any, port);
-	int fd, one = 1, v6only = !!a;
+	int fd, one = 1, v6only = !!a, e;
 
+	fd = fdpool_take_inet(type, a, port);
+	if (fd >= 0)
+		goto watch;
 	fd = socket(v6 ? AF_INET6 : AF_INET,
 		    type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -112,19 +117,21 @@ int fwd_open_one(struct ctx *c, int type, enum epref_type ref,
 	if ((*dev && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev,
 				strlen(dev) + 1)) ||
 	    bind(fd, (struct sockaddr *)&sa, sl) ||
-	    (type == SOCK_STREAM && listen(fd, 128)) ||
-	    epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-		return -1;
-	}
+	    (type == SOCK_STREAM && listen(fd, 128)))
+		goto fail;
+watch:
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev))
+		goto fail;
 	l->fd = fd;
 	l->v6 = v6;
 	l->dual = !a;
 	podwatch_own(c, fd, type);
 	return 0;
+fail:
+	e = errno;
+	close(fd);
+	errno = e;
+	return -1;
 }
 
 /**

@@ -44,6 +44,7 @@
 #include "fwd_auto.h"
 #include "fwd_ns.h"
 #include "log.h"
+#include "migio.h"
 #include "netns.h"
 #include "podwatch.h"
 #include "portwatch.h"
@@ -474,4 +475,186 @@ void fwd_auto_ns_ready(struct ctx *c, bool udp, uint32_t idx)
 		fwd_ns_udp_input(c, l);
 	else
 		fwd_ns_accept(c, l);
+}
+
+/* An upgrade in place (netshim/upgrade.c): the ports followed now, their
+ * sockets passed along, so that the new netshim serves them from the
+ * first moment instead of finding them taken, by the old one, at its
+ * first scan.  For each of -t, -u, -T and -U auto: the number of ports
+ * (4), then each port (2), which families have a socket (1: bit 0 IPv4,
+ * bit 1 IPv6) and those sockets.
+ */
+
+/**
+ * fwd_auto_protos() - the four protocols' states, in the stream's order
+ * @fa:		watch state
+ * @ap:		filled
+ */
+static void fwd_auto_protos(struct fwd_auto *fa, struct fwd_auto_proto **ap)
+{
+	ap[0] = &fa->tcp;
+	ap[1] = &fa->udp;
+	ap[2] = &fa->tcp_ns;
+	ap[3] = &fa->udp_ns;
+}
+
+/**
+ * fwd_auto_upgrade_save() - write the ports followed, their sockets along
+ * @c:		execution context
+ * @io:		the stream, over the new netshim's UNIX socket
+ *
+ * Return: 0 on success, -1 with @io->err set
+ */
+int fwd_auto_upgrade_save(struct ctx *c, struct migio *io)
+{
+	struct fwd_auto_proto *aps[4];
+	int k, i, v6;
+
+	for (k = 0; k < 4; k++) {
+		uint32_t n = 0;
+
+		if (c->fwd_auto) {
+			fwd_auto_protos(c->fwd_auto, aps);
+			for (i = 0; i < FWD_AUTO_MAX; i++)
+				n += aps[k]->p[i].port != 0;
+		}
+		if (migio_put_u32(io, n))
+			return -1;
+		for (i = 0; n && i < FWD_AUTO_MAX; i++) {
+			const struct fwd_auto_port *p = &aps[k]->p[i];
+			uint8_t fam = (p->l[0].fd >= 0) | (p->l[1].fd >= 0) << 1;
+
+			if (!p->port)
+				continue;
+			if (migio_put_u16(io, p->port) ||
+			    migio_put(io, &fam, 1))
+				return -1;
+			for (v6 = 0; v6 <= 1; v6++)
+				if (p->l[v6].fd >= 0 &&
+				    migio_put_fd(io, p->l[v6].fd))
+					return -1;
+		}
+	}
+	return 0;
+}
+
+/**
+ * fwd_auto_upgrade_port() - follow a port handed over, with its sockets
+ * @c:		execution context
+ * @ap:		the protocol's state, or NULL if this command line does not
+ *		follow it: the sockets are closed
+ * @port:	the port
+ * @fds:	its IPv4 and IPv6 sockets, -1 for none
+ */
+static void fwd_auto_upgrade_port(struct ctx *c, struct fwd_auto_proto *ap,
+				  uint16_t port, const int *fds)
+{
+	struct fwd_auto_port *p = NULL;
+	int i, v6;
+
+	for (i = 0; ap && ap->on && i < FWD_AUTO_MAX && !p; i++)
+		if (!ap->p[i].port)
+			p = &ap->p[i];
+	if (p && portset_has(&ap->cur, port))
+		p = NULL;
+	for (v6 = 0; v6 <= 1; v6++) {
+		struct epoll_event ev = { .events = EPOLLIN };
+		uint32_t idx = (uint32_t)(p ? p - ap->p : 0) * 2 + v6;
+
+		if (fds[v6] < 0)
+			continue;
+		ev.data.u64 = epref(p ? ap->ref : 0, idx);
+		if (!p || epoll_ctl(c->epfd, EPOLL_CTL_ADD, fds[v6], &ev)) {
+			close(fds[v6]);
+			continue;
+		}
+		p->l[v6].fd = fds[v6];
+		p->l[v6].v6 = v6;
+		p->l[v6].guest_port = port;
+		if (!ap->in_ns)
+			podwatch_own(c, fds[v6], ap->proto == IPPROTO_TCP ?
+				     SOCK_STREAM : SOCK_DGRAM);
+		p->port = port;
+	}
+	if (p && p->port)
+		portset_add(&ap->cur, port);
+}
+
+/**
+ * fwd_auto_upgrade_load() - follow the ports the old netshim followed
+ * @c:		execution context
+ * @io:		the stream, at the section's body
+ *
+ * Return: 0 on success, -1 with @io->err set (EINVAL if malformed)
+ */
+int fwd_auto_upgrade_load(struct ctx *c, struct migio *io)
+{
+	struct fwd_auto_proto *aps[4] = { NULL };
+	uint32_t n, j;
+	int k, v6;
+
+	if (c->fwd_auto)
+		fwd_auto_protos(c->fwd_auto, aps);
+	for (k = 0; k < 4; k++) {
+		if (migio_get_u32(io, &n))
+			return -1;
+		if (n > FWD_AUTO_MAX) {
+			io->err = EINVAL;
+			return -1;
+		}
+		for (j = 0; j < n; j++) {
+			int fds[2] = { -1, -1 };
+			uint16_t port;
+			uint8_t fam;
+
+			if (migio_get_u16(io, &port) || migio_get(io, &fam, 1))
+				return -1;
+			for (v6 = 0; v6 <= 1; v6++) {
+				if ((fam & (1 << v6)) &&
+				    migio_get_fd(io, &fds[v6])) {
+					if (fds[0] >= 0)
+						close(fds[0]);
+					return -1;
+				}
+			}
+			if (!port || (fam & ~3) || !fam) {
+				for (v6 = 0; v6 <= 1; v6++)
+					if (fds[v6] >= 0)
+						close(fds[v6]);
+				io->err = EINVAL;
+				return -1;
+			}
+			fwd_auto_upgrade_port(c, aps[k], port, fds);
+		}
+	}
+	return 0;
+}
+
+/**
+ * fwd_auto_udp_by_cookie() - the -u auto or -U auto socket of a cookie
+ * @c:		execution context
+ * @cookie:	its socket cookie (flow_sock_cookie())
+ *
+ * Return: the socket, -1 if none has it
+ */
+int fwd_auto_udp_by_cookie(struct ctx *c, uint64_t cookie)
+{
+	int i, v6, ns;
+
+	for (ns = 0; ns <= 1; ns++) {
+		const struct fwd_auto_proto *ap;
+
+		if (!c->fwd_auto || !cookie)
+			return -1;
+		ap = ns ? &c->fwd_auto->udp_ns : &c->fwd_auto->udp;
+		for (i = 0; i < FWD_AUTO_MAX; i++) {
+			for (v6 = 0; v6 <= 1; v6++) {
+				int fd = ap->p[i].l[v6].fd;
+
+				if (fd >= 0 && flow_sock_cookie(fd) == cookie)
+					return fd;
+			}
+		}
+	}
+	return -1;
 }

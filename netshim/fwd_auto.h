@@ -20,4 +20,9 @@ struct portset;
 void fwd_auto_set(struct ctx *c, bool udp, bool in_ns,
 		  const struct portset *ports);
 
+struct migio;
+int fwd_auto_upgrade_save(struct ctx *c, struct migio *io);
+int fwd_auto_upgrade_load(struct ctx *c, struct migio *io);
+int fwd_auto_udp_by_cookie(struct ctx *c, uint64_t cookie);
+
 #endif /* NETSHIM_FWD_AUTO_H */

@@ -209,3 +209,16 @@ void fwd_ns_udp_ready(struct ctx *c, uint32_t idx)
 	if (idx < fwd_ns_un)
 		fwd_ns_udp_input(c, &fwd_ns_ulst[idx]);
 }
+
+/**
+ * fwd_ns_listeners() - the sockets of -T or -U, for an upgrade in place
+ * @udp:	-U's, else -T's
+ * @n:		set to their number
+ *
+ * Return: the listeners
+ */
+const struct fwd_listener *fwd_ns_listeners(bool udp, uint32_t *n)
+{
+	*n = udp ? fwd_ns_un : fwd_ns_n;
+	return udp ? fwd_ns_ulst : fwd_ns_lst;
+}

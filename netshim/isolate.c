@@ -71,6 +71,13 @@ static const long isolate_syscalls[] = {
 	__NR_fchdir,		/* --connect: into the VMM's socket's directory */
 	__NR_unlinkat, __NR_rt_sigreturn, __NR_restart_syscall,
 	__NR_wait4,		/* namespace mode: the command's exit status */
+	/* An upgrade in place: bounded waits on the new netshim's socket
+	 * (netshim/upgrade.c), and the PID file written once it took over
+	 */
+#ifdef __NR_poll
+	__NR_poll,
+#endif
+	__NR_ppoll,
 	__NR_exit, __NR_exit_group,
 };
 
@@ -81,10 +88,6 @@ static const long isolate_syscalls[] = {
 static const long isolate_syscalls_vu[] = {
 	__NR_mmap, __NR_munmap,
 	__NR_madvise,		/* its queues' buffer given back */
-#ifdef __NR_poll
-	__NR_poll,
-#endif
-	__NR_ppoll,
 #ifdef __NR_fstat
 	__NR_fstat,
 #endif
@@ -448,14 +451,18 @@ static void isolate_nobody(uid_t *uid, gid_t *gid)
 /**
  * isolate() - detach, drop privileges, filter system calls
  * @c:		configuration: --runas, socket and PID file paths
+ * @up_path:	the socket a successor takes over at, if we listen there
+ *		(--upgrade-path), else NULL
  * @sock:	filled in: how to remove the socket at exit
  * @pid:	filled in: how to remove the PID file at exit
+ * @up:		filled in: how to remove @up_path at exit
  * @bpf_maps:	an eBPF program of bpf/ is loaded: the loop uses its maps
  *
  * Return: 0 on success, -1 on failure (logged): netshim must not run
  */
-int isolate(const struct conf *c, struct isolate_path *sock,
-	    struct isolate_path *pid, bool bpf_maps)
+int isolate(const struct conf *c, const char *up_path,
+	    struct isolate_path *sock, struct isolate_path *pid,
+	    struct isolate_path *up, bool bpf_maps)
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
@@ -480,6 +487,7 @@ int isolate(const struct conf *c, struct isolate_path *sock,
 	if (!c->vmm_connect)
 		isolate_keep_path(c->sock_path, sock, uid, gid);
 	isolate_keep_path(c->pid_file, pid, uid, gid);
+	isolate_keep_path(up_path, up, uid, gid);
 	isolate_fs(c->chroot_fallback);
 	/* Started unprivileged, we already are that user */
 	if ((root && isolate_user(uid, gid)) || isolate_caps())

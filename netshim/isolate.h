@@ -21,8 +21,9 @@ struct isolate_path {
 	uid_t uid;
 };
 
-int isolate(const struct conf *c, struct isolate_path *sock,
-	    struct isolate_path *pid, bool bpf_maps);
+int isolate(const struct conf *c, const char *up_path,
+	    struct isolate_path *sock, struct isolate_path *pid,
+	    struct isolate_path *up, bool bpf_maps);
 int isolate_seccomp(bool vhost_user, bool bpf_maps);
 int isolate_caps(void);
 int isolate_chroot(void);

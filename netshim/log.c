@@ -189,7 +189,7 @@ void log_open(const char *file, bool foreground, bool quiet, bool debug)
 	log_level = debug ? LOG_DEBUG : quiet ? LOG_WARNING : LOG_INFO;
 	if (log_to_file)
 		close(log_fd);
-	log_to_file = false;
+	log_to_file = log_to_syslog = false;
 	if (file && *file) {
 		if (!log_file_open(file))
 			return;

@@ -43,6 +43,8 @@
 #include "tcp/splice.h"
 #include "tcp/tcp.h"
 #include "nssock.h"
+#include "fdpool.h"
+#include "upgrade.h"
 #include "uring.h"
 
 #define EVENTS_MAX	256
@@ -192,6 +194,12 @@ static void dispatch(struct ctx *c, const struct epoll_event *ev)
 	case EPREF_REPAIR:
 		repair_event(c);
 		break;
+	case EPREF_UPGRADE_LISTEN:
+		upgrade_accept(c);
+		break;
+	case EPREF_UPGRADE:
+		upgrade_event(c, ev->events);
+		break;
 	case EPREF_NETNS:
 		if (netns_gone(c))
 			c->quit = true;
@@ -294,6 +302,9 @@ static void loop(struct ctx *c)
 			dispatch(c, &ev[i]);
 			guest_news(c);
 		}
+		/* Handed over: every socket is the new netshim's now */
+		if (c->up.done)
+			break;
 		/* What a capture to a control client caught goes out: the
 		 * frames of this pass's flush at the next, a tick at most
 		 */
@@ -401,31 +412,47 @@ static void daemon_ready(int ready)
 }
 
 /**
- * write_pid_file() - record our PID for the launcher
+ * pid_file_open() - open the PID file for the launcher, not emptied yet
  * @c:		execution context
+ * @fd:		set to its descriptor, -1 if no file is wanted
+ *
+ * Taking over (--upgrade), the old netshim's PID stays there until it
+ * let go: the file is written only then (pid_file_write()), after the
+ * sandbox, through this descriptor.
  *
  * Return: 0 on success or no file wanted, -1 on failure
  */
-static int write_pid_file(struct ctx *c)
+static int pid_file_open(struct ctx *c, int *fd)
 {
-	char buf[32];
-	int fd, n;
-
+	*fd = -1;
 	if (!*c->conf.pid_file)
 		return 0;
-	fd = open(c->conf.pid_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-		  0644);
-	if (fd < 0) {
+	*fd = open(c->conf.pid_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (*fd < 0) {
 		err("cannot write PID file %s: %m", c->conf.pid_file);
 		return -1;
 	}
-	n = snprintf(buf, sizeof(buf), "%d\n", getpid());
-	if (write(fd, buf, n) != n) {
-		close(fd);
-		return -1;
-	}
-	close(fd);
 	return 0;
+}
+
+/**
+ * pid_file_write() - record our PID for the launcher
+ * @fd:		the PID file, from pid_file_open(), closed; -1 for none
+ *
+ * Return: 0 on success or no file wanted, -1 on failure
+ */
+static int pid_file_write(int fd)
+{
+	char buf[32];
+	int n, rc = 0;
+
+	if (fd < 0)
+		return 0;
+	n = snprintf(buf, sizeof(buf), "%d\n", getpid());
+	if (ftruncate(fd, 0) || write(fd, buf, n) != n)
+		rc = -1;
+	close(fd);
+	return rc;
 }
 
 /**
@@ -449,7 +476,7 @@ static int setup_ns(struct ctx *c)
 	}
 	return netns_tap(c) || fwd_auto_init(c) || fwd_ns_init(c) ||
 	       splice_init(c, SPLICE_MAX) ||
-	       udp_splice_init(c, UDP_SPLICE_MAX) || nssock_start(c);
+	       udp_splice_init(c, UDP_SPLICE_MAX);
 }
 
 /**
@@ -460,9 +487,14 @@ static int setup_ns(struct ctx *c)
  */
 static int setup(struct ctx *c)
 {
+	int rc;
+
 	c->pcap_fd = -1;
 	c->link.fd = c->link.listen_fd = -1;
 	c->repair.listen_fd = c->repair.fd = -1;
+	c->up.listen_fd = -1;
+	if (!c->conf.upgrade)
+		c->up.fd = -1;
 	if (c->conf.guest_mac_set) {
 		memcpy(c->guest_mac, c->conf.guest_mac, 6);
 		c->guest_mac_known = true;
@@ -494,10 +526,12 @@ static int setup(struct ctx *c)
 		return -1;
 	/* Namespace mode: netns_tap() made the tap before */
 	if (c->ns.net_fd >= 0)
-		return link_init(c, &link_tap_ops);
-	if (c->conf.vhost_user)
-		return repair_listen(c) || link_init(c, &link_vu_ops);
-	return link_init(c, &link_stream_ops);
+		rc = link_init(c, &link_tap_ops);
+	else if (c->conf.vhost_user)
+		rc = repair_listen(c) || link_init(c, &link_vu_ops);
+	else
+		rc = link_init(c, &link_stream_ops);
+	return rc || upgrade_listen(c);
 }
 
 /* The allocation guard of tests/alloc/ arms itself here; elsewhere this
@@ -517,7 +551,9 @@ int main(int argc, char **argv)
 	static struct ctx ctx;
 	struct ctx *c = &ctx;
 	struct isolate_path sock_k = { .dirfd = -1 }, pid_k = { .dirfd = -1 };
-	int rc = 0, ready;
+	struct isolate_path up_k = { .dirfd = -1 };
+	int rc = 0, ready, pid_fd = -1;
+	unsigned int left;
 
 	if (conf_parse(&c->conf, argc, argv))
 		return 1;
@@ -528,8 +564,19 @@ int main(int argc, char **argv)
 	bpf_log_init();
 	raise_nofile();
 
+	/* Taking over: the old netshim's sockets that never change, before
+	 * set-up, which takes them instead of binding its own
+	 */
+	if (c->conf.upgrade && upgrade_begin(c))
+		return 1;
 	if (setup(c))
 		return 1;
+	if (c->conf.upgrade)
+		upgrade_rules_apply(c);
+	left = fdpool_drain();
+	if (left)
+		info("upgrade: %u sockets of the old netshim not forwarded by "
+		     "this command line: left to it", left);
 	conf_log_summary(&c->conf);
 	if (c->conf.vmm_fd >= 0) {
 		info("serving the VMM connection on descriptor %d",
@@ -547,6 +594,10 @@ int main(int argc, char **argv)
 			info("QEMU: -device virtio-net-pci,netdev=n -netdev "
 			     "stream,id=n,server=on,addr.type=unix,"
 			     "addr.path=%s", c->conf.sock_path);
+	} else if (c->conf.upgrade && c->link.listen_fd < 0 &&
+		   c->ns.net_fd < 0) {
+		info("serving the VMM connection the running netshim hands "
+		     "over, with no socket to listen on");
 	} else if (c->ns.net_fd < 0) {	/* namespace mode has no socket */
 		info("listening on %s", c->conf.sock_path);
 		if (c->conf.vhost_user)
@@ -564,25 +615,48 @@ int main(int argc, char **argv)
 				c->conf.sock_path);
 	}
 
-	if (daemonize(c, &ready) || uring_init(c) || write_pid_file(c) ||
-	    isolate(&c->conf, &sock_k, &pid_k, splice_bpf_loaded(c))) {
-		/* The VMM's socket, with --connect, is not ours */
-		if (*c->conf.sock_path && !c->conf.vmm_connect)
+	/* The namespace's helper dies with the process that starts it: the
+	 * daemon's, not the parent that daemonize() lets exit
+	 */
+	if (daemonize(c, &ready) || (c->ns.net_fd >= 0 && nssock_start(c)) ||
+	    uring_init(c) ||
+	    pid_file_open(c, &pid_fd) ||
+	    (!c->conf.upgrade && pid_file_write(pid_fd)) ||
+	    isolate(&c->conf, c->up.listen_fd >= 0 ? c->conf.upgrade_path :
+		    NULL, &sock_k, &pid_k, &up_k, splice_bpf_loaded(c))) {
+		/* Taking over, they are the old netshim's, serving on; with
+		 * --connect, the socket is the VMM's
+		 */
+		if (*c->conf.sock_path && !c->conf.upgrade &&
+		    !c->conf.vmm_connect)
 			unlink(c->conf.sock_path);
-		if (*c->conf.pid_file)
+		if (*c->conf.pid_file && !c->conf.upgrade)
 			unlink(c->conf.pid_file);
+		if (c->up.listen_fd >= 0 && !c->conf.upgrade)
+			unlink(c->conf.upgrade_path);
 		return 1;
 	}
+	/* Everything set up and isolated: the old netshim stops only now */
+	if (c->conf.upgrade && upgrade_take(c))
+		return 1;
+	if (c->conf.upgrade && pid_file_write(pid_fd))
+		warn("cannot write PID file %s: %m", c->conf.pid_file);
 	/* If the command is gone already, SIGCHLD tells the loop */
 	netns_release(c);
 	daemon_ready(ready);
 	if (netshim_loop_starts)
 		netshim_loop_starts();
 	loop(c);
+	/* Handed over: the counters go on in the new netshim, and the
+	 * socket and PID files are its own
+	 */
+	if (c->up.done)
+		return 0;
 	counters_log(c);
 	ctl_exit(c);
 	isolate_remove(&sock_k);
 	isolate_remove(&pid_k);
+	isolate_remove(&up_k);
 	if (link_client_gave_up(c))
 		rc = 1;
 	return c->ns.exited ? c->ns.status : rc;

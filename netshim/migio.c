@@ -7,6 +7,13 @@
  * transfer of any number of flows allocates nothing; integers are big
  * endian, whatever the machines.  Each wait on the pipe is bounded: a
  * front-end that stops reading or writing fails the transfer, not netshim.
+ *
+ * Over a UNIX socket (migio_init_sock(), an upgrade in place: netshim/
+ * upgrade.c) descriptors travel too, as SCM_RIGHTS: each stands in the
+ * byte stream as one byte, MIGIO_FD_MARK, at the place of the record it
+ * belongs to, and goes with the write that carries that byte.  The
+ * kernel hands a write's descriptors over with its first byte, so the
+ * reader has them before it reaches their marks, and takes them in order.
  */
 #include <endian.h>
 #include <errno.h>
@@ -14,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 
 #include "migio.h"
 
@@ -28,8 +36,61 @@ void migio_init(struct migio *io, int fd)
 	io->len = io->off = 0;
 	io->total = 0;
 	io->err = 0;
+	io->sock = false;
+	io->nfds = io->fd_next = 0;
+	io->nfds_total = 0;
 }
 
+/**
+ * migio_init_sock() - start a transfer over a UNIX socket, descriptors and
+ *		       all
+ * @io:		stream
+ * @fd:		the socket, left open for the caller
+ */
+void migio_init_sock(struct migio *io, int fd)
+{
+	migio_init(io, fd);
+	io->sock = true;
+}
+
+/**
+ * migio_send() - write bytes, with the descriptors queued if any
+ * @io:		stream
+ * @p:		bytes
+ * @len:	how many, not 0
+ *
+ * Return: bytes written, -1 with errno set
+ */
+static ssize_t migio_send(struct migio *io, const uint8_t *p, size_t len)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * MIGIO_FDS)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { (void *)p, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	if (!io->sock)
+		return write(io->fd, p, len);
+	if (io->nfds) {
+		mh.msg_control = u.buf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * io->nfds);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * io->nfds);
+		memcpy(CMSG_DATA(cm), io->fds, sizeof(int) * io->nfds);
+	}
+	n = sendmsg(io->fd, &mh, MSG_NOSIGNAL);
+	/* The descriptors went with the first byte */
+	if (n > 0) {
+		io->nfds_total += io->nfds;
+		io->nfds = 0;
+	}
+	return n;
+}
 /**
  * migio_wait() - wait until the pipe can be read or written
  * @io:		stream
@@ -64,7 +125,7 @@ int migio_flush(struct migio *io)
 	if (io->err)
 		return -1;
 	while (done < io->len) {
-		ssize_t n = write(io->fd, io->buf + done, io->len - done);
+		ssize_t n = migio_send(io, io->buf + done, io->len - done);
 
 		if (n > 0) {
 			done += (size_t)n;
@@ -114,6 +175,30 @@ int migio_put(struct migio *io, const void *p, size_t len)
 	return io->err ? -1 : 0;
 }
 
+/**
+ * migio_put_fd() - append a descriptor to the stream, as its mark
+ * @io:		stream, over a UNIX socket
+ * @fd:		the descriptor, still the caller's (the reader gets a copy)
+ *
+ * Its mark and the descriptor go in the same write: a full buffer, or
+ * as many descriptors queued as a message carries, is written first.
+ *
+ * Return: 0 on success, -1 with @io->err set
+ */
+int migio_put_fd(struct migio *io, int fd)
+{
+	uint8_t mark = MIGIO_FD_MARK;
+
+	if (!io->err && (!io->sock || fd < 0))
+		io->err = EINVAL;
+	if (io->err)
+		return -1;
+	if ((io->len == MIGIO_BUF || io->nfds == MIGIO_FDS) && migio_flush(io))
+		return -1;
+	io->fds[io->nfds++] = fd;
+	return migio_put(io, &mark, 1);
+}
+
 int migio_put_u16(struct migio *io, uint16_t v)
 {
 	v = htobe16(v);
@@ -138,10 +223,71 @@ int migio_put_u64(struct migio *io, uint64_t v)
  *
  * Return: bytes read, 0 at the end of the stream, -1 with @io->err set
  */
+/**
+ * migio_recv() - read bytes, and the descriptors that come with them
+ * @io:		stream
+ *
+ * A reader that took descriptors as announced has none left over when
+ * the next ones come (migio_put_fd()): more than a message carries is a
+ * writer that sent some without their marks.
+ *
+ * Return: bytes read into the buffer, -1 with errno set
+ */
+static ssize_t migio_recv(struct migio *io)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * MIGIO_FDS)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { io->buf, MIGIO_BUF };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *cm;
+	bool extra = false;
+	ssize_t n;
+
+	if (!io->sock)
+		return read(io->fd, io->buf, MIGIO_BUF);
+	n = recvmsg(io->fd, &mh, MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return n;
+	/* What is left at the front, then what came */
+	memmove(io->fds, io->fds + io->fd_next,
+		sizeof(int) * (io->nfds - io->fd_next));
+	io->nfds -= io->fd_next;
+	io->fd_next = 0;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		size_t i, k;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < k; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int),
+			       sizeof(int));
+			if (io->nfds < MIGIO_FDS) {
+				io->fds[io->nfds++] = fd;
+				io->nfds_total++;
+			} else {
+				close(fd);
+				extra = true;
+			}
+		}
+	}
+	if (extra || (mh.msg_flags & MSG_CTRUNC)) {
+		errno = EPROTO;
+		return -1;
+	}
+	return n;
+}
+
 static ssize_t migio_fill(struct migio *io)
 {
 	for (;;) {
-		ssize_t n = read(io->fd, io->buf, MIGIO_BUF);
+		ssize_t n = migio_recv(io);
 
 		if (n >= 0) {
 			io->len = (size_t)n;
@@ -199,6 +345,44 @@ int migio_get(struct migio *io, void *p, size_t len)
 		len -= n;
 	}
 	return 0;
+}
+
+/**
+ * migio_get_fd() - take a descriptor at its mark in the stream
+ * @io:		stream, over a UNIX socket
+ * @fd:		set to the descriptor, now the caller's
+ *
+ * Return: 0 on success, -1 with @io->err set (EPROTO if the mark is not
+ * there or its descriptor did not come)
+ */
+int migio_get_fd(struct migio *io, int *fd)
+{
+	uint8_t mark;
+
+	*fd = -1;
+	if (!io->err && !io->sock)
+		io->err = EINVAL;
+	if (migio_get(io, &mark, 1))
+		return -1;
+	if (mark != MIGIO_FD_MARK || io->fd_next == io->nfds) {
+		io->err = EPROTO;
+		return -1;
+	}
+	*fd = io->fds[io->fd_next++];
+	return 0;
+}
+
+/**
+ * migio_drop_fds() - close the descriptors received and not taken
+ * @io:		stream being read
+ */
+void migio_drop_fds(struct migio *io)
+{
+	unsigned int i;
+
+	for (i = io->fd_next; i < io->nfds; i++)
+		close(io->fds[i]);
+	io->nfds = io->fd_next = 0;
 }
 
 int migio_get_u16(struct migio *io, uint16_t *v)

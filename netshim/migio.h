@@ -12,6 +12,9 @@
 				 * written and read through this, whatever
 				 * the number of flows */
 #define MIGIO_WAIT_MS	10000	/* the longest the other end may stall */
+#define MIGIO_FDS	253	/* descriptors one message carries at most:
+				 * the kernel's SCM_MAX_FD */
+#define MIGIO_FD_MARK	0xfd	/* the byte standing for a descriptor */
 
 /**
  * struct migio - one direction of a transfer over a pipe
@@ -22,6 +25,13 @@
  * @total:	bytes moved so far, for the log
  * @err:	first error (positive errno), then every call fails; EPROTO
  *		for a stream that ends early
+ * @sock:	@fd is a UNIX socket: descriptors may travel with the bytes
+ *		(migio_put_fd(), migio_get_fd())
+ * @fds:	descriptors to send with the next write, or received and not
+ *		taken yet
+ * @nfds:	how many
+ * @fd_next:	input: the next of them to take
+ * @nfds_total:	descriptors moved so far, for the log
  */
 struct migio {
 	int fd;
@@ -29,9 +39,17 @@ struct migio {
 	size_t len, off;
 	uint64_t total;
 	int err;
+	bool sock;
+	int fds[MIGIO_FDS];
+	unsigned int nfds, fd_next;
+	uint64_t nfds_total;
 };
 
 void migio_init(struct migio *io, int fd);
+void migio_init_sock(struct migio *io, int fd);
+int migio_put_fd(struct migio *io, int fd);
+int migio_get_fd(struct migio *io, int *fd);
+void migio_drop_fds(struct migio *io);
 int migio_put(struct migio *io, const void *p, size_t len);
 int migio_put_u16(struct migio *io, uint16_t v);
 int migio_put_u32(struct migio *io, uint32_t v);

@@ -29,20 +29,30 @@
 #include "udp/udp.h"
 #include "icmp/icmp.h"
 
-enum migrate_section {
-	MIGRATE_GUEST	= 1,	/* the guest's MAC and IPv6 addresses */
-	MIGRATE_TCP	= 2,	/* TCP connections (tcp/migrate.c) */
-	MIGRATE_UDP	= 3,	/* UDP flows (udp/migrate.c) */
-	MIGRATE_ICMP	= 4,	/* ICMP echo flows (icmp/migrate.c) */
-	MIGRATE_END	= 0xffff,
-};
-
 #define GUEST_MAC_KNOWN		0x01
 #define GUEST_ADDR6_KNOWN	0x02
 #define GUEST_LEN		24
 
 /* The stream of the transfer under way: one at a time, never allocated */
 static struct migio migrate_io;
+
+/**
+ * migrate_guest_put() - write the guest's addresses, a section's body
+ * @c:		execution context
+ * @io:		the stream
+ *
+ * Return: 0 on success, -1 with @io->err set
+ */
+int migrate_guest_put(struct ctx *c, struct migio *io)
+{
+	uint8_t g[GUEST_LEN] = { 0 };
+
+	memcpy(g, c->guest_mac, 6);
+	g[6] = (c->guest_mac_known ? GUEST_MAC_KNOWN : 0) |
+	       (c->gaddr6_known ? GUEST_ADDR6_KNOWN : 0);
+	memcpy(g + 8, &c->gaddr6_seen, 16);
+	return migio_put(io, g, sizeof(g));
+}
 
 /**
  * migrate_own_save() - write our state as netshim's own stream
@@ -53,15 +63,9 @@ static struct migio migrate_io;
  */
 static int migrate_own_save(struct ctx *c, struct migio *io)
 {
-	uint8_t g[GUEST_LEN] = { 0 };
-
-	memcpy(g, c->guest_mac, 6);
-	g[6] = (c->guest_mac_known ? GUEST_MAC_KNOWN : 0) |
-	       (c->gaddr6_known ? GUEST_ADDR6_KNOWN : 0);
-	memcpy(g + 8, &c->gaddr6_seen, 16);
 	return migio_put_u64(io, MIGRATE_MAGIC) ||
 	       migio_put_u32(io, MIGRATE_VERSION) ||
-	       migio_put_u16(io, MIGRATE_GUEST) || migio_put(io, g, sizeof(g)) ||
+	       migio_put_u16(io, MIGRATE_GUEST) || migrate_guest_put(c, io) ||
 	       migio_put_u16(io, MIGRATE_TCP) || tcp_migrate_save(c, io) ||
 	       migio_put_u16(io, MIGRATE_UDP) || udp_migrate_save(c, io) ||
 	       migio_put_u16(io, MIGRATE_ICMP) || icmp_migrate_save(c, io) ||
@@ -104,7 +108,7 @@ int migrate_save(struct ctx *c, int fd)
  *
  * Return: 0 on success, -1 with @io->err set
  */
-static int migrate_guest(struct ctx *c, struct migio *io)
+int migrate_guest(struct ctx *c, struct migio *io)
 {
 	uint8_t g[GUEST_LEN];
 

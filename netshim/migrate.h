@@ -11,8 +11,21 @@
 #define MIGRATE_MAGIC		0x4e53484d49475254ULL	/* "NSHMIGRT" */
 #define MIGRATE_VERSION		1
 
+/* Sections of netshim's own stream; an upgrade in place (upgrade.c) has
+ * its own besides
+ */
+enum migrate_section {
+	MIGRATE_GUEST	= 1,	/* the guest's MAC and IPv6 addresses */
+	MIGRATE_TCP	= 2,	/* TCP connections (tcp/migrate.c) */
+	MIGRATE_UDP	= 3,	/* UDP flows (udp/migrate.c) */
+	MIGRATE_ICMP	= 4,	/* ICMP echo flows (icmp/migrate.c) */
+	MIGRATE_END	= 0xffff,
+};
+
 struct migio;
 
+int migrate_guest_put(struct ctx *c, struct migio *io);
+int migrate_guest(struct ctx *c, struct migio *io);
 int migrate_save(struct ctx *c, int fd);
 int migrate_load(struct ctx *c, int fd);
 void migrate_news(struct ctx *c);

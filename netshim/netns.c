@@ -42,6 +42,7 @@
 #include <sys/wait.h>
 
 #include "ctx.h"
+#include "fdpool.h"
 #include "log.h"
 #include "netlink.h"
 #include "netns.h"
@@ -388,6 +389,29 @@ static int netns_tap_in(struct ctx *c)
 }
 
 /**
+ * netns_tap_adopt() - the tap a running netshim handed over (--upgrade)
+ * @c:		execution context: c->ns.tap_fd, ifname and mac set
+ * @fd:		the tap, configured in the namespace long ago
+ *
+ * Return: 0 on success, -1 on failure (reported)
+ */
+static int netns_tap_adopt(struct ctx *c, int fd)
+{
+	struct netns *ns = &c->ns;
+	struct ifreq ifr = { 0 };
+
+	if (ioctl(fd, TUNGETIFF, &ifr) || ioctl(fd, SIOCGIFHWADDR, &ifr)) {
+		err("the tap handed over: %m");
+		close(fd);
+		return -1;
+	}
+	snprintf(ns->ifname, sizeof(ns->ifname), "%s", ifr.ifr_name);
+	memcpy(ns->mac, ifr.ifr_hwaddr.sa_data, sizeof(ns->mac));
+	ns->tap_fd = fd;
+	return 0;
+}
+
+/**
  * netns_tap() - make the namespace's tap device, with the pod's addresses
  *		 with --config-net
  * @c:		execution context, after netns_spawn() or netns_join();
@@ -403,10 +427,13 @@ int netns_tap(struct ctx *c)
 	struct netns *ns = &c->ns;
 	const char *name = *c->conf.ns_ifname ? c->conf.ns_ifname :
 			   *c->conf.ifname ? c->conf.ifname : "tap0";
+	int fd;
 
 	snprintf(ns->ifname, sizeof(ns->ifname), "%s", name);
 	ns->tap_fd = -1;
-	if (netns_call(c, netns_tap_in))
+	/* Taking over from a running netshim: its tap, as it is */
+	fd = fdpool_take(FDPOOL_TAP);
+	if (fd >= 0 ? netns_tap_adopt(c, fd) : netns_call(c, netns_tap_in))
 		return -1;
 	memcpy(c->guest_mac, ns->mac, sizeof(c->guest_mac));
 	memcpy(c->conf.guest_mac, ns->mac, sizeof(c->conf.guest_mac));

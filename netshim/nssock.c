@@ -203,6 +203,10 @@ int nssock_start(struct ctx *c)
 			err("namespace helper: cannot join the namespace: %m");
 			_exit(1);
 		}
+		/* Its messages go to stderr: the log's descriptor may be the
+		 * number its end of the pair takes now
+		 */
+		log_open(NULL, true, false, false);
 		if (dup2(sp[1], 3) < 0)
 			_exit(1);
 		close_range(4, ~0U, 0);

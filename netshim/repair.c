@@ -31,6 +31,7 @@
 #include <stddef.h>
 
 #include "ctx.h"
+#include "fdpool.h"
 #include "log.h"
 #include "repair.h"
 #include "unixsock.h"
@@ -56,7 +57,10 @@ int repair_listen(struct ctx *c)
 	c->repair.listen_fd = c->repair.fd = -1;
 	if (!*path)
 		return 0;
-	fd = unix_listen(path);
+	/* Taking over from a running netshim: its socket (fdpool.c) */
+	fd = fdpool_take_unix(path);
+	if (fd < 0)
+		fd = unix_listen(path);
 	if (fd < 0 || epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 		warn("TCP repair helper socket %s: %m: migrated TCP "
 		     "connections will be reset", path);
@@ -86,6 +90,29 @@ static void repair_close(struct ctx *c)
 }
 
 /**
+ * repair_adopt() - serve a helper's connection: one accepted, or one a
+ *		    netshim upgraded in place handed over (upgrade.c)
+ * @c:		execution context, no helper connected
+ * @fd:		the connection, its timeouts set
+ * @ext:	the helper is netshim-repair (REPAIR_EXT_NAME)
+ *
+ * Return: 0 on success, -1 if epoll refused it
+ */
+int repair_adopt(struct ctx *c, int fd, bool ext)
+{
+	struct epoll_event ev = { .events = EPOLLRDHUP,
+				  .data.u64 = epref(EPREF_REPAIR, 0) };
+
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev))
+		return -1;
+	c->repair.fd = fd;
+	c->repair.n = 0;
+	c->repair.nsent = 0;
+	c->repair.ext = ext;
+	return 0;
+}
+
+/**
  * repair_accept() - a helper connects: it replaces the one connected
  * @c:		execution context
  *
@@ -96,8 +123,6 @@ static void repair_close(struct ctx *c)
  */
 void repair_accept(struct ctx *c)
 {
-	struct epoll_event ev = { .events = EPOLLRDHUP,
-				  .data.u64 = epref(EPREF_REPAIR, 0) };
 	struct timeval tv = { .tv_sec = REPAIR_REPLY_S };
 	const size_t ext = sizeof(REPAIR_EXT_NAME) - 1;
 	struct sockaddr_un a;
@@ -116,17 +141,13 @@ void repair_accept(struct ctx *c)
 	}
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
 	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
-	    epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+	    repair_adopt(c, fd, alen > offsetof(struct sockaddr_un, sun_path) +
+			 ext && !a.sun_path[0] &&
+			 !memcmp(a.sun_path + 1, REPAIR_EXT_NAME, ext))) {
 		warn("TCP repair helper: %m");
 		close(fd);
 		return;
 	}
-	c->repair.fd = fd;
-	c->repair.n = 0;
-	c->repair.nsent = 0;
-	c->repair.ext = alen > offsetof(struct sockaddr_un, sun_path) + ext &&
-			!a.sun_path[0] && !memcmp(a.sun_path + 1,
-						  REPAIR_EXT_NAME, ext);
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
 		cred.pid = 0;
 	info("TCP repair helper connected, pid %d%s", (int)cred.pid,

@@ -82,6 +82,7 @@ struct repair {
 
 int repair_listen(struct ctx *c);
 void repair_accept(struct ctx *c);
+int repair_adopt(struct ctx *c, int fd, bool ext);
 void repair_event(struct ctx *c);
 void repair_done(struct ctx *c);
 bool repair_wait(struct ctx *c);

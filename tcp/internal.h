@@ -179,8 +179,18 @@ static inline uint32_t tcp_sent_max(const struct tcp_conn *conn)
 	return conn->recover;
 }
 
+void tcp_wait_tx(struct ctx *c, struct tcp_conn *conn);
 void tcp_send_data(struct ctx *c, struct tcp_conn *conn);
 void tcp_send_pending(struct ctx *c, struct tcp_conn *conn);
 void tcp_connect_failed(struct ctx *c, struct tcp_conn *conn, int err);
+
+/* migrate.c: a connection's record in netshim's device state, which an
+ * upgrade in place (upgrade.c) writes too, its socket passed along
+ */
+#define TCP_REC_FD		0xffffffffU
+struct migio;
+int tcp_rec_put(struct migio *io, const struct tcp_conn *conn, uint32_t sent,
+		uint32_t ext);
+int tcp_rec_get(struct migio *io, struct tcp_conn *conn, uint32_t *ext);
 
 #endif /* NETSHIM_TCP_INTERNAL_H */

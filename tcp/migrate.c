@@ -87,6 +87,81 @@ static int tcp_sock_put(struct migio *io, const struct tcp_sock_state *st)
  *
  * Return: 0 on success, -1 with @io->err set
  */
+/**
+ * tcp_rec_put() - write a connection's record, the part every state has
+ * @io:		the stream
+ * @conn:	the connection
+ * @sent:	its next sequence number to the guest, as the record says it
+ * @ext:	what follows the record: the length of its socket part, or
+ *		TCP_REC_FD for an upgrade in place (tcp/upgrade.c)
+ *
+ * Return: 0 on success, -1 with @io->err set
+ */
+int tcp_rec_put(struct migio *io, const struct tcp_conn *conn, uint32_t sent,
+		uint32_t ext)
+{
+	uint8_t r[MIGRATE_TCP_REC - 20];
+
+	memcpy(r, &conn->gaddr, 16);
+	memcpy(r + 16, &conn->raddr, 16);
+	migio_wr_be16(r + 32, conn->gport);
+	migio_wr_be16(r + 34, conn->rport);
+	r[36] = conn->state;
+	r[37] = conn->ws_guest;
+	r[38] = conn->ws_ours;
+	r[39] = 0;
+	migio_wr_be16(r + 40, conn->flags);
+	migio_wr_be16(r + 42, conn->mss_guest);
+	return migio_put(io, r, sizeof(r)) ||
+	       migio_put_u32(io, conn->seq_from_guest) ||
+	       migio_put_u32(io, sent) ||
+	       migio_put_u32(io, conn->seq_acked) ||
+	       migio_put_u32(io, conn->seq_init_guest) ||
+	       migio_put_u32(io, conn->wnd_guest) ||
+	       migio_put_u32(io, ext) ? -1 : 0;
+}
+
+/**
+ * tcp_rec_get() - read a connection's record, checked as every state's is
+ * @io:		the stream
+ * @conn:	filled: addresses, ports, state, flags, window scales, MSS,
+ *		sequence numbers and the guest's window
+ * @ext:	set to what follows the record (tcp_rec_put())
+ *
+ * Return: 0 on success, -1 with @io->err set (EINVAL for a record no
+ * connection can have)
+ */
+int tcp_rec_get(struct migio *io, struct tcp_conn *conn, uint32_t *ext)
+{
+	uint8_t rec[MIGRATE_TCP_REC - 20];
+
+	if (migio_get(io, rec, sizeof(rec)) ||
+	    migio_get_u32(io, &conn->seq_from_guest) ||
+	    migio_get_u32(io, &conn->seq_to_guest) ||
+	    migio_get_u32(io, &conn->seq_acked) ||
+	    migio_get_u32(io, &conn->seq_init_guest) ||
+	    migio_get_u32(io, &conn->wnd_guest) ||
+	    migio_get_u32(io, ext))
+		return -1;
+	memcpy(&conn->gaddr, rec, 16);
+	memcpy(&conn->raddr, rec + 16, 16);
+	conn->gport = migio_rd_be16(rec + 32);
+	conn->rport = migio_rd_be16(rec + 34);
+	conn->state = rec[36];
+	conn->ws_guest = rec[37];
+	conn->ws_ours = rec[38];
+	conn->flags = migio_rd_be16(rec + 40);
+	conn->mss_guest = migio_rd_be16(rec + 42);
+	if (conn->state == CONN_FREE || conn->state > CONN_ESTABLISHED ||
+	    !conn->gport || !conn->rport || conn->ws_guest > 14 ||
+	    conn->ws_ours > 14 ||
+	    inany_is4(&conn->gaddr) != inany_is4(&conn->raddr)) {
+		io->err = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
 int tcp_migrate_save(struct ctx *c, struct migio *io)
 {
 	struct tcp_table *t = c->tcp;
@@ -100,7 +175,6 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 		return -1;
 	for (i = 0; i < t->idx.hiwater; i++) {
 		struct tcp_conn *conn = &t->c[i];
-		uint8_t r[MIGRATE_TCP_REC - 20];
 		struct tcp_sock_state st;
 		uint32_t sent;
 		bool sock;
@@ -111,24 +185,8 @@ int tcp_migrate_save(struct ctx *c, struct migio *io)
 		sent = tcp_sent_max(conn);	/* while it has its socket */
 		if (sock)
 			tcp_dump_unlinger(c, conn);
-		memcpy(r, &conn->gaddr, 16);
-		memcpy(r + 16, &conn->raddr, 16);
-		migio_wr_be16(r + 32, conn->gport);
-		migio_wr_be16(r + 34, conn->rport);
-		r[36] = conn->state;
-		r[37] = conn->ws_guest;
-		r[38] = conn->ws_ours;
-		r[39] = 0;
-		migio_wr_be16(r + 40, conn->flags);
-		migio_wr_be16(r + 42, conn->mss_guest);
-		if (migio_put(io, r, sizeof(r)) ||
-		    migio_put_u32(io, conn->seq_from_guest) ||
-		    migio_put_u32(io, sent) ||
-		    migio_put_u32(io, conn->seq_acked) ||
-		    migio_put_u32(io, conn->seq_init_guest) ||
-		    migio_put_u32(io, conn->wnd_guest) ||
-		    migio_put_u32(io, sock ? MIGRATE_TCP_SOCK + st.sndq +
-						st.rcvq : 0) ||
+		if (tcp_rec_put(io, conn, sent, sock ? MIGRATE_TCP_SOCK +
+						st.sndq + st.rcvq : 0) ||
 		    (sock && tcp_sock_put(io, &st)))
 			return -1;
 		tcp_dump_done(c, &d, conn, sock);
@@ -202,37 +260,19 @@ int tcp_migrate_load(struct ctx *c, struct migio *io)
 		return -1;
 	tcp_restore_start(c, &r);
 	for (i = 0; i < n; i++) {
-		uint8_t rec[MIGRATE_TCP_REC - 20];
 		struct tcp_conn conn = { 0 };
 		struct tcp_sock_state st = { 0 };
 		uint32_t ext;
 
-		if (migio_get(io, rec, sizeof(rec)) ||
-		    migio_get_u32(io, &conn.seq_from_guest) ||
-		    migio_get_u32(io, &conn.seq_to_guest) ||
-		    migio_get_u32(io, &conn.seq_acked) ||
-		    migio_get_u32(io, &conn.seq_init_guest) ||
-		    migio_get_u32(io, &conn.wnd_guest) ||
-		    migio_get_u32(io, &ext))
-			return -1;
-		memcpy(&conn.gaddr, rec, 16);
-		memcpy(&conn.raddr, rec + 16, 16);
-		conn.gport = migio_rd_be16(rec + 32);
-		conn.rport = migio_rd_be16(rec + 34);
-		conn.state = rec[36];
-		conn.ws_guest = rec[37];
-		conn.ws_ours = rec[38];
-		conn.flags = migio_rd_be16(rec + 40);
-		conn.mss_guest = migio_rd_be16(rec + 42);
-		if (conn.state == CONN_FREE || conn.state > CONN_ESTABLISHED ||
-		    !conn.gport || !conn.rport || conn.ws_guest > 14 ||
-		    conn.ws_ours > 14 || ext > MIGRATE_TCP_EXT_MAX ||
+		if (tcp_rec_get(io, &conn, &ext) ||
+		    ext > MIGRATE_TCP_EXT_MAX ||
 		    (ext && ext < MIGRATE_TCP_SOCK) ||
-		    (ext && conn.state != CONN_ESTABLISHED) ||
-		    inany_is4(&conn.gaddr) != inany_is4(&conn.raddr)) {
-			err("migration: TCP connection %u of %u malformed",
-			    i + 1, n);
-			io->err = EINVAL;
+		    (ext && conn.state != CONN_ESTABLISHED)) {
+			if (io->err == EINVAL || !io->err) {
+				err("migration: TCP connection %u of %u "
+				    "malformed", i + 1, n);
+				io->err = EINVAL;
+			}
 			return -1;
 		}
 		if (ext && tcp_sock_get(io, ext, &st)) {

@@ -46,6 +46,7 @@
 #include <time.h>
 
 #include "netshim/log.h"
+#include "netshim/migio.h"
 #include "splice.h"
 #include "bpf/sockmap.h"
 
@@ -808,4 +809,254 @@ void splice_counters(struct ctx *c)
 bool splice_bpf_loaded(const struct ctx *c)
 {
 	return c->splice && c->splice->sm;
+}
+
+/* An upgrade in place (netshim/upgrade.c): every pair, its sockets and
+ * its pipes passed along, bytes in the pipes and all.  Record, integers
+ * big endian: flags (1: SPLICE_UP_*), each side's flags (1 each: pipe
+ * full, dry, end of stream read, shut), a zero byte, each pipe's size and
+ * the bytes in it (4 each), the number of turns (4), bytes moved and when
+ * the pair was joined (8 each, CLOCK_MONOTONIC milliseconds); then both
+ * sockets and
+ * the read and write ends of each direction's pipe.  A pair in the
+ * sockmap leaves it first (the new netshim's program is not the old
+ * one's), once the kernel has nothing of its bytes in hand.
+ */
+#define SPLICE_UP_CONNECTING	0x01
+#define SPLICE_UP_NOMAP		0x02
+#define SPLICE_UP_BULK		0x04
+#define SPLICE_UP_LAST		0x08
+#define SPLICE_UP_FULL		0x01
+#define SPLICE_UP_DRY		0x02
+#define SPLICE_UP_EOF		0x04
+#define SPLICE_UP_SHUT		0x08
+
+/**
+ * splice_unmap() - take a pair out of the sockmap, back on splice, if
+ *		    the kernel holds none of its bytes
+ * @c:		execution context
+ * @p:		the pair, in the sockmap
+ *
+ * What the program redirected is in the other socket's send queue, and
+ * nothing waits in either receive queue for it: taking the sockets out
+ * of the map then loses nothing.  They go back to epoll as a spliced
+ * pair's, which the old netshim goes on with if the upgrade does not
+ * happen.
+ *
+ * Return: 0 if the pair is spliced now, -1 if bytes are still in hand
+ */
+static int splice_unmap(struct ctx *c, struct splice_pair *p)
+{
+	struct splice_table *t = c->splice;
+	uint32_t idx = (uint32_t)(p - t->p);
+	uint64_t written;
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		uint64_t moved = sockmap_moved(t->sm, idx * 2 + (uint32_t)s) -
+				 p->moved_base[s];
+
+		if (sockmap_unread(p->fd[s]) ||
+		    sockmap_written(p->fd[!s], &written) ||
+		    written - p->written_base[s] < moved)
+			return -1;
+	}
+	sockmap_forget(t->sm, idx);
+	p->mapped = false;
+	p->nomap = true;
+	t->mapped--;
+	for (s = 0; s < 2; s++) {
+		struct epoll_event ev = { .data.u64 = epref(EPREF_SPLICE,
+							    idx * 2 + s) };
+
+		p->dry[s] = false;
+		p->events[s] = 0;
+		if (p->polled[s])
+			epoll_ctl(c->epfd, EPOLL_CTL_MOD, p->fd[s], &ev);
+		else if (!epoll_ctl(c->epfd, EPOLL_CTL_ADD, p->fd[s], &ev))
+			p->polled[s] = true;
+	}
+	splice_epoll(c, p);
+	return 0;
+}
+
+/**
+ * splice_upgrade_save() - write every pair, its sockets and pipes along
+ * @c:		execution context
+ * @io:		the stream, over the new netshim's UNIX socket
+ *
+ * Return: 0 on success, -1 with @io->err set (EAGAIN if a pair in the
+ * sockmap has bytes in the kernel's hands: the upgrade is for later)
+ */
+int splice_upgrade_save(struct ctx *c, struct migio *io)
+{
+	struct splice_table *t = c->splice;
+	unsigned int i;
+	int s;
+
+	for (i = 0; t && i < t->max; i++) {
+		if (t->p[i].fd[0] >= 0 && t->p[i].mapped &&
+		    splice_unmap(c, &t->p[i])) {
+			warn("upgrade: a local flow's bytes are in the "
+			     "kernel's hands (sockmap): not now");
+			io->err = EAGAIN;
+			return -1;
+		}
+	}
+	if (migio_put_u32(io, t ? t->count : 0))
+		return -1;
+	for (i = 0; t && i < t->max; i++) {
+		const struct splice_pair *p = &t->p[i];
+		uint8_t r[24] = { 0 };
+
+		if (p->fd[0] < 0)
+			continue;
+		r[0] = (p->connecting ? SPLICE_UP_CONNECTING : 0) |
+		       (p->nomap ? SPLICE_UP_NOMAP : 0) |
+		       (p->bulk ? SPLICE_UP_BULK : 0) |
+		       (p->last ? SPLICE_UP_LAST : 0);
+		for (s = 0; s < 2; s++) {
+			r[1 + s] = (p->full[s] ? SPLICE_UP_FULL : 0) |
+				   (p->dry[s] ? SPLICE_UP_DRY : 0) |
+				   (p->eof[s] ? SPLICE_UP_EOF : 0) |
+				   (p->shut[s] ? SPLICE_UP_SHUT : 0);
+			migio_wr_be32(r + 4 + 4 * s, (uint32_t)p->size[s]);
+			migio_wr_be32(r + 12 + 4 * s, (uint32_t)p->pending[s]);
+		}
+		migio_wr_be32(r + 20, p->turns);
+		if (migio_put(io, r, 24) || migio_put_u64(io, p->bytes) ||
+		    migio_put_u64(io, p->start_ms))
+			return -1;
+		for (s = 0; s < 2; s++)
+			if (migio_put_fd(io, p->fd[s]))
+				return -1;
+		for (s = 0; s < 2; s++)
+			if (migio_put_fd(io, p->pipe_r[s]) ||
+			    migio_put_fd(io, p->pipe_w[s]))
+				return -1;
+	}
+	if (t && t->count)
+		info("upgrade: %u local TCP flows go with their sockets and "
+		     "pipes", t->count);
+	return 0;
+}
+
+/**
+ * splice_upgrade_pair() - take one pair of the old netshim
+ * @c:		execution context
+ * @io:		the stream, at the record
+ *
+ * Return: 0 on success, -1 with @io->err set (EINVAL if malformed)
+ */
+static int splice_upgrade_pair(struct ctx *c, struct migio *io)
+{
+	struct splice_table *t = c->splice;
+	int fd[6] = { -1, -1, -1, -1, -1, -1 }, s, k;
+	struct splice_pair *p = NULL;
+	uint64_t bytes, start;
+	uint8_t r[24];
+	unsigned int i;
+
+	if (migio_get(io, r, sizeof(r)) || migio_get_u64(io, &bytes) ||
+	    migio_get_u64(io, &start))
+		return -1;
+	for (k = 0; k < 6; k++)
+		if (migio_get_fd(io, &fd[k]))
+			goto fail;
+	for (i = 0; t && i < t->max && !p; i++)
+		if (t->p[i].fd[0] < 0)
+			p = &t->p[i];
+	if (!p) {
+		io->err = EFBIG;
+		goto fail;
+	}
+	if ((r[0] & ~(SPLICE_UP_CONNECTING | SPLICE_UP_NOMAP | SPLICE_UP_BULK |
+		      SPLICE_UP_LAST)) || r[3] ||
+	    ((r[1] | r[2]) & ~(SPLICE_UP_FULL | SPLICE_UP_DRY | SPLICE_UP_EOF |
+			       SPLICE_UP_SHUT)))
+		goto bad;
+	for (s = 0; s < 2; s++) {
+		uint32_t size = migio_rd_be32(r + 4 + 4 * s);
+
+		if (!size || size > (1U << 30) ||
+		    migio_rd_be32(r + 12 + 4 * s) > size)
+			goto bad;
+	}
+	/* Its pipes are the old one's, with what they hold: ours go */
+	for (s = 0; s < 2; s++) {
+		close(p->pipe_r[s]);
+		close(p->pipe_w[s]);
+		p->fd[s] = fd[s];
+		p->pipe_r[s] = fd[2 + 2 * s];
+		p->pipe_w[s] = fd[3 + 2 * s];
+		p->size[s] = migio_rd_be32(r + 4 + 4 * s);
+		p->pending[s] = migio_rd_be32(r + 12 + 4 * s);
+		p->full[s] = r[1 + s] & SPLICE_UP_FULL;
+		p->dry[s] = false;	/* read again: epoll says if empty */
+		p->eof[s] = r[1 + s] & SPLICE_UP_EOF;
+		p->shut[s] = r[1 + s] & SPLICE_UP_SHUT;
+		p->events[s] = 0;
+		p->polled[s] = false;
+	}
+	p->connecting = r[0] & SPLICE_UP_CONNECTING;
+	p->nomap = r[0] & SPLICE_UP_NOMAP;
+	p->bulk = r[0] & SPLICE_UP_BULK;
+	p->last = !!(r[0] & SPLICE_UP_LAST);
+	p->mapped = false;
+	p->turns = migio_rd_be32(r + 20);
+	p->bytes = bytes;
+	p->start_ms = start;
+	t->count++;
+	if (p->bulk)
+		t->bulk++;
+	for (s = 0; s < 2; s++) {
+		struct epoll_event ev = { .data.u64 = epref(EPREF_SPLICE,
+			(uint32_t)(p - t->p) * 2 + (uint32_t)s) };
+
+		if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, p->fd[s], &ev)) {
+			io->err = errno;
+			return -1;
+		}
+		p->polled[s] = true;
+	}
+	splice_epoll(c, p);
+	return 0;
+bad:
+	io->err = EINVAL;
+fail:
+	for (k = 0; k < 6; k++)
+		if (fd[k] >= 0)
+			close(fd[k]);
+	return -1;
+}
+
+/**
+ * splice_upgrade_load() - take the local TCP flows of the old netshim
+ * @c:		execution context
+ * @io:		the stream, at the section's body
+ *
+ * Return: 0 on success, -1 with @io->err set (EINVAL if malformed, EFBIG
+ * if more than the pool holds)
+ */
+int splice_upgrade_load(struct ctx *c, struct migio *io)
+{
+	uint32_t i, n;
+
+	if (migio_get_u32(io, &n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!splice_upgrade_pair(c, io))
+			continue;
+		if (io->err == EINVAL)
+			err("upgrade: local TCP flow %u of %u is malformed",
+			    i + 1, n);
+		else if (io->err == EFBIG)
+			err("upgrade: %u local TCP flows, more than the %u "
+			    "this netshim holds", n,
+			    c->splice ? c->splice->max : 0);
+		return -1;
+	}
+	if (n)
+		info("upgrade: %u local TCP flows taken over", n);
+	return 0;
 }

@@ -17,4 +17,8 @@ void splice_timer(struct ctx *c);
 void splice_counters(struct ctx *c);
 bool splice_bpf_loaded(const struct ctx *c);
 
+struct migio;
+int splice_upgrade_save(struct ctx *c, struct migio *io);
+int splice_upgrade_load(struct ctx *c, struct migio *io);
+
 #endif /* NETSHIM_SPLICE_H */

@@ -39,6 +39,10 @@ int tcp_migrate_save(struct ctx *c, struct migio *io);
 int tcp_migrate_load(struct ctx *c, struct migio *io);
 void tcp_migrate_release(void);
 void tcp_migrate_back(struct ctx *c);
+int tcp_upgrade_save(struct ctx *c, struct migio *io);
+int tcp_upgrade_load(struct ctx *c, struct migio *io);
+void tcp_upgrade_commit(struct ctx *c);
+const struct fwd_listener *tcp_listeners(const struct ctx *c, uint32_t *n);
 
 #define TCP_PASST_REC		112	/* a connection's record in passt's
 					 * device state (tcp/migrate_passt.c) */

@@ -292,7 +292,7 @@ void tcp_guest_took(struct ctx *c, struct tcp_conn *conn, uint32_t done,
  * @c:		execution context
  * @conn:	connection
  */
-static void tcp_wait_tx(struct ctx *c, struct tcp_conn *conn)
+void tcp_wait_tx(struct ctx *c, struct tcp_conn *conn)
 {
 	struct tcp_table *t = c->tcp;
 

@@ -37,6 +37,7 @@
 #include "netshim/inany.h"
 #include "netshim/itable.h"
 #include "netshim/log.h"
+#include "netshim/migio.h"
 #include "netshim/netns.h"
 #include "netshim/nssock.h"
 
@@ -475,4 +476,123 @@ void udp_splice_forget(struct ctx *c, int lfd)
 	for (i = 0; i < t->idx.hiwater && t->idx.used; i++)
 		if (t->f[i].fd >= 0 && t->f[i].lfd == lfd)
 			udp_splice_close(c, &t->f[i]);
+}
+
+/* An upgrade in place (netshim/upgrade.c): every flow, its socket on the
+ * server's side passed along; the socket its client writes to is a
+ * listener, which the new netshim has too: named by its cookie.  Record,
+ * integers big endian: client address (16, v4-mapped for IPv4), client
+ * port (2), two zero bytes, last datagram (8, CLOCK_MONOTONIC seconds),
+ * the listener's cookie (8), then the socket.
+ */
+#define UDP_SPLICE_UP_REC	36
+
+/**
+ * udp_splice_upgrade_save() - write every flow, its socket along
+ * @c:		execution context
+ * @io:		the stream, over the new netshim's UNIX socket
+ *
+ * Return: 0 on success, -1 with @io->err set
+ */
+int udp_splice_upgrade_save(struct ctx *c, struct migio *io)
+{
+	struct udp_splice_table *t = c->udp_splice;
+	uint32_t i;
+
+	if (migio_put_u32(io, t ? t->idx.used : 0))
+		return -1;
+	for (i = 0; t && i < t->idx.hiwater; i++) {
+		const struct udp_splice_flow *f = &t->f[i];
+		uint8_t r[UDP_SPLICE_UP_REC] = { 0 };
+		socklen_t sl = sizeof(uint64_t);
+		uint64_t cookie = 0;
+
+		if (f->fd < 0)
+			continue;
+		getsockopt(f->lfd, SOL_SOCKET, SO_COOKIE, &cookie, &sl);
+		memcpy(r, &f->caddr, 16);
+		migio_wr_be16(r + 16, f->cport);
+		migio_wr_be32(r + 20, (uint32_t)((uint64_t)f->last >> 32));
+		migio_wr_be32(r + 24, (uint32_t)f->last);
+		migio_wr_be32(r + 28, (uint32_t)(cookie >> 32));
+		migio_wr_be32(r + 32, (uint32_t)cookie);
+		if (migio_put(io, r, sizeof(r)) || migio_put_fd(io, f->fd))
+			return -1;
+	}
+	if (t && t->idx.used)
+		info("upgrade: %u local UDP flows go with their sockets",
+		     t->idx.used);
+	return 0;
+}
+
+/**
+ * udp_splice_upgrade_load() - take the local UDP flows of the old netshim
+ * @c:		execution context
+ * @io:		the stream, at the section's body
+ * @listener:	the socket here of a listener's cookie, -1 if none: a flow
+ *		of a listener this command line does not have is left
+ *
+ * Return: 0 on success, -1 with @io->err set (EINVAL if malformed, EFBIG
+ * for more flows than the table holds)
+ */
+int udp_splice_upgrade_load(struct ctx *c, struct migio *io,
+			    int (*listener)(struct ctx *c, uint64_t cookie))
+{
+	struct udp_splice_table *t = c->udp_splice;
+	uint32_t i, n;
+
+	if (migio_get_u32(io, &n))
+		return -1;
+	if (n && (!t || n > t->idx.n - t->idx.used)) {
+		err("upgrade: %u local UDP flows, more than this netshim "
+		    "holds", n);
+		io->err = EFBIG;
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		struct epoll_event ev = { .events = EPOLLIN };
+		uint8_t r[UDP_SPLICE_UP_REC];
+		struct in6_addr caddr;
+		struct udp_splice_flow *f;
+		int fd, lfd;
+		int32_t slot;
+		uint32_t h;
+
+		if (migio_get(io, r, sizeof(r)) || migio_get_fd(io, &fd))
+			return -1;
+		memcpy(&caddr, r, 16);
+		lfd = listener(c, (uint64_t)migio_rd_be32(r + 28) << 32 |
+				  migio_rd_be32(r + 32));
+		if (r[18] || r[19] || !migio_rd_be16(r + 16) ||
+		    udp_splice_lookup(t, lfd, &caddr, migio_rd_be16(r + 16))) {
+			close(fd);
+			err("upgrade: local UDP flow %u of %u is malformed",
+			    i + 1, n);
+			io->err = EINVAL;
+			return -1;
+		}
+		if (lfd < 0) {
+			close(fd);
+			continue;
+		}
+		h = udp_splice_hash(lfd, &caddr, migio_rd_be16(r + 16));
+		slot = itable_take(&t->idx, h);
+		f = &t->f[slot];
+		ev.data.u64 = epref(EPREF_UDP_SPLICE, (uint32_t)slot);
+		if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+			itable_put(&t->idx, slot, h);
+			close(fd);
+			io->err = errno;
+			return -1;
+		}
+		f->lfd = lfd;
+		f->fd = fd;
+		f->caddr = caddr;
+		f->cport = migio_rd_be16(r + 16);
+		f->last = (time_t)((uint64_t)migio_rd_be32(r + 20) << 32 |
+				   migio_rd_be32(r + 24));
+	}
+	if (n)
+		info("upgrade: %u local UDP flows taken over", n);
+	return 0;
 }

@@ -19,4 +19,9 @@ void udp_splice_ready(struct ctx *c, uint32_t idx);
 void udp_splice_timer(struct ctx *c);
 void udp_splice_forget(struct ctx *c, int lfd);
 
+struct migio;
+int udp_splice_upgrade_save(struct ctx *c, struct migio *io);
+int udp_splice_upgrade_load(struct ctx *c, struct migio *io,
+			    int (*listener)(struct ctx *c, uint64_t cookie));
+
 #endif /* NETSHIM_UDP_SPLICE_H */

@@ -681,3 +681,15 @@ void udp_listener_input(struct ctx *c, const struct fwd_listener *l)
 			break;
 	}
 }
+
+/**
+ * udp_fwd_listeners() - the sockets of -u, for an upgrade in place
+ * @n:		set to their number
+ *
+ * Return: the listeners
+ */
+const struct fwd_listener *udp_fwd_listeners(uint32_t *n)
+{
+	*n = udp_nlisteners;
+	return udp_listeners;
+}

@@ -17,6 +17,7 @@ void udp_flow_ready(struct ctx *c, struct flow *f, uint32_t events);
 void udp_listener_ready(struct ctx *c, uint32_t idx);
 void udp_listener_pool(struct fwd_listener ***lst, uint32_t **n);
 void udp_listener_input(struct ctx *c, const struct fwd_listener *l);
+const struct fwd_listener *udp_fwd_listeners(uint32_t *n);
 
 /* migrate.c */
 struct migio;

@@ -334,4 +334,6 @@ const struct link_ops link_vu_ops = {
 	.reserve_frames	= vu_reserve_frames,
 	.commit_frame	= vu_commit_frame,
 	.resolve	= vu_resolve,
+	.upgrade_save	= vu_upgrade_save,
+	.upgrade_load	= vu_upgrade_load,
 };

@@ -104,6 +104,7 @@ void vu_dev_init(struct vu_dev *d, uint64_t offer)
 	}
 	d->state_fd = -1;
 	d->state_result = 1;
+	d->log.fd = -1;
 }
 
 /**
@@ -377,7 +378,11 @@ static enum vu_result set_mem_table(struct vu_dev *d, struct vu_msg *m)
 		return VU_DROP;
 	if (vu_mem_map(&d->mem, r, n, fds))
 		ok = false;
-	/* The mappings hold the memory: the descriptors are not needed */
+	/* The mappings hold the memory; the table keeps the descriptors,
+	 * for a netshim that takes over (netshim/upgrade.c)
+	 */
+	for (i = 0; i < d->mem.n; i++)
+		d->mem.r[i].fd = take_fd(m, i);
 	close_fds(m);
 	for (i = 0; i < VU_QUEUES; i++)
 		if (!vq_remap(d, &d->vq[i]))
@@ -448,7 +453,11 @@ static enum vu_result add_mem_reg(struct vu_dev *d, struct vu_msg *m)
 	ret = vu_mem_add(&d->mem, &r, m->fds[0]);
 	if (ret == -EINVAL || ret == -ENOSPC)
 		return VU_DROP;
-	/* The mapping holds the memory: vu_handle() closes the descriptor */
+	/* The table keeps the descriptor of a region mapped, as for
+	 * SET_MEM_TABLE; vu_handle() closes it otherwise
+	 */
+	if (!ret)
+		d->mem.r[d->mem.n - 1].fd = take_fd(m, 0);
 	vq_remap_all(d);
 	return ack(m, !ret);
 }
@@ -647,6 +656,7 @@ static enum vu_result set_log_base(struct vu_dev *d, struct vu_msg *m)
 	if (vu_log_set(&d->log, m->fds[0], payload_u64(m, 0),
 		       payload_u64(m, 8)))
 		return VU_DROP;
+	d->log.fd = take_fd(m, 0);
 	return reply_u64(m, 0);
 }
 

@@ -272,9 +272,13 @@ void vu_mem_unmap(struct vu_mem *m)
 	if (vu_mem_guarded == m)
 		vu_mem_guarded = NULL;
 
-	for (i = 0; i < m->n; i++)
-		if (m->r[i].map)
-			munmap(m->r[i].map, m->r[i].map_len);
+	for (i = 0; i < m->n; i++) {
+		if (!m->r[i].map)
+			continue;
+		munmap(m->r[i].map, m->r[i].map_len);
+		if (m->r[i].fd >= 0)
+			close(m->r[i].fd);
+	}
 	memset(m, 0, sizeof(*m));
 }
 
@@ -305,6 +309,7 @@ static int region_map(struct vu_region *r, int fd)
 		return -errno;
 	r->map = p;
 	r->map_len = len;
+	r->fd = -1;
 	return 0;
 }
 
@@ -403,6 +408,8 @@ int vu_mem_remove(struct vu_mem *m, const struct vu_region *r)
 		if (t->gpa != r->gpa || t->uva != r->uva || t->size != r->size)
 			continue;
 		munmap(t->map, t->map_len);
+		if (t->fd >= 0)
+			close(t->fd);
 		*t = m->r[--m->n];
 		memset(&m->r[m->n], 0, sizeof(m->r[m->n]));
 		return 0;
@@ -437,6 +444,8 @@ int vu_log_set(struct vu_log *l, int fd, uint64_t size, uint64_t off)
 	vu_log_unmap(l);
 	l->map = p;
 	l->len = (size_t)size;
+	l->fd = -1;
+	l->off = off;
 	return 0;
 }
 
@@ -446,10 +455,14 @@ int vu_log_set(struct vu_log *l, int fd, uint64_t size, uint64_t off)
  */
 void vu_log_unmap(struct vu_log *l)
 {
-	if (l->map)
+	if (l->map) {
 		munmap(l->map, l->len);
+		if (l->fd >= 0)
+			close(l->fd);
+	}
 	l->map = NULL;
 	l->len = 0;
+	l->fd = -1;
 }
 
 /**

@@ -26,6 +26,8 @@
  * @mmap_off:	offset of the region in the file descriptor sent with it
  * @map:	our mapping of the file, from offset 0, or NULL
  * @map_len:	length of @map
+ * @fd:		the file, kept while mapped (-1 if the caller kept it): a
+ *		new netshim taking over maps it again (netshim/upgrade.c)
  */
 struct vu_region {
 	uint64_t gpa;
@@ -34,6 +36,7 @@ struct vu_region {
 	uint64_t mmap_off;
 	uint8_t *map;
 	size_t map_len;
+	int fd;
 };
 
 /**
@@ -57,11 +60,15 @@ struct vu_mem {
  * @map:	the bitmap, shared with the front-end, or NULL
  * @len:	its length in bytes: pages past 8 * @len are not logged
  * @on:		VHOST_F_LOG_ALL is negotiated: writes are logged
+ * @fd:		its file, kept while mapped (-1 if the caller kept it)
+ * @off:	where the log starts in it
  */
 struct vu_log {
 	uint8_t *map;
 	size_t len;
 	bool on;
+	int fd;
+	uint64_t off;
 };
 
 bool vu_mem_regions_valid(const struct vu_region *r, unsigned int n);

@@ -113,4 +113,9 @@ void vu_commit_frame(struct ctx *c, struct link_frame *f, size_t plen,
 int vu_flush(struct ctx *c);
 void vu_rx_kick(struct ctx *c);
 
+/* upgrade.c */
+struct migio;
+int vu_upgrade_save(struct ctx *c, struct migio *io);
+int vu_upgrade_load(struct ctx *c, struct migio *io);
+
 #endif /* NETSHIM_VHOST_USER_VU_H */

@@ -689,6 +689,11 @@ if [ -z "${BENCH_QUICK:-}" ] && [ -z "$BENCH_ONLY" ]; then
 	[ -n "${PASST_VU_SKIP:-}" ] || mig_passt=$PASST_VU
 	PASST=$mig_passt "$BENCH_DIR/migrate.sh" "$OUT" || rc=1
 fi
+# Upgrades in place: the guest's pause, the longest gap in a stream it
+# receives, beside the live migration's just measured (upgrade.sh: relay
+# guests and namespace mode; it reads migrate.json from the same OUT)
+[ -n "${BENCH_QUICK:-}" ] || [ -n "$BENCH_ONLY" ] ||
+	NETSHIM=$NETSHIM "$BENCH_DIR/upgrade.sh" "$OUT" || rc=1
 # The cost of a frame without offloads at MTU 1500, DPDK's testpmd as the
 # vhost-user front-end (vu_testpmd.sh): netshim beside passt, and beside
 # a previous build of it with BENCH_PREV=PATH

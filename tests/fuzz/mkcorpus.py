@@ -431,6 +431,32 @@ def migrate_states():
     }
 
 
+def upgrade_states():
+    """States a new netshim reads in an upgrade in place, after the set-up
+    (netshim/upgrade.c): no descriptor comes with them."""
+    end = struct.pack(">H", 0xffff)
+    link = struct.pack(">HBBI", 18, 0, 0, 5) + b"\x00\x00\x00\x2a\x02" + \
+        struct.pack(">I", 64) + struct.pack(">I", 60) + b"\x00" * 60
+    guest = struct.pack(">H", 1) + GUEST_MAC + b"\x03\x00" + GUEST6
+    misc = struct.pack(">H", 17) + b"\x01" + b"\x00" * 7 + \
+        ipaddress.IPv6Address("fe80::5").packed + struct.pack(">Q", 12)
+    counters = struct.pack(">HI", 22, 2) + b"\x09frames_in" + \
+        struct.pack(">Q", 7) + b"\x03bad" + struct.pack(">Q", 1)
+    inbound = (ipaddress.IPv6Address("::ffff:203.0.113.2").packed +
+               ipaddress.IPv6Address("::ffff:198.51.100.1").packed +
+               struct.pack(">HHBBBBQ", 5000, 40000, 17, 1, 0, 0, 1) +
+               struct.pack(">Q", 12345))
+    flows = struct.pack(">HI", 21, 1) + inbound
+    tcp = struct.pack(">HI", 20, 1) + mig_tcp()[:-4] + \
+        struct.pack(">I", 0xffffffff) + b"\xfd"
+    return {
+        "empty": struct.pack(">HBBII", 18, 0, 0, 0, 0) + end,
+        "link": link + guest + misc + counters + end,
+        "flows": link + flows + end,
+        "tcp-nofd": link + tcp + end,
+    }
+
+
 def passt_side(o, oport, e, eport):
     """One side of passt's TCP record: ports in the host's order."""
     return (ipaddress.IPv6Address(o).packed + ipaddress.IPv6Address(e).packed
@@ -534,6 +560,8 @@ def main():
         write(outdir, "fuzz_migrate", name, data)
     for name, data in ctl_requests().items():
         write(outdir, "fuzz_ctl", name, data)
+    for name, data in upgrade_states().items():
+        write(outdir, "fuzz_upgrade", name, data)
 
 
 if __name__ == "__main__":

@@ -858,6 +858,62 @@ static void test_parse_map_gw(void **state)
 }
 
 /* -F: a connected stream socket, no listening socket, one-off */
+/* --upgrade and --upgrade-path: where a successor takes over, and what
+ * the one taking over needs of its command line
+ */
+static void test_parse_upgrade(void **state)
+{
+	const char *plain[] = { BASE4 };
+	const char *named[] = { BASE4, "--upgrade-path", "/tmp/u.sock" };
+	const char *take[] = { BASE4, "--upgrade" };
+	const char *take_nosock[] = { "netshim", "-4", "-a", "203.0.113.2/24",
+				      "-g", "203.0.113.1", "--upgrade" };
+	const char *take_path[] = { "netshim", "-4", "-a", "203.0.113.2/24",
+				    "-g", "203.0.113.1", "--upgrade-path",
+				    "/tmp/u.sock", "--upgrade" };
+	char num[16];
+	const char *give_fd[] = { "netshim", "-4", "-a", "203.0.113.2/24",
+				  "-g", "203.0.113.1", "--upgrade-path",
+				  "/tmp/u.sock", "--fd", num };
+	const char *take_fd[] = { "netshim", "-4", "-a", "203.0.113.2/24",
+				  "-g", "203.0.113.1", "--upgrade-path",
+				  "/tmp/u.sock", "--fd", num, "--upgrade" };
+	int sv[2];
+	const char *cmd[] = { NSBASE4, "--upgrade-path", "/tmp/u.sock", "--",
+			      "true" };
+	const char *cmd_take[] = { NSBASE4, "--upgrade", "--", "true" };
+	const char *empty[] = { BASE4, "--upgrade-path", "" };
+
+	(void)state;
+	/* Next to the socket by default, as passt puts its repair helper's */
+	assert_int_equal(parse(ARGC(plain), plain), 0);
+	assert_string_equal(conf.upgrade_path,
+			    "/tmp/netshim-unit.socket.upgrade");
+	assert_false(conf.upgrade);
+	assert_int_equal(parse(ARGC(named), named), 0);
+	assert_string_equal(conf.upgrade_path, "/tmp/u.sock");
+	assert_int_equal(parse(ARGC(take), take), 0);
+	assert_true(conf.upgrade);
+	assert_string_equal(conf.upgrade_path,
+			    "/tmp/netshim-unit.socket.upgrade");
+	/* A default socket path is a free one, never the running one's */
+	assert_int_equal(parse(ARGC(take_nosock), take_nosock), -1);
+	assert_int_equal(parse(ARGC(take_path), take_path), 0);
+	assert_string_equal(conf.sock_path, "");
+	/* The connection comes from the running netshim, not from --fd */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	snprintf(num, sizeof(num), "%d", sv[1]);
+	assert_int_equal(parse(ARGC(give_fd), give_fd), 0);
+	assert_string_equal(conf.upgrade_path, "/tmp/u.sock");
+	assert_int_equal(parse(ARGC(take_fd), take_fd), -1);
+	close(sv[0]);
+	close(sv[1]);
+	/* A command netshim starts ends with it: no upgrade */
+	assert_int_equal(parse(ARGC(cmd), cmd), -1);
+	assert_int_equal(parse(ARGC(cmd_take), cmd_take), -1);
+	assert_int_equal(parse(ARGC(empty), empty), -1);
+}
+
 static void test_parse_fd(void **state)
 {
 	char num[16], dgram_num[16], file_num[16];
@@ -1767,6 +1823,7 @@ int main(void)
 		cmocka_unit_test(test_parse_map_gw),
 		cmocka_unit_test(test_parse_fd),
 		cmocka_unit_test(test_parse_connect),
+		cmocka_unit_test(test_parse_upgrade),
 		cmocka_unit_test(test_parse_passt_refused),
 		cmocka_unit_test(test_parse_passt_bad_values),
 		cmocka_unit_test(test_parse_bpf),
