@@ -44,6 +44,7 @@ static bool log_trace;
 static bool log_to_file;
 static unsigned int log_size = LOG_SIZE_DEFAULT;	/* of the log file */
 static off_t log_written;	/* bytes in the log file */
+static bool log_append;		/* go on with the file, not afresh */
 static char log_exe[PATH_MAX];	/* our executable, for the first line */
 
 /**
@@ -166,15 +167,30 @@ static int log_file_open(const char *file)
 {
 	ssize_t n;
 
-	log_fd = open(file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	log_fd = open(file, O_RDWR | O_CREAT | O_CLOEXEC |
+			    (log_append ? 0 : O_TRUNC), 0600);
 	if (log_fd < 0)
 		return -1;
 	n = readlink("/proc/self/exe", log_exe, sizeof(log_exe) - 1);
 	log_exe[n > 0 ? n : 0] = '\0';
 	log_to_file = true;
 	log_written = 0;
-	log_file_keep(0, false);
+	if (!log_append)
+		log_file_keep(0, false);
 	return 0;
+}
+
+/**
+ * log_set_append() - go on with the log file rather than start it afresh
+ * @on:		an upgrade in place: the running netshim writes the same
+ *		file until it hands over, and its lines stay
+ *
+ * Called before log_open().  Each line is then written at the file's
+ * end as it is at that moment, wherever the other process left it.
+ */
+void log_set_append(bool on)
+{
+	log_append = on;
 }
 
 /**
@@ -297,6 +313,11 @@ void log_msg(int prio, const char *fmt, ...)
 	if (!log_to_syslog)
 		buf[n++] = '\n';
 	if (log_to_file) {
+		off_t end = lseek(log_fd, 0, SEEK_END);
+
+		/* Another netshim may have written since: an upgrade */
+		if (end >= 0)
+			log_written = end;
 		if (log_written + n > (off_t)log_size)
 			log_file_cut(n);
 		if (pwrite(log_fd, buf, n, log_written) == n)

@@ -12,6 +12,7 @@ void log_open(const char *file, bool foreground, bool quiet, bool debug);
 void log_set_trace(bool on);
 bool log_tracing(void);
 void log_set_size(unsigned int size);
+void log_set_append(bool on);
 void log_forked(void);
 void log_msg(int prio, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -557,6 +557,8 @@ int main(int argc, char **argv)
 
 	if (conf_parse(&c->conf, argc, argv))
 		return 1;
+	/* Taking over: the running netshim's lines stay in the file */
+	log_set_append(c->conf.upgrade);
 	log_open(c->conf.log_file, c->conf.foreground || c->conf.log_stderr,
 		 c->conf.quiet, c->conf.debug);
 	log_set_trace(c->conf.trace);

@@ -63,7 +63,7 @@ one_case() {
 		;;
 	netns)
 		topo_ns_add "$NS_GUEST"
-		up_backend --netns "/run/netns/$NS_GUEST" \
+		up_backend --netns "/run/netns/$NS_GUEST" --config-net \
 			--upgrade-path "$WORK/up.sock" "${base[@]}"
 		ns_wait_addr "$NS_GUEST"
 		;;

@@ -36,7 +36,8 @@ ROUNDS=${UPGRADE_ROUNDS:-100}
 topo_init
 topo_peer_pod
 topo_ns_add "$NS_GUEST"
-up_backend --netns "/run/netns/$NS_GUEST" --upgrade-path "$WORK/up.sock" \
+up_backend --netns "/run/netns/$NS_GUEST" --config-net \
+	--upgrade-path "$WORK/up.sock" \
 	-P "$WORK/backend.pid" -D 203.0.113.1 -D 2001:db8:1::1 \
 	-S netshim.test -t 8080 -T 9090 -U 9091
 ns_wait_addr "$NS_GUEST"
