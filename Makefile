@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # netshim - userspace network backend for virtual machines in pods
 #
-#   make            build build/netshim (netshim/ is the daemon's source)
+#   make            build build/netshim (daemon/main.c and the folders
+#                   below it: doc/architecture.md)
 #   make check      install test dependencies (Debian), unit tests (also
 #                   under ASan/UBSan), integration tests in namespaces
 #   make check-libvirt  only the guests booted through libvirt (netshim as
@@ -29,8 +30,8 @@ BPF_PROGS := $(wildcard bpf/*.bpf.c)
 BPF_SKELS := $(BPF_PROGS:bpf/%.bpf.c=build/bpf/%.skel.h)
 CFLAGS   += -Ibuild/bpf
 
-SRC_DIRS := netshim link vhost_user tcp udp icmp dhcp ndp bpf
-LIB_SRCS := $(filter-out netshim/main.c %.bpf.c,$(wildcard $(SRC_DIRS:%=%/*.c)))
+SRC_DIRS := daemon net netshim link vhost_user tcp udp icmp dhcp ndp bpf
+LIB_SRCS := $(filter-out daemon/main.c %.bpf.c,$(wildcard $(SRC_DIRS:%=%/*.c)))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 HDRS     := $(wildcard $(SRC_DIRS:%=%/*.h)) \
             $(BPF_SKELS)
@@ -54,7 +55,7 @@ CTL_BIN    := build/netshim-ctl
 
 all: $(BIN) $(REPAIR_BIN) $(CTL_BIN)
 
-$(BIN): $(B)/netshim/main.o $(B)/libnetshim.a
+$(BIN): $(B)/daemon/main.o $(B)/libnetshim.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # The TCP repair helper: alone, nothing of the daemon in it
@@ -71,7 +72,7 @@ $(CTL_BIN): ctl/netshim-ctl.c $(B)/libnetshim.a $(HDRS)
 # integration tests run against it (tests/alloc/guard.c)
 GUARD_BIN := build/netshim-allocguard
 
-$(GUARD_BIN): $(B)/netshim/main.o $(B)/tests/alloc/guard.o $(B)/libnetshim.a
+$(GUARD_BIN): $(B)/daemon/main.o $(B)/tests/alloc/guard.o $(B)/libnetshim.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/%.o: %.c $(HDRS)
@@ -150,7 +151,7 @@ STATIC_LDFLAGS := -static -Wl,--fatal-warnings
 .PHONY: static
 static: $(STATIC_BIN)
 
-build/static/netshim: $(SB)/netshim/main.o $(SB)/libnetshim.a $(SB)/static/mnl.o
+build/static/netshim: $(SB)/daemon/main.o $(SB)/libnetshim.a $(SB)/static/mnl.o
 	$(CC) $(CFLAGS) $(STATIC_LDFLAGS) -o $@ $^ -lbpf -lelf -lz -luring
 
 build/static/netshim-repair: repair/netshim-repair.c netshim/repair.h

@@ -11,7 +11,7 @@
  *
  * Which ports are forwarded, and which ones pod processes listen on, are
  * sets netshim writes straight into the program's memory-mapped data:
- * the first when the control socket changes the rules (netshim/ctl_fwd.c),
+ * the first when the control socket changes the rules (daemon/ctl_fwd.c),
  * the second once a second.  The loop makes no bpf() call at all.
  */
 #include <linux/bpf.h>

@@ -8,7 +8,7 @@
  * namespace and hands each connection to a forwarded port to one
  * listening socket of netshim per family, unless a pod process listens
  * on that port: the set of those is listed through sock_diag once a
- * second (netshim/podwatch.c, which leaves netshim's own sockets out) and
+ * second (net/podwatch.c, which leaves netshim's own sockets out) and
  * written into the program's memory-mapped data.
  * After start-up this needs no bpf() call, so the sandbox's seccomp
  * filter does not grow.
@@ -31,39 +31,21 @@
 #include "sk_lookup.bpf.h"
 #include "sk_lookup.skel.h"
 #include "netshim/log.h"
-#include "netshim/podwatch.h"
-#include "netshim/portwatch.h"
+#include "netshim/portset.h"
 
 /**
  * struct sk_lookup_fwd - the loaded program and what keeps it current
  * @skel:	the program, its socket map and its data
  * @link:	its attachment to the pod's network namespace
  * @fwd:	ports forwarded (the program's read-only copy is the one used)
- * @seen:	ports pod processes listened on at the last scan
  * @scan_err:	the last scan failed, reported once
  */
 struct sk_lookup_fwd {
 	struct sk_lookup *skel;
 	struct bpf_link *link;
 	struct portset fwd;
-	struct portset seen;
 	bool scan_err;
 };
-
-/**
- * sk_lookup_scan() - list the pod's listeners, less netshim's own
- * @c:		execution context
- * @out:	filled in
- *
- * Every listener counts, loopback ones too: the program also sees
- * connections to the pod's loopback addresses.
- *
- * Return: 0 on success, -1 with errno set
- */
-static int sk_lookup_scan(struct ctx *c, struct portset *out)
-{
-	return podwatch_scan(c, IPPROTO_TCP, out);
-}
 
 /**
  * sk_lookup_publish() - make the program see a new set of pod listeners
@@ -118,20 +100,21 @@ static void sk_lookup_destroy(struct sk_lookup_fwd *s)
  * @fwd:	ports to forward
  * @fd4:	the IPv4 listening socket, -1 for none
  * @fd6:	the IPv6 one (IPV6_V6ONLY), -1 for none
+ * @pod:	the ports pod processes listen on now, less netshim's own
+ *		(net/podwatch.c)
  *
  * Call it in the pod's network namespace, before the sandbox: loading,
  * the socket map and attaching need CAP_BPF and CAP_NET_ADMIN.  The pod's
- * listeners are listed before the program is attached, so no connection
- * to a port a pod process already listens on is ever taken.
+ * listeners are given to the program before it is attached, so no
+ * connection to a port a pod process already listens on is ever taken.
  *
  * Return: 0 on success, a negative error (for bpf_why()) on failure
  */
 int sk_lookup_start(struct ctx *c, const struct portset *fwd, int fd4,
-		    int fd6)
+		    int fd6, const struct portset *pod)
 {
 	int fds[2] = { fd4, fd6 }, err = 0, ns;
 	struct sk_lookup_fwd *s = calloc(1, sizeof(*s));
-	struct portset pod;
 	uint32_t key;
 
 	if (!s)
@@ -159,14 +142,7 @@ int sk_lookup_start(struct ctx *c, const struct portset *fwd, int fd4,
 			goto fail;
 	}
 
-	/* Our two sockets were noted as ours when opened (fwd_open_one()) */
-	if (sk_lookup_scan(c, &pod)) {
-		err = -errno;
-		warn("sk_lookup: cannot list the pod's listening sockets: %m");
-		goto fail;
-	}
-	sk_lookup_publish(s, &pod, true);
-	s->seen = pod;
+	sk_lookup_publish(s, pod, true);
 
 	ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (ns < 0) {
@@ -187,19 +163,22 @@ fail:
 }
 
 /**
- * sk_lookup_timer() - once a second: follow the pod's own listeners
+ * sk_lookup_pod() - follow the pod's own listeners, as scanned again
  * @c:		execution context
+ * @pod:	the ports pod processes listen on now, less netshim's own;
+ *		NULL if they could not be listed (errno says why)
  *
- * A port a pod process starts listening on is left to it from the next
- * scan on; a port it stops listening on goes back to the guest.
+ * A port a pod process starts listening on is left to it from now on; a
+ * port it stops listening on goes back to the guest.  A failed scan
+ * leaves every port as it was, and is reported once.
  */
-void sk_lookup_timer(struct ctx *c)
+void sk_lookup_pod(struct ctx *c, const struct portset *pod)
 {
 	struct sk_lookup_fwd *s = c->sk_lookup;
 
 	if (!s)
 		return;
-	if (sk_lookup_scan(c, &s->seen)) {
+	if (!pod) {
 		if (!s->scan_err)
 			warn("sk_lookup: cannot list the pod's listening "
 			     "sockets (%m): ports keep their last state");
@@ -207,7 +186,7 @@ void sk_lookup_timer(struct ctx *c)
 		return;
 	}
 	s->scan_err = false;
-	sk_lookup_publish(s, &s->seen, false);
+	sk_lookup_publish(s, pod, false);
 }
 
 /**

@@ -8,11 +8,11 @@
 #include <stdint.h>
 
 #include "netshim/ctx.h"
-#include "netshim/portwatch.h"
+#include "netshim/portset.h"
 
 int sk_lookup_start(struct ctx *c, const struct portset *fwd, int fd4,
-		    int fd6);
-void sk_lookup_timer(struct ctx *c);
+		    int fd6, const struct portset *pod);
+void sk_lookup_pod(struct ctx *c, const struct portset *pod);
 void sk_lookup_ports(struct ctx *c, const struct portset *fwd);
 uint64_t sk_lookup_assigned(const struct ctx *c);
 

@@ -20,13 +20,13 @@
 #include <netinet/icmp6.h>
 
 #include "icmp.h"
-#include "netshim/checksum.h"
-#include "netshim/gaddr.h"
-#include "netshim/inany.h"
 #include "link/link.h"
-#include "netshim/log.h"
-#include "netshim/outbound.h"
 #include "ndp/ndp.h"
+#include "net/gaddr.h"
+#include "net/outbound.h"
+#include "netshim/checksum.h"
+#include "netshim/inany.h"
+#include "netshim/log.h"
 
 #define ICMP_ECHO_REQUEST	8
 #define ICMP_ECHO_REPLY		0

@@ -4,9 +4,9 @@
 #ifndef NETSHIM_ICMP_H
 #define NETSHIM_ICMP_H
 
+#include "net/flow.h"
+#include "net/ip.h"
 #include "netshim/ctx.h"
-#include "netshim/flow.h"
-#include "netshim/ip.h"
 #include "netshim/migio.h"
 
 void icmp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4);

@@ -17,12 +17,12 @@
 #include <sys/stat.h>
 
 #include "link.h"
-#include "netshim/fdpool.h"
-#include "netshim/unixsock.h"
 #include "queue.h"
+#include "netshim/fdpool.h"
 #include "netshim/log.h"
 #include "netshim/migio.h"
 #include "netshim/pcap.h"
+#include "netshim/unixsock.h"
 
 /**
  * link_init_fd() - serve a VMM connection opened by the launcher (-F)
@@ -736,7 +736,7 @@ void link_gone(struct ctx *c, const char *why)
 		c->quit = true;
 }
 
-/* An upgrade in place (netshim/upgrade.c) hands the link over as it is:
+/* An upgrade in place (daemon/upgrade.c) hands the link over as it is:
  * the VMM's connection (the tap of namespace mode went before, with the
  * sockets that never change), the bytes of a frame the VMM sent only
  * part of, the frames queued for the guest and not taken yet, and what

@@ -19,9 +19,9 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "vnet.h"
 #include "netshim/ctx.h"
 #include "netshim/packet.h"
-#include "vnet.h"
 
 /* Buffers the payload of one frame built in place may span: a 64 KiB TSO
  * frame in 4 KiB receive buffers, or in a chain of pages
@@ -111,7 +111,7 @@ struct link_frame {
  *		left some in the guest's memory instead of copying them, or
  *		NULL: see link_iov_resolve()
  * @upgrade_save: write what the back-end has of its front-end beyond the
- *		connection, for a netshim taking over (netshim/upgrade.c),
+ *		connection, for a netshim taking over (daemon/upgrade.c),
  *		changing nothing; or NULL for nothing more
  * @upgrade_load: take that from the netshim handing over, the connection
  *		adopted already

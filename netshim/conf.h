@@ -176,7 +176,7 @@ struct conf {
 	bool vmm_connect;	/* --connect: the VMM listens, we connect */
 	unsigned int connect_timeout;	/* --connect-timeout, 0: forever */
 	bool connect_timeout_set;
-	/* upgrade in place (netshim/upgrade.c) */
+	/* upgrade in place (daemon/upgrade.c) */
 	bool upgrade;			/* --upgrade: take over, not start */
 	char upgrade_path[108];		/* where a successor takes over */
 

@@ -2,7 +2,7 @@
 /* netshim - descriptors a running netshim handed over for an upgrade in
  * place, until the rooms that would open them take them
  *
- * A new netshim taking over (--upgrade, netshim/upgrade.c) gets the
+ * A new netshim taking over (--upgrade, daemon/upgrade.c) gets the
  * sockets that do not change while the old one serves before anything
  * else: the ports it forwards, its listening UNIX sockets, the tap of
  * namespace mode.  Its own start-up then runs as usual, but where a room

@@ -11,6 +11,9 @@
 
 #include "conf.h"
 
+/* Ports "auto" follows at once, per protocol (daemon/fwd_auto.c) */
+#define FWD_AUTO_MAX		1024
+
 int fwdspec_parse(struct fwd_spec *spec, const char *arg);
 const struct fwd_rule *fwdspec_find(const struct fwd_spec *spec,
 				    uint16_t port);

@@ -19,7 +19,7 @@
 
 #include "fwdtable.h"
 #include "inany.h"
-#include "portwatch.h"
+#include "portset.h"
 
 /**
  * fwdtable_addr() - the listening address of a rule

@@ -72,7 +72,7 @@ static const long isolate_syscalls[] = {
 	__NR_unlinkat, __NR_rt_sigreturn, __NR_restart_syscall,
 	__NR_wait4,		/* namespace mode: the command's exit status */
 	/* An upgrade in place: bounded waits on the new netshim's socket
-	 * (netshim/upgrade.c), and the PID file written once it took over
+	 * (daemon/upgrade.c), and the PID file written once it took over
 	 */
 #ifdef __NR_poll
 	__NR_poll,

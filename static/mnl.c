@@ -9,7 +9,7 @@
  * no libmnl.so.0.  netshim uses a small part of that API, so the static
  * build links these definitions in its place; they follow the declarations
  * and the documented behaviour of <libmnl/libmnl.h> (return values, errno),
- * so that netshim/netlink.c and netshim/portwatch.c are the same source in
+ * so that netshim/netlink.c and net/portwatch.c are the same source in
  * both builds; tests/unit/test_mnl.c compares the two on the same inputs.
  * Two differences are meant: the padding after an attribute is zeroed,
  * and attributes are read up to their message's length, never past it.

@@ -14,10 +14,10 @@
 #include <sys/epoll.h>
 #include <sys/random.h>
 
-#include "tcp.h"
 #include "internal.h"
-#include "netshim/flowinfo.h"
-#include "netshim/flow.h"
+#include "tcp.h"
+#include "net/flow.h"
+#include "net/flowinfo.h"
 #include "netshim/inany.h"
 #include "netshim/log.h"
 

@@ -10,13 +10,13 @@
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
 
-#include "tcp.h"
 #include "internal.h"
 #include "seq.h"
-#include "netshim/gaddr.h"
+#include "tcp.h"
+#include "net/gaddr.h"
+#include "net/outbound.h"
 #include "netshim/inany.h"
 #include "netshim/log.h"
-#include "netshim/outbound.h"
 
 /**
  * tcp_guest_ack() - take the window and ACK of a guest segment

@@ -20,9 +20,9 @@
 #include "segment.h"
 #include "seq.h"
 #include "link/link.h"
+#include "net/fwd.h"
+#include "net/ip.h"
 #include "netshim/ctx.h"
-#include "netshim/fwd.h"
-#include "netshim/ip.h"
 #include "netshim/itable.h"
 
 #define TCP_BATCH		128	/* segments per peek */

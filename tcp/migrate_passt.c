@@ -4,7 +4,7 @@
  * A cluster moves its running VMs from passt to netshim, and back, by
  * live migration: the one back-end's state goes to the other through the
  * VMM.  passt 2025-05 and later write, after the stream's header and the
- * guest's addresses (netshim/migrate_passt.c), the number of connections
+ * guest's addresses (daemon/migrate_passt.c), the number of connections
  * (4 bytes), one record of the connection's guest side per connection
  * (PASST_REC bytes, passt's struct tcp_tap_transfer), then, in the same
  * order, its socket's state (PASST_EXT bytes, struct tcp_tap_transfer_ext)
@@ -47,9 +47,9 @@
 #include <sys/socket.h>
 #include <linux/sockios.h>
 
-#include "tcp.h"
 #include "internal.h"
 #include "repair.h"
+#include "tcp.h"
 #include "netshim/inany.h"
 #include "netshim/log.h"
 #include "netshim/migio.h"

@@ -9,11 +9,11 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 
-#include "tcp.h"
 #include "internal.h"
 #include "seq.h"
 #include "splice.h"
-#include "netshim/gaddr.h"
+#include "tcp.h"
+#include "net/gaddr.h"
 #include "netshim/inany.h"
 #include "netshim/log.h"
 #include "netshim/nssock.h"

@@ -45,10 +45,10 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "netshim/log.h"
-#include "netshim/migio.h"
 #include "splice.h"
 #include "bpf/sockmap.h"
+#include "netshim/log.h"
+#include "netshim/migio.h"
 
 /* Pipes are made at the kernel's default size (64 KiB): an unprivileged
  * user's pipes share a budget (fs.pipe-user-pages-soft, 64 MiB by
@@ -811,7 +811,7 @@ bool splice_bpf_loaded(const struct ctx *c)
 	return c->splice && c->splice->sm;
 }
 
-/* An upgrade in place (netshim/upgrade.c): every pair, its sockets and
+/* An upgrade in place (daemon/upgrade.c): every pair, its sockets and
  * its pipes passed along, bytes in the pipes and all.  Record, integers
  * big endian: flags (1: SPLICE_UP_*), each side's flags (1 each: pipe
  * full, dry, end of stream read, shut), a zero byte, each pipe's size and

@@ -7,9 +7,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "net/fwd.h"
+#include "net/ip.h"
 #include "netshim/ctx.h"
-#include "netshim/fwd.h"
-#include "netshim/ip.h"
 #include "netshim/migio.h"
 
 int tcp_init(struct ctx *c);

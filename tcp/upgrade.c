@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* netshim - TCP connections handed to a new netshim, sockets and all
  *
- * An upgrade in place (netshim/upgrade.c) moves every connection with its
+ * An upgrade in place (daemon/upgrade.c) moves every connection with its
  * socket itself, passed over a UNIX socket: the kernel's state of it (its
  * queues, sequence numbers, timers, options, its peer) never changes
  * hands, so nothing is dumped and no repair mode is needed.  What moves
@@ -33,8 +33,8 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
-#include "tcp.h"
 #include "internal.h"
+#include "tcp.h"
 #include "netshim/log.h"
 #include "netshim/migio.h"
 

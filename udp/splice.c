@@ -478,7 +478,7 @@ void udp_splice_forget(struct ctx *c, int lfd)
 			udp_splice_close(c, &t->f[i]);
 }
 
-/* An upgrade in place (netshim/upgrade.c): every flow, its socket on the
+/* An upgrade in place (daemon/upgrade.c): every flow, its socket on the
  * server's side passed along; the socket its client writes to is a
  * listener, which the new netshim has too: named by its cookie.  Record,
  * integers big endian: client address (16, v4-mapped for IPv4), client

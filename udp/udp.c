@@ -22,16 +22,16 @@
 #include <sys/socket.h>
 
 #include "udp.h"
+#include "splice.h"
 #include "dhcp/dhcp.h"
-#include "netshim/fwd.h"
-#include "netshim/gaddr.h"
 #include "icmp/icmp.h"
+#include "link/link.h"
+#include "net/fwd.h"
+#include "net/gaddr.h"
+#include "net/outbound.h"
 #include "netshim/inany.h"
 #include "netshim/iov.h"
-#include "link/link.h"
 #include "netshim/log.h"
-#include "netshim/outbound.h"
-#include "splice.h"
 
 #define UDP_HLEN		8
 /* What fits a frame to the guest, IPv6 being the larger header */

@@ -4,10 +4,10 @@
 #ifndef NETSHIM_UDP_H
 #define NETSHIM_UDP_H
 
+#include "net/flow.h"
+#include "net/fwd.h"
+#include "net/ip.h"
 #include "netshim/ctx.h"
-#include "netshim/fwd.h"
-#include "netshim/flow.h"
-#include "netshim/ip.h"
 
 int udp_init(struct ctx *c);
 void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4);

@@ -379,7 +379,7 @@ static enum vu_result set_mem_table(struct vu_dev *d, struct vu_msg *m)
 	if (vu_mem_map(&d->mem, r, n, fds))
 		ok = false;
 	/* The mappings hold the memory; the table keeps the descriptors,
-	 * for a netshim that takes over (netshim/upgrade.c)
+	 * for a netshim that takes over (daemon/upgrade.c)
 	 */
 	for (i = 0; i < d->mem.n; i++)
 		d->mem.r[i].fd = take_fd(m, i);

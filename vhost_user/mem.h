@@ -27,7 +27,7 @@
  * @map:	our mapping of the file, from offset 0, or NULL
  * @map_len:	length of @map
  * @fd:		the file, kept while mapped (-1 if the caller kept it): a
- *		new netshim taking over maps it again (netshim/upgrade.c)
+ *		new netshim taking over maps it again (daemon/upgrade.c)
  */
 struct vu_region {
 	uint64_t gpa;

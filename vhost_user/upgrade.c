@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* netshim - vhost-user: the device handed to a new netshim as it runs
  *
- * An upgrade in place (netshim/upgrade.c) keeps the front-end's
+ * An upgrade in place (daemon/upgrade.c) keeps the front-end's
  * connection, so the front-end never negotiates again: the new netshim
  * adopts what it set up with the old one, the features acknowledged,
  * the memory table (each region's file, mapped again here), the dirty
@@ -28,9 +28,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "vu.h"
 #include "netshim/log.h"
 #include "netshim/migio.h"
-#include "vu.h"
 
 #define VU_UP_SET		0x01	/* SET_FEATURES came */
 #define VU_UP_LOG		0x02	/* a dirty log is mapped */

@@ -6,14 +6,18 @@
 
 Every object's undefined symbols are matched with the object that defines
 them (nm), which gives file -> file calls as the linker sees them: calls
-through static inline functions of headers are not among them.  Prints
-the loops of files that call each other (strongly connected components of
-more than one file) and the calls that go up a floor of tests/arch/floors
-(doc/architecture.md), then, with --edges, every call edge with the names
-used.  Exits 1 if there is any loop or call up, so that make check keeps
-the tree free of them; the tests' own objects are left out.
+through static inline functions of headers are not among them, so the
+sources' #include lines are read too (a header counts as its .c file).
+Prints the loops of files that call each other (strongly connected
+components of more than one file), the calls and includes that go up a
+floor of tests/arch/floors (doc/architecture.md), and the folders that
+reach each other both ways or reach a folder above the lowest floor they
+hold; then, with --edges, every call edge with the names used.  Exits 1
+if there is any of these, so that make check keeps the tree free of
+them; the tests' own objects and sources are left out.
 """
 import os
+import re
 import subprocess
 import sys
 
@@ -100,6 +104,56 @@ def floor_of(table, src):
     return table.get(os.path.dirname(src))
 
 
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def includes(srcs):
+    """File -> file includes of the daemon's sources, each header taken
+    for its .c file where it has one: [(from, to, header)]."""
+    out = []
+    for src in srcs:
+        for path in (src, src[:-2] + ".h"):
+            if not os.path.exists(path):
+                continue
+            with open(path) as f:
+                text = f.read()
+            for h in INCLUDE.findall(text):
+                cand = [os.path.normpath(os.path.join(os.path.dirname(path),
+                                                      h)), h]
+                found = next((c for c in cand if os.path.exists(c)), None)
+                if not found:
+                    continue	# generated (build/bpf) or the system's
+                dst = found[:-2] + ".c" if found.endswith(".h") else found
+                if not os.path.exists(dst):
+                    dst = found	# a header alone (ctx.h, inany.h)
+                if dst != src:
+                    out.append((src, dst, h))
+    return out
+
+
+def folder_checks(table, edges):
+    """Folder -> folder arrows that loop or run up: the lines to print."""
+    lo, hi, arrows = {}, {}, {}
+    for a, b in edges:
+        for f in (a, b):
+            d, fl = os.path.dirname(f), floor_of(table, f)
+            if fl is not None:
+                lo[d] = min(lo.get(d, fl), fl)
+                hi[d] = max(hi.get(d, fl), fl)
+        da, db = os.path.dirname(a), os.path.dirname(b)
+        if da != db:
+            arrows.setdefault((da, db), []).append("%s -> %s" % (a, b))
+    out = []
+    for (da, db), why in sorted(arrows.items()):
+        if (db, da) in arrows and da < db:
+            out.append("folders both ways: %s/ <-> %s/: %s; %s" %
+                       (da, db, why[0], arrows[(db, da)][0]))
+        if da in lo and db in hi and hi[db] > lo[da]:
+            out.append("folder up: %s/ (floors %d-%d) -> %s/ (up to %d): %s"
+                       % (da, lo[da], hi[da], db, hi[db], why[0]))
+    return out
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     top = args[0] if args else "build/obj"
@@ -127,10 +181,18 @@ def main():
         if fa is not None and fb is not None and fb > fa:
             up.append("call up: %s (floor %d) -> %s (floor %d): %s" %
                       (a, fa, b, fb, ", ".join(sorted(n))))
+    inc = includes(sorted(graph))
+    for a, b, h in inc:
+        fa, fb = floor_of(table, a), floor_of(table, b)
+        if fa is not None and fb is not None and fb > fa:
+            up.append("include up: %s (floor %d) -> %s (floor %d)" %
+                      (a, fa, h, fb))
+    folders = folder_checks(table, set(names) | {(a, b) for a, b, _ in inc})
     edges = sum(len(v) for v in graph.values())
-    print("%d files, %d file-to-file call edges, %d loops, %d calls up" %
-          (len(graph), edges, len(found), len(up)))
-    for line in up:
+    print("%d files, %d file-to-file call edges, %d includes, %d loops, "
+          "%d calls or includes up, %d folder arrows wrong" %
+          (len(graph), edges, len(inc), len(found), len(up), len(folders)))
+    for line in up + folders:
         print(line)
     for src in unplaced:
         print("no floor in tests/arch/floors: %s" % src)
@@ -144,7 +206,7 @@ def main():
     if "--edges" in sys.argv:
         for (a, b), n in sorted(names.items()):
             print("%s -> %s: %s" % (a, b, ", ".join(sorted(n))))
-    return 1 if found or up or unplaced else 0
+    return 1 if found or up or unplaced or folders else 0
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ FUZZ_CFLAGS  := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
                 -DNETSHIM_VERSION='"fuzz"' -Wall -Wextra -Ibuild/bpf
 FUZZ_LDLIBS  := -lmnl -lbpf -luring
 
-FUZZ_LIB_SRCS := $(filter-out netshim/main.c %.bpf.c,\
+FUZZ_LIB_SRCS := $(filter-out daemon/main.c %.bpf.c,\
                  $(wildcard $(SRC_DIRS:%=%/*.c)))
 FUZZ_HDRS     := $(wildcard $(SRC_DIRS:%=%/*.h)) \
                  $(BPF_SKELS) tests/fuzz/common.h

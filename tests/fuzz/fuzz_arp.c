@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "netshim/eth.h"
+#include "net/eth.h"
 
 static struct conf conf;
 static uint8_t *out;

@@ -6,7 +6,7 @@
  * the checksum of what they accept is computed over it.
  */
 #include "common.h"
-#include "netshim/ip.h"
+#include "net/ip.h"
 
 /**
  * check_l4() - the layer-4 view lies inside the packet; checksum it

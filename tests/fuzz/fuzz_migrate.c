@@ -20,8 +20,8 @@
 
 #include "common.h"
 #include "netshim/ctx.h"
-#include "netshim/flow.h"
-#include "netshim/migrate.h"
+#include "net/flow.h"
+#include "daemon/migrate.h"
 #include "link/link.h"
 #include "tcp/tcp.h"
 

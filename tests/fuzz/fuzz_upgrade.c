@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* netshim - fuzz target: the state a new netshim reads from the running
- * one in an upgrade in place (netshim/upgrade.c, after the set-up)
+ * one in an upgrade in place (daemon/upgrade.c, after the set-up)
  *
  * The input is the state's sections, as the running netshim writes them
  * once the new one said it was ready, on a UNIX socket; no descriptor
@@ -18,8 +18,8 @@
 
 #include "common.h"
 #include "netshim/ctx.h"
-#include "netshim/flow.h"
-#include "netshim/upgrade.h"
+#include "net/flow.h"
+#include "daemon/upgrade.h"
 #include "link/link.h"
 #include "tcp/tcp.h"
 #include "udp/udp.h"

@@ -417,7 +417,7 @@ def mig_sock(sndq=b"abc", notsent=1, rcvq=b"defgh"):
 
 
 def migrate_states():
-    """Device states a migration's destination reads (netshim/migrate.c)."""
+    """Device states a migration's destination reads (daemon/migrate.c)."""
     head = struct.pack(">QI", 0x4e53484d49475254, 1)
     guest = struct.pack(">H", 1) + GUEST_MAC + b"\x03\x00" + GUEST6
     end = struct.pack(">H", 0xffff)
@@ -433,7 +433,7 @@ def migrate_states():
 
 def upgrade_states():
     """States a new netshim reads in an upgrade in place, after the set-up
-    (netshim/upgrade.c): no descriptor comes with them."""
+    (daemon/upgrade.c): no descriptor comes with them."""
     end = struct.pack(">H", 0xffff)
     link = struct.pack(">HBBI", 18, 0, 0, 5) + b"\x00\x00\x00\x2a\x02" + \
         struct.pack(">I", 64) + struct.pack(">I", 60) + b"\x00" * 60

@@ -11,7 +11,7 @@
 
 #include "unit.h"
 #include "netshim/ctx.h"
-#include "netshim/flow.h"
+#include "net/flow.h"
 #include "link/link.h"
 #include "tcp/tcp.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "unit.h"
-#include "netshim/eth.h"
+#include "net/eth.h"
 
 #define OP_REQUEST	1
 #define OP_REPLY	2

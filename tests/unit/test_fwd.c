@@ -18,7 +18,7 @@
 
 #include "netshim/conf.h"
 #include "netshim/ctx.h"
-#include "netshim/fwd.h"
+#include "net/fwd.h"
 #include "netshim/fwdspec.h"
 
 static struct ctx c;

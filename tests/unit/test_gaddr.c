@@ -6,11 +6,11 @@
  * from any address it can form in the advertised /64, never from outside.
  */
 #include "unit.h"
-#include "netshim/fwd.h"
-#include "netshim/gaddr.h"
+#include "net/fwd.h"
+#include "net/gaddr.h"
 #include "netshim/inany.h"
-#include "netshim/ip.h"
-#include "netshim/outbound.h"
+#include "net/ip.h"
+#include "net/outbound.h"
 
 static struct ctx ctx;
 

@@ -10,7 +10,7 @@
 #include "unit.h"
 #include "netshim/ctx.h"
 #include "netshim/inany.h"
-#include "netshim/ip.h"
+#include "net/ip.h"
 #include "link/link.h"
 
 #define PKT_MAX		1024

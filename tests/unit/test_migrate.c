@@ -2,7 +2,7 @@
 /* netshim - unit tests of the device state a migration's destination reads
  *
  * The destination reads the state from the front-end's pipe as untrusted
- * input (netshim/migrate.c, tcp/migrate.c, udp/migrate.c): a state that is
+ * input (daemon/migrate.c, tcp/migrate.c, udp/migrate.c): a state that is
  * not netshim's, of another version, cut short anywhere, with an unknown
  * section, a malformed connection or UDP flow, more connections than
  * --max-tcp, more flows than --max-flows or bytes after its end is
@@ -25,9 +25,9 @@
 #include "migrate_ctx.h"
 #include "unit.h"
 #include "netshim/ctx.h"
-#include "netshim/flow.h"
+#include "net/flow.h"
 #include "netshim/inany.h"
-#include "netshim/migrate.h"
+#include "daemon/migrate.h"
 #include "link/link.h"
 #include "tcp/tcp.h"
 #include "udp/udp.h"

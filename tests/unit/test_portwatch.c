@@ -15,7 +15,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "netshim/portwatch.h"
+#include "net/portwatch.h"
 
 static struct portset cur, seen, skip;
 

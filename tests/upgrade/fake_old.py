@@ -6,7 +6,7 @@ must refuse it, say why, and exit 1, whatever the stream holds.
 fake_old.py PATH MTU CASE
 
 Listens at PATH as a netshim's --upgrade-path, and to the one new
-netshim that connects writes what netshim/upgrade.c's old side writes,
+netshim that connects writes what daemon/upgrade.c's old side writes,
 but for CASE:
   version     another version of the state, in the set-up
   magic       not a netshim's state at all

@@ -5,7 +5,7 @@
 quit.py PATH BYTES
 
 Connects to a running netshim's --upgrade-path, reads what it hands over
-while it still serves (netshim/upgrade.c: its set-up and the sockets that
+while it still serves (daemon/upgrade.c: its set-up and the sockets that
 never change, descriptors and all), says it is ready, the word that
 stops the old netshim's loop, then reads BYTES of the state that follows
 (0: none) and closes the connection: a new process that crashed, or was
