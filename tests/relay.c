@@ -2,7 +2,7 @@
 /*
  * relay - join a tap device to a QEMU "-netdev stream" socket
  *
- * Usage: relay [--mtu N] [--loss PCT] TAPNAME SOCKETPATH
+ * Usage: relay [--mtu N] [--loss PCT] [--listen] TAPNAME SOCKETPATH
  *
  * Runs inside the test's guest network namespace: the namespace's own kernel
  * stack plays the guest, and its tap device is wired to the backend's UNIX
@@ -20,6 +20,14 @@
  * guest's own stack (nftables' egress hook, a qdisc) is an error the
  * guest's TCP sees and sends again at once, never a hole the backend has
  * to answer.
+ *
+ * --listen stands for QEMU's "-netdev stream,server=on": the relay
+ * listens at SOCKETPATH (a file left there is removed first, as QEMU
+ * does) and the back-end connects to it (netshim --connect).  When the
+ * back-end hangs up, the relay accepts the next connection, as QEMU
+ * does, and drops what the guest sends meanwhile, as a NIC whose link
+ * is down would.  Each connection accepted is said on stderr
+ * ("relay: connection N accepted"), so a test can count them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,6 +56,7 @@
 #define RELAY_TXQLEN		5000
 #define RELAY_CONNECT_MS	5000
 #define RELAY_RETRY_MS		20
+#define RELAY_BACKLOG		4
 
 /**
  * struct relay_buf - bytes queued from one side to the other
@@ -72,6 +81,8 @@ struct relay_buf {
  * @to_sock:	length-prefixed frames read from the tap, waiting for send()
  * @to_tap:	stream bytes read from the socket, waiting to be split
  * @eof:	the backend closed the socket
+ * @listen_fd:	--listen: the socket the backend connects to, else -1
+ * @accepted:	--listen: connections accepted so far
  */
 struct relay {
 	int tap;
@@ -79,6 +90,8 @@ struct relay {
 	struct relay_buf to_sock;
 	struct relay_buf to_tap;
 	int eof;
+	int listen_fd;
+	unsigned long accepted;
 };
 
 static volatile sig_atomic_t relay_stop;
@@ -136,8 +149,8 @@ static bool lose(void)
  */
 static void usage(const char *name)
 {
-	fprintf(stderr, "usage: %s [--mtu N] [--loss PCT] TAPNAME SOCKETPATH\n",
-		name);
+	fprintf(stderr, "usage: %s [--mtu N] [--loss PCT] [--listen] TAPNAME "
+		"SOCKETPATH\n", name);
 	exit(2);
 }
 
@@ -156,20 +169,27 @@ static void die(const char *what)
  * @argc:	argument count
  * @argv:	arguments
  * @mtu:	set to the requested MTU
+ * @server:	set if the relay listens (--listen) instead of connecting
  * @tap:	set to the tap device name
  * @path:	set to the socket path
  */
-static void parse_args(int argc, char **argv, int *mtu, const char **tap,
-		       const char **path)
+static void parse_args(int argc, char **argv, int *mtu, bool *server,
+		       const char **tap, const char **path)
 {
 	int i = 1;
 	char *end;
 
 	*mtu = RELAY_MTU_DEFAULT;
+	*server = false;
 	while (i + 1 < argc && !strncmp(argv[i], "--", 2)) {
 		long v = strtol(argv[i + 1], &end, 10);
 		double pct;
 
+		if (!strcmp(argv[i], "--listen")) {
+			*server = true;
+			i++;
+			continue;
+		}
 		if (!strcmp(argv[i], "--mtu")) {
 			if (*end || v < 68 || v > RELAY_MTU_MAX) {
 				fprintf(stderr, "relay: MTU must be 68..%d\n",
@@ -259,6 +279,23 @@ static void sleep_ms(long ms)
 }
 
 /**
+ * sock_tune() - make a connected socket ready for the loop
+ * @s:		the socket
+ */
+static void sock_tune(int s)
+{
+	int buf = RELAY_SOCK_BUF;
+
+	/* Best effort: larger buffers mean fewer wakeups, not correctness */
+	if (setsockopt(s, SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof(buf)))
+		setsockopt(s, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	if (setsockopt(s, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf)))
+		setsockopt(s, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+	if (fcntl(s, F_SETFL, O_NONBLOCK) < 0)
+		die("fcntl");
+}
+
+/**
  * sock_connect() - connect to the backend, waiting for it to listen
  * @path:	UNIX socket path
  *
@@ -270,7 +307,7 @@ static void sleep_ms(long ms)
 static int sock_connect(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int s, buf = RELAY_SOCK_BUF, waited = 0;
+	int s, waited = 0;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		fprintf(stderr, "relay: socket path too long\n");
@@ -290,13 +327,37 @@ static int sock_connect(const char *path)
 		sleep_ms(RELAY_RETRY_MS);
 		waited += RELAY_RETRY_MS;
 	}
-	/* Best effort: larger buffers mean fewer wakeups, not correctness */
-	if (setsockopt(s, SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof(buf)))
-		setsockopt(s, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
-	if (setsockopt(s, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf)))
-		setsockopt(s, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
-	if (fcntl(s, F_SETFL, O_NONBLOCK) < 0)
-		die("fcntl");
+	sock_tune(s);
+	return s;
+}
+
+/**
+ * sock_listen() - listen at a path for the backend to connect (--listen)
+ * @path:	UNIX socket path
+ *
+ * A socket file left by a relay that went before is removed first, as
+ * QEMU's server=on does: a VMM started again listens where it did.
+ *
+ * Return: nonblocking listening socket; exits on failure
+ */
+static int sock_listen(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int s;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "relay: socket path too long\n");
+		exit(2);
+	}
+	strcpy(sa.sun_path, path);
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (s < 0)
+		die("socket");
+	if (unlink(path) && errno != ENOENT)
+		die(path);
+	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    listen(s, RELAY_BACKLOG))
+		die(path);
 	return s;
 }
 
@@ -554,6 +615,80 @@ static void relay_run(struct relay *r, const sigset_t *mask)
 }
 
 /**
+ * tap_discard() - drop what the guest sends while no backend is connected
+ * @r:		relay, not connected: its queue towards the socket is empty,
+ *		and serves as scratch
+ */
+static void tap_discard(struct relay *r)
+{
+	int i;
+
+	for (i = 0; i < RELAY_TAP_BATCH; i++)
+		if (read(r->tap, r->to_sock.data, RELAY_TAP_READ) <= 0)
+			return;
+}
+
+/**
+ * relay_accept() - wait for the backend to connect (--listen)
+ * @r:		relay, not connected
+ * @mask:	signal mask to use while waiting
+ *
+ * Return: 0 once connected, -1 if a signal asked the relay to finish
+ */
+static int relay_accept(struct relay *r, const sigset_t *mask)
+{
+	struct pollfd fds[2] = { { .fd = r->listen_fd, .events = POLLIN },
+				 { .fd = r->tap, .events = POLLIN } };
+	int s;
+
+	while (!relay_stop) {
+		if (ppoll(fds, 2, NULL, mask) < 0) {
+			if (errno == EINTR)
+				continue;
+			die("poll");
+		}
+		if (fds[1].revents & POLLIN)
+			tap_discard(r);
+		if (!(fds[0].revents & POLLIN))
+			continue;
+		s = accept4(r->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (s < 0) {
+			if (errno == EAGAIN || errno == EINTR ||
+			    errno == ECONNABORTED)
+				continue;
+			die("accept");
+		}
+		sock_tune(s);
+		r->sock = s;
+		r->eof = 0;
+		r->accepted++;
+		fprintf(stderr, "relay: connection %lu accepted\n",
+			r->accepted);
+		return 0;
+	}
+	return -1;
+}
+
+/**
+ * relay_hangup() - forget a backend that went away (--listen)
+ * @r:		relay
+ *
+ * What was queued either way belonged to that connection: half a frame
+ * of it must not start the next one.
+ */
+static void relay_hangup(struct relay *r)
+{
+	close(r->sock);
+	r->sock = -1;
+	r->to_sock.off = r->to_sock.len = 0;
+	r->to_sock.blocked = 0;
+	r->to_tap.off = r->to_tap.len = 0;
+	r->to_tap.blocked = 0;
+	if (!relay_stop)
+		fprintf(stderr, "relay: the backend hung up\n");
+}
+
+/**
  * signals_setup() - route SIGTERM, SIGINT and SIGUSR2 to the main loop
  * @wait_mask:	set to the mask that lets them in during ppoll()
  *
@@ -589,19 +724,34 @@ static void signals_setup(sigset_t *wait_mask)
  */
 int main(int argc, char **argv)
 {
-	struct relay r = { 0 };
+	struct relay r = { .sock = -1, .listen_fd = -1 };
 	const char *tap, *path;
 	sigset_t wait_mask;
+	bool server;
 	int mtu;
 
-	parse_args(argc, argv, &mtu, &tap, &path);
+	parse_args(argc, argv, &mtu, &server, &tap, &path);
 	r.tap = tap_open(tap);
-	r.sock = sock_connect(path);
-	/* Up only once connected, so "tap0 is up" tells the backend is there */
-	if_configure(tap, mtu);
-	signals_setup(&wait_mask);
 	buf_init(&r.to_sock);
 	buf_init(&r.to_tap);
-	relay_run(&r, &wait_mask);
+	if (!server) {
+		r.sock = sock_connect(path);
+		/* Up only once connected: "tap0 is up" tells the backend is
+		 * there
+		 */
+		if_configure(tap, mtu);
+		signals_setup(&wait_mask);
+		relay_run(&r, &wait_mask);
+		return 0;
+	}
+	r.listen_fd = sock_listen(path);
+	signals_setup(&wait_mask);
+	while (!relay_accept(&r, &wait_mask)) {
+		/* As without --listen: up once a backend first connected */
+		if (r.accepted == 1)
+			if_configure(tap, mtu);
+		relay_run(&r, &wait_mask);
+		relay_hangup(&r);
+	}
 	return 0;
 }

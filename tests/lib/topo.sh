@@ -354,6 +354,17 @@ topo_backend() {
 	fail "$BACKEND socket not there after 5 s"
 }
 
+# topo_guest_ns() - the guest namespace, GUEST_SYSCTLS set in it (see
+# topo_relay_start)
+topo_guest_ns() {
+	local kv
+
+	topo_ns_add "$NS_GUEST"
+	for kv in ${GUEST_SYSCTLS:-}; do
+		in_guest sysctl -qw "$kv" || fail "guest sysctl $kv"
+	done
+}
+
 # topo_relay_start() - guest namespace whose tap0 is joined to the backend
 # by a relay of the tests'
 # $1: relay (tests/relay for the stream socket, tests/vu_relay for
@@ -364,14 +375,11 @@ topo_backend() {
 # configures itself at boot.  RELAY_ARGS: more options for the relay
 # (vu_relay --offload).
 topo_relay_start() {
-	local relay=$1 mtu=$2 _ kv
+	local relay=$1 mtu=$2
 
 	[ -x "$REPO/tests/$relay" ] ||
 		fail "$REPO/tests/$relay not built (make tests/$relay)"
-	topo_ns_add "$NS_GUEST"
-	for kv in ${GUEST_SYSCTLS:-}; do
-		in_guest sysctl -qw "$kv" || fail "guest sysctl $kv"
-	done
+	topo_guest_ns
 	# shellcheck disable=SC2086 # RELAY_ARGS is a list of words
 	ip netns exec "$NS_GUEST" "$REPO/tests/$relay" --mtu "$mtu" \
 		${RELAY_ARGS:-} tap0 "$WORK/backend.sock" >"$WORK/relay.log" 2>&1 &
@@ -396,6 +404,39 @@ topo_relay_wait() {
 		sleep 0.1
 	done
 	fail "tap0 not up after 10 s"
+}
+
+# topo_relay_listen() - a guest whose relay listens at the backend's
+# socket path as QEMU's -netdev stream,server=on does, for netshim
+# --connect; it accepts again when the backend hangs up.  Returns once it
+# listens: tap0 comes up when a backend first connects (topo_relay_wait).
+# Called again once the relay was stopped, it starts another on the same
+# path, as a VMM restarted would be: the namespace stays, tap0 is new.
+# $1: MTU of tap0 (default 1500)
+# Each connection accepted is a line "relay: connection N accepted" of
+# $WORK/relay.log, where every relay writes.
+topo_relay_listen() {
+	local path=$WORK/backend.sock _
+
+	[ -x "$REPO/tests/relay" ] ||
+		fail "$REPO/tests/relay not built (make tests/relay)"
+	[ -e "/run/netns/$NS_GUEST" ] || topo_guest_ns
+	# Under umask 0, as tests/vm/run-vm.sh starts a listening QEMU: a
+	# netshim started as root connects as nobody
+	(umask 0 && exec ip netns exec "$NS_GUEST" "$REPO/tests/relay" \
+		--mtu "${1:-1500}" --listen tap0 "$path") \
+		>>"$WORK/relay.log" 2>&1 &
+	RELAY_PID=$!
+	topo_pid_add "$RELAY_PID"
+	export RELAY_PID
+	for _ in $(seq 50); do
+		in_guest ss -Hxln | awk -v p="$path" '$5 == p { f = 1 }
+			END { exit !f }' && return 0
+		kill -0 "$RELAY_PID" 2>/dev/null ||
+			fail "the relay exited: $(tail -5 "$WORK/relay.log")"
+		sleep 0.1
+	done
+	fail "the relay does not listen on $path after 5 s"
 }
 
 # topo_relay_guest() - a guest joined to the backend's stream socket
