@@ -9,7 +9,7 @@ PKGS="gcc make libc6-dev libmnl-dev liburing-dev libcmocka-dev pkg-config
       clang libclang-rt-14-dev kmod isc-dhcp-client nftables ndisc6 python3
       mmdebstrap e2fsprogs curl libbpf-dev bpftool libelf-dev zlib1g-dev
       dhcpcd-base traceroute iputils-tracepath iputils-ping
-      python3-prometheus-client"
+      python3-prometheus-client cppcheck clang-format"
 # "bench": also what only the full benchmark uses (DPDK's testpmd, a
 # vhost-user front-end without a VM: tests/bench/vu_testpmd.sh)
 [ "${1:-}" != bench ] || PKGS="$PKGS dpdk-dev"

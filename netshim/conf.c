@@ -1425,6 +1425,8 @@ static int conf_opt(struct conf *c, struct conf_state *st, int opt,
 #define CONF_OPT_CASE(id, name, shortopt, has_arg, metavar, help, handler) \
 	case CONF_OPT_VAL(id, shortopt):				\
 		return handler;
+	/* A short option's letter is its value: true, as it should be */
+	/* cppcheck-suppress incorrectCharBooleanError */
 	CONF_OPTIONS(CONF_OPT_CASE)
 #undef CONF_OPT_CASE
 	}

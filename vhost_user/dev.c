@@ -586,11 +586,12 @@ static enum vu_result set_vring_fd(struct vu_dev *d, struct vu_msg *m)
 static enum vu_result get_vring_base(struct vu_dev *d, struct vu_msg *m)
 {
 	struct vq *vq = vring_state(d, m);
-	uint32_t idx;
+	uint32_t idx, last;
 
 	if (!vq)
 		return VU_DROP;
 	idx = payload_u32(m, 0);
+	last = vq->last_avail;
 	vq->started = false;
 	if (vq->kick_fd >= 0)
 		close(vq->kick_fd);
@@ -600,7 +601,7 @@ static enum vu_result get_vring_base(struct vu_dev *d, struct vu_msg *m)
 	m->size = VU_STATE_LEN;
 	memset(&m->payload, 0, sizeof(m->payload));
 	memcpy(m->payload.b, &idx, 4);
-	memcpy(m->payload.b + 4, &(uint32_t){ vq->last_avail }, 4);
+	memcpy(m->payload.b + 4, &last, 4);
 	return VU_REPLY;
 }
 

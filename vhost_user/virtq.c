@@ -206,7 +206,8 @@ static bool elem_walk(const struct vq *vq, const struct vu_mem *m,
 		      uint16_t head, struct vq_elem *e)
 {
 	const uint8_t *table = vq->desc;
-	uint32_t size = vq->num, left = vq->num, i = head;
+	uint32_t size = vq->num, i = head;
+	uint32_t left = size;
 	bool in_indirect = false;
 
 	e->head = head;
