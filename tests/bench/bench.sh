@@ -59,6 +59,8 @@
 #                     (default: build/passt-vu/passt, built by
 #                     passt-vu.sh from trixie's source if missing, but
 #                     not with BENCH_QUICK)
+#   PASST_VU2=PATH    a second passt with --vhost-user (passt 2026),
+#                     beside the first in the testpmd rows ("passt2")
 #   BENCH_VU_FEATURES="none all"  netshim's vhost-user relay rows once per
 #                     word, each a tests/vu_relay --features list (offloads
 #                     asked of the back-end; default "none all", "all" with
@@ -702,6 +704,7 @@ if [ -z "${BENCH_QUICK:-}" ] && [ -z "$BENCH_ONLY" ]; then
 	tp="netshim"
 	[ -z "${BENCH_PREV:-}" ] || tp="$tp prev=$BENCH_PREV"
 	[ -n "${PASST_VU_SKIP:-}" ] || tp="$tp passt"
+	[ -z "${PASST_VU2:-}" ] || tp="$tp passt2=$PASST_VU2"
 	if NETSHIM=$NETSHIM PASST=$PASST_VU BACKENDS=$tp ROUNDS=2 \
 		"$BENCH_DIR/vu_testpmd.sh" >"$OUT/testpmd.txt" 2>&1; then
 		grep -v '^\[' "$OUT/testpmd.txt"

@@ -48,7 +48,9 @@
 #   SECS=N       seconds per iperf3 run (default 4)
 #   BACKENDS     default "netshim passt"; LABEL=PATH is one more netshim
 #                build (to put a previous build beside the new one:
-#                "new=build/netshim old=/tmp/old/netshim")
+#                "new=build/netshim old=/tmp/old/netshim"), or one more
+#                passt where the file is called passt
+#                ("passt2026=/tmp/passt2026/passt")
 #   QSIZE=N      virtio_user's ring size (default 256)
 #   QUEUES=N     queue pairs (default 1): virtio_user's queues=N, and as
 #                many on net_tap, whose kernel tap then spreads the
@@ -57,6 +59,10 @@
 #   NETSHIM=     binary (default build/netshim); PASST= passt with
 #                --vhost-user (default build/passt-vu/passt, which
 #                make bench builds: tests/bench/passt-vu.sh)
+#   DIRS         directions run (default "up down": guest->peer, then
+#                peer->guest); RR_SIZES="" and CONNS=0 leave out the
+#                request/response and connection rows, for many quick
+#                rounds of one direction
 #   PERF=DIR     record each netshim run with perf record -g into DIR
 #   SYSCALLS=DIR count each back-end's system calls per run into DIR
 #   COUNTERS=DIR netshim's counters and testpmd's forwarding statistics
@@ -74,6 +80,7 @@ REPO=$(cd "$DIR/../.." && pwd)
 export NETSHIM=${NETSHIM:-$REPO/build/netshim}
 DEFAULT_NETSHIM=$NETSHIM
 export PASST=${PASST:-$REPO/build/passt-vu/passt}
+DEFAULT_PASST=$PASST
 # shellcheck source=../lib/topo.sh
 . "$REPO/tests/lib/topo.sh"
 # shellcheck source=lib.sh
@@ -100,7 +107,7 @@ fi
 run() {
 	local perf=
 
-	[ -n "$PERF" ] && [ "$1" != passt ] && perf=$PERF/$1-$2-$r.data
+	[ -n "$PERF" ] && [ "$BACKEND" != passt ] && perf=$PERF/$1-$2-$r.data
 	iperf_run "$1" "$2" "$perf"
 }
 
@@ -180,7 +187,7 @@ print("%-*s conn/s %7.0f  (%d ok, %d failed)" % (int(sys.argv[1]),
 	fi
 }
 
-RR_SIZES=${RR_SIZES:-1 1024}
+RR_SIZES=${RR_SIZES-1 1024}
 RR_DIR=$(mktemp -d)
 RR=$RR_DIR/rr
 cc -O2 -Wall -Wextra -o "$RR" "$DIR/rr.c" || exit 1
@@ -188,8 +195,10 @@ cc -O2 -Wall -Wextra -o "$RR" "$DIR/rr.c" || exit 1
 for r in $(seq "$ROUNDS"); do
 	for b in $BACKENDS; do
 		case "$b" in
+		*=*/passt) BACKEND=passt PASST=${b#*=} b=${b%%=*} ;;
 		*=*) BACKEND=netshim NETSHIM=${b#*=} b=${b%%=*} ;;
 		netshim) BACKEND=netshim NETSHIM=$DEFAULT_NETSHIM ;;
+		passt) BACKEND=passt PASST=$DEFAULT_PASST ;;
 		*) BACKEND=$b ;;
 		esac
 		topo_init
@@ -202,9 +211,12 @@ for r in $(seq "$ROUNDS"); do
 			>/dev/null 2>&1 &
 		topo_pid_add $!
 		sleep 0.5
-		echo "round $r, $b, $QUEUES queue pair(s)"
-		run "$b" up
-		run "$b" down
+		# The machine may be shared: its load goes with the figures
+		echo "round $r, $b, $QUEUES queue pair(s)," \
+			"load $(cut -d' ' -f1 /proc/loadavg)"
+		for d in ${DIRS:-up down}; do
+			run "$b" "$d"
+		done
 		in_peer "$RR" server 203.0.113.1 5210 >/dev/null 2>&1 &
 		topo_pid_add $!
 		in_peer python3 "$DIR/connrate.py" server 5211 \
@@ -212,7 +224,7 @@ for r in $(seq "$ROUNDS"); do
 		topo_pid_add $!
 		sleep 0.3
 		rr "$b"
-		conns "$b"
+		[ "${CONNS:-1000}" = 0 ] || conns "$b"
 		if [ -n "${COUNTERS:-}" ]; then
 			mkdir -p "$COUNTERS"
 			[ "$BACKEND" = netshim ] &&
