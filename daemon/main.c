@@ -642,6 +642,7 @@ int main(int argc, char **argv)
 	/* Everything set up and isolated: the old netshim stops only now */
 	if (c->conf.upgrade && upgrade_take(c))
 		return 1;
+	fdpool_orphans_remove();
 	if (c->conf.upgrade && pid_file_write(pid_fd))
 		warn("cannot write PID file %s: %m", c->conf.pid_file);
 	/* If the command is gone already, SIGCHLD tells the loop */

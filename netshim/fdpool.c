@@ -25,6 +25,7 @@
 
 #include "fdpool.h"
 #include "inany.h"
+#include "isolate.h"
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE		71
@@ -57,6 +58,12 @@ struct fdpool_ent {
 };
 
 static struct fdpool_ent *fdpool_ents;
+/* Paths of listening UNIX sockets no room took (-c or --metrics no longer
+ * given): removed once the old netshim is gone, by fdpool_orphans_remove()
+ */
+#define FDPOOL_ORPHANS_MAX	4
+static struct isolate_path fdpool_orphans[FDPOOL_ORPHANS_MAX];
+static unsigned int fdpool_n_orphans;
 static unsigned int fdpool_n, fdpool_max;
 /* First entry of each port, plus one: a pool may hold every port twice */
 static uint32_t fdpool_by_port[65536];
@@ -310,13 +317,39 @@ unsigned int fdpool_drain(void)
 	unsigned int i, left = 0;
 
 	for (i = 0; fdpool_ents && i < fdpool_n; i++) {
-		if (fdpool_ents[i].fd < 0)
+		struct fdpool_ent *e = &fdpool_ents[i];
+
+		if (e->fd < 0)
 			continue;
-		close(fdpool_ents[i].fd);
+		close(e->fd);
 		left++;
+		if (e->kind == FDPOOL_UNIX &&
+		    fdpool_n_orphans < FDPOOL_ORPHANS_MAX)
+			isolate_path_of(e->path,
+					&fdpool_orphans[fdpool_n_orphans++]);
 	}
 	free(fdpool_ents);
 	fdpool_ents = NULL;
 	fdpool_n = fdpool_max = 0;
 	return left;
+}
+
+/**
+ * fdpool_orphans_remove() - once the old netshim is gone, remove the
+ *			     socket files of paths this one no longer serves
+ *
+ * The old netshim served them until it handed over, and leaves every
+ * file to its successor: without this, a control socket dropped from
+ * the command line would stay, refusing every client.
+ */
+void fdpool_orphans_remove(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < fdpool_n_orphans; i++) {
+		isolate_remove(&fdpool_orphans[i]);
+		if (fdpool_orphans[i].dirfd >= 0)
+			close(fdpool_orphans[i].dirfd);
+	}
+	fdpool_n_orphans = 0;
 }

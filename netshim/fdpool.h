@@ -26,5 +26,6 @@ bool fdpool_has_unix(const char *path);
 int fdpool_take_unix(const char *path);
 int fdpool_take(enum fdpool_kind kind);
 unsigned int fdpool_drain(void);
+void fdpool_orphans_remove(void);
 
 #endif /* NETSHIM_FDPOOL_H */

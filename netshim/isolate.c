@@ -236,6 +236,39 @@ int isolate_seccomp(bool vhost_user, bool bpf_maps)
 }
 
 /**
+ * isolate_path_of() - what is needed to remove a file once the root is gone
+ * @path:	the file
+ * @k:		filled in: its directory, opened now, and its name; dirfd
+ *		-1 if there is none
+ */
+void isolate_path_of(const char *path, struct isolate_path *k)
+{
+	char dir[PATH_MAX], base[PATH_MAX];
+
+	k->dirfd = -1;
+	k->uid = (uid_t)-1;	/* not known yet: isolate() decides */
+	if (!path || !*path || strlen(path) >= PATH_MAX)
+		return;
+	strcpy(dir, path);
+	strcpy(base, path);
+	snprintf(k->name, sizeof(k->name), "%s", basename(base));
+	k->dirfd = open(dirname(dir), O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/**
+ * isolate_hand() - give a file we created to the user we will run as, so
+ *		    that it can remove it
+ * @path:	the file, nothing if empty
+ * @uid:	that user
+ * @gid:	its group
+ */
+static void isolate_hand(const char *path, uid_t uid, gid_t gid)
+{
+	if (*path && lchown(path, uid, gid) && errno != EPERM)
+		debug("cannot hand %s to uid %u: %m", path, uid);
+}
+
+/**
  * isolate_keep_path() - keep what is needed to remove a file at exit
  * @path:	file we created
  * @k:		filled in: its directory, opened now, and its name
@@ -245,18 +278,10 @@ int isolate_seccomp(bool vhost_user, bool bpf_maps)
 static void isolate_keep_path(const char *path, struct isolate_path *k,
 			      uid_t uid, gid_t gid)
 {
-	char dir[PATH_MAX], base[PATH_MAX];
-
-	k->dirfd = -1;
+	isolate_path_of(path, k);
 	k->uid = uid;
-	if (!path || !*path || strlen(path) >= PATH_MAX)
-		return;
-	strcpy(dir, path);
-	strcpy(base, path);
-	snprintf(k->name, sizeof(k->name), "%s", basename(base));
-	k->dirfd = open(dirname(dir), O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (lchown(path, uid, gid) && errno != EPERM)
-		debug("cannot hand %s to uid %u: %m", path, uid);
+	if (k->dirfd >= 0)
+		isolate_hand(path, uid, gid);
 }
 
 /**
@@ -272,9 +297,12 @@ void isolate_remove(const struct isolate_path *k)
 	 * and taking a capability back for that is not worth it.  passt
 	 * leaves its files too; libvirt removes them itself.
 	 */
-	if (errno == EACCES || errno == EPERM)
+	if ((errno == EACCES || errno == EPERM) && k->uid != (uid_t)-1)
 		info("%s left in place: its directory is not writable by "
 		     "uid %u", k->name, (unsigned int)k->uid);
+	else if (errno == EACCES || errno == EPERM)
+		info("%s left in place: its directory is not writable by "
+		     "the user netshim runs as", k->name);
 	else
 		warn("cannot remove %s: %m", k->name);
 }
@@ -489,6 +517,12 @@ int isolate(const struct conf *c, const char *up_path,
 		isolate_keep_path(c->sock_path, sock, uid, gid);
 	isolate_keep_path(c->pid_file, pid, uid, gid);
 	isolate_keep_path(up_path, up, uid, gid);
+	/* The control and counters' sockets (daemon/ctl.c) are removed at
+	 * exit too, or by the netshim that takes over and no longer serves
+	 * them: that user must own them in a directory with the sticky bit
+	 */
+	isolate_hand(c->ctl_path, uid, gid);
+	isolate_hand(c->metrics_path, uid, gid);
 	isolate_fs(c->chroot_fallback);
 	/* Started unprivileged, we already are that user */
 	if ((root && isolate_user(uid, gid)) || isolate_caps())

@@ -27,6 +27,7 @@ int isolate(const struct conf *c, const char *up_path,
 int isolate_seccomp(bool vhost_user, bool bpf_maps);
 int isolate_caps(void);
 int isolate_chroot(void);
+void isolate_path_of(const char *path, struct isolate_path *k);
 void isolate_remove(const struct isolate_path *k);
 
 #endif /* NETSHIM_ISOLATE_H */

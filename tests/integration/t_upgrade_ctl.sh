@@ -142,6 +142,9 @@ log "ok: the command line's -t 8080 forwards again, 9090 no longer"
 out=$("$NETSHIM_CTL" "$CTL_SOCK" rules 2>&1) &&
 	fail "the control socket answers without -c: $out"
 log "ok: nothing answers on the control socket: $out"
+[ -e "$CTL_SOCK" ] &&
+	fail "the control socket's file stays with nothing behind it"
+log "ok: the control socket's file went with the old netshim"
 [ "$(unix_ino "$MET")" = "$ino_met" ] ||
 	fail "--metrics socket: inode $ino_met before, '$(unix_ino "$MET")' now"
 now=$(metric tcp_conns)
