@@ -152,7 +152,7 @@ enum conf_virtio {
 /**
  * enum conf_io_uring - --io-uring: whether the loop uses io_uring
  * @CONF_IO_URING_OFF:		never: epoll alone (the default: io_uring
- *				measured no faster, README.md)
+ *				measured no faster, tests/bench/README.md)
  * @CONF_IO_URING_AUTO:		where the kernel and seccomp allow
  * @CONF_IO_URING_REQUIRE:	always: exit if it cannot
  */

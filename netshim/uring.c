@@ -17,7 +17,7 @@
  * log, or a failed start with --io-uring=require.
  *
  * Not the default: it measured level with epoll in CPU per byte, not
- * faster, for a quarter fewer calls towards the guest (README.md).
+ * faster, for a quarter fewer calls towards the guest (tests/bench/README.md).
  */
 #include <errno.h>
 #include <string.h>

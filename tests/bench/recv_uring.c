@@ -11,7 +11,7 @@
  *           together in a buffer of its own, the buffer handed back
  *           at once; one io_uring_enter() per batch of completions
  *
- * The question it answers for the README: do io_uring's multishot receives
+ * The question it answers for tests/bench/README.md: do io_uring's multishot receives
  * with provided buffers read the stream back-end's socket with less CPU or
  * more speed?  A writer process sends frames as QEMU's -netdev stream does
  * (one sendmsg() of the 4-byte length and the frame each), for SECONDS; the

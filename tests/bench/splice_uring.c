@@ -7,7 +7,7 @@
  *   uring   io_uring: the two splices submitted together, the second
  *           hard-linked behind the first, one io_uring_enter() per pair
  *
- * The question it answers for the README: does io_uring's linked splice
+ * The question it answers for tests/bench/README.md: does io_uring's linked splice
  * move a local stream with less CPU or more speed than epoll and splice()?
  * A source process writes 64 KiB blocks into 127.0.0.1 for SECONDS, the
  * relay (this process) joins that connection to a sink process's, the sink
