@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later
  * netshim - what the configuration's files share and no other file needs:
  * the MTU's bounds, and what the command line said beyond struct conf
- * (conf.c fills it in, conf_pod.c reads it)
+ * (conf.c fills it in, conf_ns.c and conf_pod.c read it)
  */
 #ifndef NETSHIM_CONF_INTERNAL_H
 #define NETSHIM_CONF_INTERNAL_H
