@@ -44,7 +44,7 @@
 #include "ctx.h"
 #include "fdpool.h"
 #include "log.h"
-#include "netlink.h"
+#include "nsconf.h"
 #include "netns.h"
 #include "userns.h"
 
