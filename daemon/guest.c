@@ -126,6 +126,7 @@ static void ip4_input(struct ctx *c, const struct pkt *p,
 		c->cnt.drop_dst++;
 		return;
 	}
+	m.qp = f->qp;
 	ip_dispatch(c, &m, &l4, f);
 }
 
@@ -162,6 +163,7 @@ static void ip6_input(struct ctx *c, const struct pkt *p,
 	}
 	if (!c->gaddr6_ll_known && IN6_IS_ADDR_LINKLOCAL(&m.src))
 		gaddr_seen6_ll(c, &m.src);
+	m.qp = f->qp;
 	ip_dispatch(c, &m, &l4, f);
 }
 
@@ -182,8 +184,6 @@ void guest_frame_in(struct ctx *c, const struct link_in_frame *f)
 	}
 	trace("frame from the guest: %zu bytes, ethertype 0x%04x",
 	      (size_t)frame->len, rd16(h + 12));
-	/* Answers, and the flows it opens or feeds, go back on its pair */
-	link_steer(c, f->qp);
 	/* A multicast source address is never legitimate */
 	if (h[6] & 1) {
 		c->cnt.drop_eth++;
@@ -199,7 +199,7 @@ void guest_frame_in(struct ctx *c, const struct link_in_frame *f)
 
 	switch (rd16(h + 12)) {
 	case ETHERTYPE_ARP_:
-		arp_input(c, &payload, h + 6);
+		arp_input(c, &payload, h + 6, f->qp);
 		break;
 	case ETHERTYPE_IPV4_:
 		ip4_input(c, &payload, f);

@@ -106,8 +106,8 @@ void vu_tx_waiting(struct ctx *c);
 
 /* to_guest.c */
 void vu_ip_release(struct ctx *c);
-int vu_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
-		      struct link_frame *f);
+int vu_reserve_frames(struct ctx *c, uint8_t qp, size_t hlen, size_t plen,
+		      int n, struct link_frame *f);
 void vu_commit_frame(struct ctx *c, struct link_frame *f, size_t plen,
 		     const struct link_offload *o);
 int vu_flush(struct ctx *c);
