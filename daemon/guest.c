@@ -256,6 +256,20 @@ void guest_link_event(struct ctx *c, uint32_t idx, uint32_t events)
 }
 
 /**
+ * guest_mac_fixed() - the guest's MAC address is given, not learnt from
+ *		       its frames: --mac-addr, or the namespace's tap
+ * @c:		execution context
+ * @mac:	the address
+ */
+void guest_mac_fixed(struct ctx *c, const uint8_t *mac)
+{
+	/* memmove: it may be given c->conf.guest_mac itself */
+	memmove(c->conf.guest_mac, mac, sizeof(c->conf.guest_mac));
+	memcpy(c->guest_mac, mac, sizeof(c->guest_mac));
+	c->conf.guest_mac_set = c->guest_mac_known = true;
+}
+
+/**
  * guest_news() - tell the protocol layers if the guest went away, and ask
  *		  a new one for its MAC address
  * @c:		execution context
@@ -271,8 +285,16 @@ void guest_news(struct ctx *c)
 		tcp_guest_gone(c);
 		flow_guest_gone(c);
 		gaddr_reset(c);
+		/* The launcher's one connection (-F) was all there was */
+		if (c->conf.one_off)
+			c->quit = true;
 	}
 	if (link_take_fresh(c)) {
+		/* A new VMM may bring a new guest, with a new MAC address:
+		 * frames to it are broadcast until it sends one
+		 */
+		if (!c->conf.guest_mac_set)
+			c->guest_mac_known = false;
 		tcp_guest_fresh(c);
 		if (link_up(c)) {
 			arp_probe_guest(c);

@@ -474,9 +474,6 @@ static void link_connected(struct ctx *c)
 	c->link.up = true;
 	c->link.blocked = false;
 	c->link.fresh = true;
-	/* A new VMM may bring a new guest, with a new MAC address */
-	if (!c->conf.guest_mac_set)
-		c->guest_mac_known = false;
 	c->cnt.vmm_connects++;
 	info("VMM connected (%s)", c->link.ops->name);
 }
@@ -743,8 +740,6 @@ void link_gone(struct ctx *c, const char *why)
 	c->link.up = false;
 	c->link.blocked = false;
 	c->link.gone = true;
-	if (c->conf.one_off)
-		c->quit = true;
 }
 
 /* An upgrade in place (daemon/upgrade.c) hands the link over as it is:

@@ -240,7 +240,7 @@ static inline bool link_frame_queued(const struct link_frame *f)
 
 /* Client mode, --connect (link/client.c) */
 int link_client_init(struct ctx *c);
-void link_client_timer(struct ctx *c);
+bool link_client_timer(struct ctx *c);
 bool link_client_gave_up(const struct ctx *c);
 
 /* The protocol layers' side */
