@@ -164,8 +164,9 @@ static void timer_input(struct ctx *c)
 	tcp_timer(c);
 	splice_timer(c);
 	ctl_timer(c);
+	/* No VMM within --connect-timeout: done */
 	if (link_client_timer(c))
-		c->quit = true;		/* no VMM within --connect-timeout */
+		c->quit = true;
 	if (c->now.tv_sec != last_second) {
 		last_second = c->now.tv_sec;
 		flow_timer(c);
