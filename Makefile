@@ -69,10 +69,12 @@ $(CTL_BIN): ctl/netshim-ctl.c $(B)/libnetshim.a $(HDRS)
 	$(CC) $(CFLAGS) -o $@ $< $(B)/libnetshim.a $(LDLIBS)
 
 # The same daemon, aborting on any allocation once its loop runs: the
-# integration tests run against it (tests/alloc/guard.c)
+# integration tests run against it (tests/alloc/guard.c), with the hooks
+# only tests may use (tests/hooks/)
 GUARD_BIN := build/netshim-allocguard
 
-$(GUARD_BIN): $(B)/daemon/main.o $(B)/tests/alloc/guard.o $(B)/libnetshim.a
+$(GUARD_BIN): $(B)/daemon/main.o $(B)/tests/alloc/guard.o \
+	      $(B)/tests/hooks/splice.o $(B)/libnetshim.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/%.o: %.c $(HDRS)

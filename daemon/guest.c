@@ -126,6 +126,7 @@ static void ip4_input(struct ctx *c, const struct pkt *p,
 		c->cnt.drop_dst++;
 		return;
 	}
+	m.qp = f->qp;
 	ip_dispatch(c, &m, &l4, f);
 }
 
@@ -162,6 +163,7 @@ static void ip6_input(struct ctx *c, const struct pkt *p,
 	}
 	if (!c->gaddr6_ll_known && IN6_IS_ADDR_LINKLOCAL(&m.src))
 		gaddr_seen6_ll(c, &m.src);
+	m.qp = f->qp;
 	ip_dispatch(c, &m, &l4, f);
 }
 
@@ -182,8 +184,6 @@ void guest_frame_in(struct ctx *c, const struct link_in_frame *f)
 	}
 	trace("frame from the guest: %zu bytes, ethertype 0x%04x",
 	      (size_t)frame->len, rd16(h + 12));
-	/* Answers, and the flows it opens or feeds, go back on its pair */
-	link_steer(c, f->qp);
 	/* A multicast source address is never legitimate */
 	if (h[6] & 1) {
 		c->cnt.drop_eth++;
@@ -199,7 +199,7 @@ void guest_frame_in(struct ctx *c, const struct link_in_frame *f)
 
 	switch (rd16(h + 12)) {
 	case ETHERTYPE_ARP_:
-		arp_input(c, &payload, h + 6);
+		arp_input(c, &payload, h + 6, f->qp);
 		break;
 	case ETHERTYPE_IPV4_:
 		ip4_input(c, &payload, f);
@@ -256,6 +256,20 @@ void guest_link_event(struct ctx *c, uint32_t idx, uint32_t events)
 }
 
 /**
+ * guest_mac_fixed() - the guest's MAC address is given, not learnt from
+ *		       its frames: --mac-addr, or the namespace's tap
+ * @c:		execution context
+ * @mac:	the address
+ */
+void guest_mac_fixed(struct ctx *c, const uint8_t *mac)
+{
+	/* memmove: it may be given c->conf.guest_mac itself */
+	memmove(c->conf.guest_mac, mac, sizeof(c->conf.guest_mac));
+	memcpy(c->guest_mac, mac, sizeof(c->guest_mac));
+	c->conf.guest_mac_set = c->guest_mac_known = true;
+}
+
+/**
  * guest_news() - tell the protocol layers if the guest went away, and ask
  *		  a new one for its MAC address
  * @c:		execution context
@@ -271,8 +285,16 @@ void guest_news(struct ctx *c)
 		tcp_guest_gone(c);
 		flow_guest_gone(c);
 		gaddr_reset(c);
+		/* The launcher's one connection (-F) was all there was */
+		if (c->conf.one_off)
+			c->quit = true;
 	}
 	if (link_take_fresh(c)) {
+		/* A new VMM may bring a new guest, with a new MAC address:
+		 * frames to it are broadcast until it sends one
+		 */
+		if (!c->conf.guest_mac_set)
+			c->guest_mac_known = false;
 		tcp_guest_fresh(c);
 		if (link_up(c)) {
 			arp_probe_guest(c);

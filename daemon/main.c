@@ -164,7 +164,9 @@ static void timer_input(struct ctx *c)
 	tcp_timer(c);
 	splice_timer(c);
 	ctl_timer(c);
-	link_client_timer(c);
+	/* No VMM within --connect-timeout: done */
+	if (link_client_timer(c))
+		c->quit = true;
 	if (c->now.tv_sec != last_second) {
 		last_second = c->now.tv_sec;
 		flow_timer(c);
@@ -475,7 +477,11 @@ static int setup_ns(struct ctx *c)
 	} else {
 		return 0;
 	}
-	return netns_tap(c) || fwd_auto_init(c) || fwd_ns_init(c) ||
+	if (netns_tap(c))
+		return -1;
+	/* The tap's address is the guest's, as if given with --mac-addr */
+	guest_mac_fixed(c, c->ns.mac);
+	return fwd_auto_init(c) || fwd_ns_init(c) ||
 	       splice_init(c, SPLICE_MAX) ||
 	       udp_splice_init(c, UDP_SPLICE_MAX);
 }
@@ -496,10 +502,8 @@ static int setup(struct ctx *c)
 	c->up.listen_fd = -1;
 	if (!c->conf.upgrade)
 		c->up.fd = -1;
-	if (c->conf.guest_mac_set) {
-		memcpy(c->guest_mac, c->conf.guest_mac, 6);
-		c->guest_mac_known = true;
-	}
+	if (c->conf.guest_mac_set)
+		guest_mac_fixed(c, c->conf.guest_mac);
 	clock_gettime(CLOCK_MONOTONIC, &c->now);
 
 	c->epfd = epoll_create1(EPOLL_CLOEXEC);

@@ -102,7 +102,7 @@ int icmp_ping_socket(struct ctx *c, struct flow *f, uint16_t id)
 static void icmp_echo_local(struct ctx *c, const struct l4_meta *m,
 			    const struct pkt *l4)
 {
-	uint8_t *out = ip_tx_l4(c, true, l4->len);
+	uint8_t *out = ip_tx_l4(c, m->qp, true, l4->len);
 
 	if (!out)
 		return;
@@ -133,7 +133,7 @@ static void icmp_ndp_input(struct ctx *c, const struct l4_meta *m,
 		gaddr_seen6(c, &dst);
 		return;
 	}
-	out = ip_tx_l4(c, true, NDP_MAX);
+	out = ip_tx_l4(c, m->qp, true, NDP_MAX);
 	if (!out)
 		return;
 	len = ndp_reply(&c->conf, &m->src, &m->dst, l4, out, NDP_MAX, &dst);
@@ -152,7 +152,8 @@ static void icmp_ndp_input(struct ctx *c, const struct l4_meta *m,
  * @c:		execution context
  *
  * The IPv6 side of arp_probe_guest(), to the solicited-node multicast
- * address of the guest's address as inbound traffic would use it.
+ * address of the guest's address as inbound traffic would use it; on the
+ * first queue pair, as that.
  */
 void icmp_ndp_probe(struct ctx *c)
 {
@@ -165,7 +166,7 @@ void icmp_ndp_probe(struct ctx *c)
 
 	if (!c->conf.v6 || c->conf.no_ndp)
 		return;
-	out = ip_tx_l4(c, true, NDP_MAX);
+	out = ip_tx_l4(c, 0, true, NDP_MAX);
 	if (!out)
 		return;
 	len = ndp_ns_build(&c->conf, &target, out, NDP_MAX);
@@ -258,7 +259,7 @@ void icmp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 			gaddr_seen6(c, &m->src);
 	}
 	f->last = c->now.tv_sec;
-	f->qp = link_steered(c);
+	f->qp = m->qp;		/* its replies follow the guest's CPU */
 	flow_hop(f, m->hop);
 	if (send(f->fd, l4->data, l4->len, MSG_DONTWAIT) < 0)
 		c->cnt.drop_sock++;
@@ -279,11 +280,10 @@ void icmp_flow_ready(struct ctx *c, struct flow *f, uint32_t events)
 	ssize_t n;
 	int i;
 
-	link_steer(c, f->qp);
 	if (events & EPOLLERR)
 		icmp_sock_errors(c, f);
 	for (i = 0; i < 16; i++) {
-		out = ip_tx_l4(c, v6, ICMP_MAX);
+		out = ip_tx_l4(c, f->qp, v6, ICMP_MAX);
 		if (!out) {
 			uint8_t discard[64];
 
@@ -316,6 +316,8 @@ void icmp_flow_ready(struct ctx *c, struct flow *f, uint32_t events)
  * @l4:		its first 8 layer-4 bytes (ports, and for TCP the sequence)
  * @data:	what followed them, as far as the error quoted it
  * @dlen:	length of @data
+ * @qp:		the queue pair it came in on, or its flow's: the error
+ *		goes back on it
  */
 struct icmp_quote {
 	const struct in6_addr *gaddr;
@@ -325,6 +327,7 @@ struct icmp_quote {
 	uint8_t l4[8];
 	const uint8_t *data;
 	size_t dlen;
+	uint8_t qp;
 };
 
 /**
@@ -394,7 +397,7 @@ static void icmp_error(struct ctx *c, const struct in6_addr *from,
 	if (q->dlen < dlen)
 		dlen = q->dlen;
 	len = 8 + iphl + 8 + dlen;
-	out = ip_tx_l4(c, v6, len);
+	out = ip_tx_l4(c, q->qp, v6, len);
 	if (!out)
 		return;
 	memset(out, 0, 8 + iphl);
@@ -434,6 +437,7 @@ static void icmp_error(struct ctx *c, const struct in6_addr *from,
 /**
  * icmp_unreach() - tell the guest a destination cannot be reached
  * @c:		execution context
+ * @qp:		queue pair of the failed packet, or of its flow
  * @gaddr:	guest address, the source of the failed packet
  * @raddr:	destination of the failed packet
  * @proto:	its layer-4 protocol
@@ -444,7 +448,7 @@ static void icmp_error(struct ctx *c, const struct in6_addr *from,
  *
  * From the guest's gateway, which stands for the pod's network here.
  */
-void icmp_unreach(struct ctx *c, const struct in6_addr *gaddr,
+void icmp_unreach(struct ctx *c, uint8_t qp, const struct in6_addr *gaddr,
 		  const struct in6_addr *raddr, uint8_t proto,
 		  const uint8_t l4[8], const uint8_t *data, size_t dlen,
 		  bool port)
@@ -452,7 +456,8 @@ void icmp_unreach(struct ctx *c, const struct in6_addr *gaddr,
 	bool v6 = !inany_is4(raddr);
 	struct in6_addr from = v6 ? c->conf.our_ll6 : inany_from4(c->conf.gw4);
 	struct icmp_quote q = { .gaddr = gaddr, .raddr = raddr,
-				.proto = proto, .data = data, .dlen = dlen };
+				.proto = proto, .data = data, .dlen = dlen,
+				.qp = qp };
 
 	memcpy(q.l4, l4, 8);
 	if (v6)		/* destination unreachable: port, or address */
@@ -574,7 +579,8 @@ void icmp_sock_errors(struct ctx *c, const struct flow *f)
 
 		q = (struct icmp_quote){ .gaddr = &f->gaddr,
 					 .raddr = &f->raddr,
-					 .proto = f->proto, .hop = f->hop };
+					 .proto = f->proto, .hop = f->hop,
+					 .qp = f->qp };
 		if (f->proto == IPPROTO_UDP) {
 			/* The payload, as far as the router quoted it */
 			wr16(q.l4, f->gport);
@@ -615,7 +621,8 @@ void icmp_ra_timer(struct ctx *c)
 	    c->now.tv_sec - c->last_ra < (time_t)c->conf.ra_interval)
 		return;
 	c->last_ra = c->now.tv_sec;
-	out = ip_tx_l4(c, true, NDP_MAX);
+	/* No flow's: on the first queue pair */
+	out = ip_tx_l4(c, 0, true, NDP_MAX);
 	if (!out)
 		return;
 	len = ndp_ra_build(&c->conf, out, NDP_MAX);

@@ -12,7 +12,7 @@
 void icmp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4);
 void icmp_flow_ready(struct ctx *c, struct flow *f, uint32_t events);
 void icmp_ra_timer(struct ctx *c);
-void icmp_unreach(struct ctx *c, const struct in6_addr *gaddr,
+void icmp_unreach(struct ctx *c, uint8_t qp, const struct in6_addr *gaddr,
 		  const struct in6_addr *raddr, uint8_t proto,
 		  const uint8_t l4[8], const uint8_t *data, size_t dlen,
 		  bool port);

@@ -142,7 +142,6 @@ static bool link_client_expired(struct ctx *c)
 		    "exiting", c->conf.sock_path, t);
 		lc->gave_up = true;
 	}
-	c->quit = true;
 	return true;
 }
 
@@ -150,19 +149,22 @@ static bool link_client_expired(struct ctx *c)
  * link_client_timer() - client mode, on the loop's tick: connect if it is
  *			 time to try
  * @c:		execution context
+ *
+ * Return: true if the wait for the VMM outlasted --connect-timeout: the
+ * loop is to stop (link_client_gave_up() tells if that is a failure)
  */
-void link_client_timer(struct ctx *c)
+bool link_client_timer(struct ctx *c)
 {
 	struct link_client *lc = &c->link.client;
 	int fd;
 
 	if (!c->conf.vmm_connect || c->quit)
-		return;
+		return false;
 	/* Up: connected here, or handed over by an upgrade in place */
 	if (c->link.up) {
 		lc->waiting = false;
 		lc->ever = true;
-		return;
+		return false;
 	}
 	if (!lc->waiting) {
 		lc->waiting = true;
@@ -173,21 +175,24 @@ void link_client_timer(struct ctx *c)
 			info("waiting for the VMM to listen on %s again",
 			     c->conf.sock_path);
 	}
-	if (link_client_expired(c) || link_client_ms(c) < lc->next_ms)
-		return;
+	if (link_client_expired(c))
+		return true;
+	if (link_client_ms(c) < lc->next_ms)
+		return false;
 
 	fd = unix_connect_at(lc->dir_fd, lc->name);
 	if (fd < 0) {
 		link_client_failed(c, errno);
-		return;
+		return false;
 	}
 	/* The back-end closes it if it cannot take it: then try again */
 	if (c->link.ops->adopt(c, fd) || !c->link.up) {
 		link_client_failed(c, EPROTO);
-		return;
+		return false;
 	}
 	lc->waiting = false;
 	lc->ever = true;
+	return false;
 }
 
 /**

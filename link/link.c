@@ -197,6 +197,8 @@ int link_flush(struct ctx *c)
 /**
  * tx_reserve() - room for one frame to the guest
  * @c:		execution context
+ * @qp:		queue pair it goes to: the one the frame it answers came
+ *		in on, its flow's, or link_spread()'s
  * @maxlen:	largest length the frame may have
  *
  * If the back-end cannot take the frame now, the caller drops it (or, for
@@ -204,7 +206,7 @@ int link_flush(struct ctx *c)
  *
  * Return: where the Ethernet frame starts, or NULL if there is no room
  */
-uint8_t *tx_reserve(struct ctx *c, size_t maxlen)
+uint8_t *tx_reserve(struct ctx *c, uint8_t qp, size_t maxlen)
 {
 	uint8_t *frame;
 
@@ -217,6 +219,8 @@ uint8_t *tx_reserve(struct ctx *c, size_t maxlen)
 	/* A full queue is handed over first, if the VMM takes it */
 	if (!frame && c->link.ops->flush(c) >= 0 && c->link.up)
 		frame = lq_reserve(&c->link.tx, maxlen);
+	if (frame && c->link.ops->pairs)
+		LINK_QP(frame) = qp;
 	return frame;
 }
 
@@ -271,8 +275,6 @@ void tx_commit_offload(struct ctx *c, uint8_t *frame, size_t len,
 	}
 	if (c->link.tx.meta)
 		vnet_hdr_build(lq_meta(&c->link.tx, frame), o);
-	if (c->link.ops->pairs)
-		LINK_QP(frame) = c->link.steer;
 	if (o && o->gso_type != VNET_GSO_NONE)
 		c->cnt.tso_out++;
 	trace("frame to the guest: %zu bytes, ethertype 0x%04x", len,
@@ -290,6 +292,7 @@ void tx_commit_offload(struct ctx *c, uint8_t *frame, size_t len,
  * tx_reserve_frames() - room for frames of one layout, in the guest's own
  *			 buffers where the back-end can
  * @c:		execution context
+ * @qp:		queue pair they go to (see tx_reserve())
  * @hlen:	header bytes of each frame, in one piece
  * @plen:	payload bytes of each (the last one committed may be shorter)
  * @n:		frames wanted
@@ -305,8 +308,8 @@ void tx_commit_offload(struct ctx *c, uint8_t *frame, size_t len,
  *
  * Return: frames reserved, 0 if the link cannot take one now
  */
-int tx_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
-		      struct link_frame *f)
+int tx_reserve_frames(struct ctx *c, uint8_t qp, size_t hlen, size_t plen,
+		      int n, struct link_frame *f)
 {
 	static uint8_t *frames[LINK_RESERVE_MAX];
 	int i, got;
@@ -325,9 +328,12 @@ int tx_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
 		 */
 		if (lq_pending(&c->link.tx))
 			return 0;
-		got = c->link.ops->reserve_frames(c, hlen, plen, n, f);
-		if (got >= 0)
+		got = c->link.ops->reserve_frames(c, qp, hlen, plen, n, f);
+		if (got >= 0) {
+			for (i = 0; i < got; i++)
+				f[i].qp = qp;
 			return got;
+		}
 	}
 
 	/* Frames are back to back: each takes room for its padding too */
@@ -342,6 +348,9 @@ int tx_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
 		f[i].room = plen;
 		f[i].slot = -1;
 		f[i].whole = false;
+		f[i].qp = qp;
+		if (c->link.ops->pairs)
+			LINK_QP(frames[i]) = qp;
 	}
 	return got;
 }
@@ -350,6 +359,7 @@ int tx_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
  * tx_reserve_queued() - room for one frame in the queue, described as a
  *			 frame of tx_reserve_frames()
  * @c:		execution context
+ * @qp:		queue pair it goes to (see tx_reserve())
  * @hlen:	header bytes, in one piece
  * @plen:	payload bytes
  * @f:		filled in
@@ -359,10 +369,10 @@ int tx_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
  *
  * Return: true if reserved, false if the link cannot take it now
  */
-bool tx_reserve_queued(struct ctx *c, size_t hlen, size_t plen,
+bool tx_reserve_queued(struct ctx *c, uint8_t qp, size_t hlen, size_t plen,
 		       struct link_frame *f)
 {
-	uint8_t *l2 = tx_reserve(c, hlen + plen);
+	uint8_t *l2 = tx_reserve(c, qp, hlen + plen);
 
 	if (!l2)
 		return false;
@@ -374,6 +384,7 @@ bool tx_reserve_queued(struct ctx *c, size_t hlen, size_t plen,
 	f->room = plen;
 	f->slot = -1;
 	f->whole = false;
+	f->qp = qp;
 	return true;
 }
 
@@ -463,9 +474,6 @@ static void link_connected(struct ctx *c)
 	c->link.up = true;
 	c->link.blocked = false;
 	c->link.fresh = true;
-	/* A new VMM may bring a new guest, with a new MAC address */
-	if (!c->conf.guest_mac_set)
-		c->guest_mac_known = false;
 	c->cnt.vmm_connects++;
 	info("VMM connected (%s)", c->link.ops->name);
 }
@@ -732,8 +740,6 @@ void link_gone(struct ctx *c, const char *why)
 	c->link.up = false;
 	c->link.blocked = false;
 	c->link.gone = true;
-	if (c->conf.one_off)
-		c->quit = true;
 }
 
 /* An upgrade in place (daemon/upgrade.c) hands the link over as it is:
@@ -742,7 +748,8 @@ void link_gone(struct ctx *c, const char *why)
  * part of, the frames queued for the guest and not taken yet, and what
  * the back-end has beyond that (vhost-user's device: link_ops'
  * upgrade_save).  Section body, integers big endian: flags (1:
- * LINK_UP_CONN), the queue pair steered to (1), then with LINK_UP_CONN
+ * LINK_UP_CONN), a byte once the queue pair last steered to, written 0
+ * and not read since each frame names its own pair, then with LINK_UP_CONN
  * the connection's mark; the bytes read and not cut into frames yet (4,
  * then those), the queue for the guest (4, then its bytes, as
  * link/queue.c lays them out: the same back-end's), then the back-end's
@@ -779,7 +786,7 @@ int link_upgrade_save(struct ctx *c, struct migio *io)
 	bool conn = c->link.up && c->link.fd >= 0 && c->ns.net_fd < 0;
 	struct tx *tx = &c->link.tx;
 	struct rx *rx = &c->link.rx;
-	uint8_t h[2] = { conn ? LINK_UP_CONN : 0, c->link.steer };
+	uint8_t h[2] = { conn ? LINK_UP_CONN : 0, 0 };
 
 	if (c->link.up && lq_pending(tx))
 		link_flush(c);
@@ -862,7 +869,6 @@ int link_upgrade_load(struct ctx *c, struct migio *io)
 		c->link.fresh = false;		/* the same guest */
 		c->cnt.vmm_connects--;
 	}
-	c->link.steer = h[1];
 	if (migio_get_u32(io, &rlen) || rlen >= rx->size ||
 	    (rlen && !c->link.up) || migio_get(io, rx->buf, rlen))
 		goto bad;

@@ -46,8 +46,8 @@
  * @csum_ok:	the guest vouched for its layer-4 checksum: it came as a
  *		partial one (VNET_F_NEEDS_CSUM), which the socket the payload
  *		goes to sums anyway, so it is not verified
- * @qp:		queue pair it came in on (0 without several, see
- *		link_steer())
+ * @qp:		queue pair it came in on (0 without several): what is
+ *		sent in answer is reserved on it (tx_reserve())
  */
 struct link_in_frame {
 	struct pkt pkt;
@@ -69,6 +69,7 @@ struct link_in_frame {
  * @whole:	its buffers are taken whole, however short it is committed:
  *		the frames reserved after it stay usable then (else only
  *		the last frame committed may be shorter than reserved)
+ * @qp:		the queue pair it was reserved on
  */
 struct link_frame {
 	uint8_t *l2;
@@ -78,6 +79,7 @@ struct link_frame {
 	size_t room;
 	int slot;
 	bool whole;
+	uint8_t qp;
 };
 
 /**
@@ -103,9 +105,10 @@ struct link_frame {
  * @in_done:	the batch of frames from the guest was handled: release its
  *		buffers, and put the next batch in if one is there without
  *		waiting; or NULL
- * @reserve_frames: room for frames right where the guest reads them, or
- *		NULL: 0 if the guest has no room now, -1 if its buffers do
- *		not suit (the queue is used instead)
+ * @reserve_frames: room for frames right where the guest reads them, in
+ *		the receive queue of the pair given, or NULL: 0 if the guest
+ *		has no room now, -1 if its buffers do not suit (the queue is
+ *		used instead)
  * @commit_frame: hand a frame built in place over, with its offloads
  * @resolve:	where bytes of a guest frame really are, if the back-end
  *		left some in the guest's memory instead of copying them, or
@@ -131,8 +134,8 @@ struct link_ops {
 	void (*event)(struct ctx *c, uint32_t idx, uint32_t events);
 	int (*flush)(struct ctx *c);
 	void (*in_done)(struct ctx *c);
-	int (*reserve_frames)(struct ctx *c, size_t hlen, size_t plen, int n,
-			      struct link_frame *f);
+	int (*reserve_frames)(struct ctx *c, uint8_t qp, size_t hlen,
+			      size_t plen, int n, struct link_frame *f);
 	void (*commit_frame)(struct ctx *c, struct link_frame *f, size_t plen,
 			     const struct link_offload *o);
 	size_t (*resolve)(struct ctx *c, const struct iovec *in,
@@ -193,31 +196,24 @@ static inline bool link_blocked(const struct ctx *c)
 }
 
 /**
- * link_steer() - the queue pair frames to the guest go to from now on
- * @c:		execution context
- * @qp:		the pair a flow's frames came in on (link_in_frame.qp), or
- *		any number to spread new flows; a back-end with fewer pairs
- *		in use folds it into those it has
+ * link_spread() - a queue pair for a flow from outside, before the guest
+ *		   said where it handles it
+ * @port:	the remote's port, or any number that tells flows apart
  *
- * Answering a flow on the pair it came from keeps its receive interrupts
- * on the guest CPU that sends it (virtio-net's transmit queue follows
- * the sending CPU); which pair a frame takes never changes what it says.
- */
-static inline void link_steer(struct ctx *c, uint8_t qp)
-{
-	c->link.steer = qp;
-}
-
-/**
- * link_steered() - the queue pair link_steer() set last: while a frame
- *		    from the guest is handled, the one it came in on
- * @c:		execution context
+ * Frames to the guest are reserved on a queue pair (tx_reserve() and the
+ * others): a flow's replies go back on the pair its frames came in on
+ * (link_in_frame.qp), which keeps its receive interrupts on the guest CPU
+ * that sends it (virtio-net's transmit queue follows the sending CPU).
+ * Flows started from outside are spread over the pairs by port, as a
+ * NIC's receive hash would, until the guest's answer says where they
+ * belong.  A back-end with fewer pairs in use folds any number into
+ * those it has; which pair a frame takes never changes what it says.
  *
  * Return: the pair
  */
-static inline uint8_t link_steered(const struct ctx *c)
+static inline uint8_t link_spread(uint16_t port)
 {
-	return c->link.steer;
+	return (uint8_t)(port ^ (port >> 8));
 }
 
 /**
@@ -244,18 +240,18 @@ static inline bool link_frame_queued(const struct link_frame *f)
 
 /* Client mode, --connect (link/client.c) */
 int link_client_init(struct ctx *c);
-void link_client_timer(struct ctx *c);
+bool link_client_timer(struct ctx *c);
 bool link_client_gave_up(const struct ctx *c);
 
 /* The protocol layers' side */
-uint8_t *tx_reserve(struct ctx *c, size_t maxlen);
+uint8_t *tx_reserve(struct ctx *c, uint8_t qp, size_t maxlen);
 void tx_commit(struct ctx *c, uint8_t *frame, size_t len);
 void tx_commit_offload(struct ctx *c, uint8_t *frame, size_t len,
 		       const struct link_offload *o);
 uint32_t link_tso_max(const struct ctx *c, bool v6);
-int tx_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
-		      struct link_frame *f);
-bool tx_reserve_queued(struct ctx *c, size_t hlen, size_t plen,
+int tx_reserve_frames(struct ctx *c, uint8_t qp, size_t hlen, size_t plen,
+		      int n, struct link_frame *f);
+bool tx_reserve_queued(struct ctx *c, uint8_t qp, size_t hlen, size_t plen,
 		       struct link_frame *f);
 void tx_commit_frame(struct ctx *c, struct link_frame *f, size_t plen,
 		     const struct link_offload *o);

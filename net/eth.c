@@ -77,7 +77,8 @@ size_t arp_reply(const struct conf *conf, const struct pkt *arp, uint8_t *out)
  * Sent when a VMM connects, as passt does: a guest that already has its
  * address (a back-end restarted, a guest migrated here) answers at once,
  * so frames to it need not go to the broadcast address meanwhile.  From
- * the gateway, as the guest's own neighbour lookups expect.
+ * the gateway, as the guest's own neighbour lookups expect.  On the first
+ * queue pair: no frame of this guest's came in yet.
  */
 void arp_probe_guest(struct ctx *c)
 {
@@ -85,7 +86,7 @@ void arp_probe_guest(struct ctx *c)
 
 	if (!c->conf.v4)
 		return;
-	frame = tx_reserve(c, ETH_HLEN_ + ARP_LEN);
+	frame = tx_reserve(c, 0, ETH_HLEN_ + ARP_LEN);
 	if (!frame)
 		return;
 	eth_hdr_fill(c, frame, mac_broadcast, ETHERTYPE_ARP_);
@@ -108,8 +109,10 @@ void arp_probe_guest(struct ctx *c)
  * @c:		execution context
  * @arp:	ARP packet
  * @src_mac:	source MAC of the frame
+ * @qp:		queue pair the frame came in on, where the reply goes
  */
-void arp_input(struct ctx *c, const struct pkt *arp, const uint8_t *src_mac)
+void arp_input(struct ctx *c, const struct pkt *arp, const uint8_t *src_mac,
+	       uint8_t qp)
 {
 	uint8_t reply[ARP_LEN], *frame;
 
@@ -118,7 +121,7 @@ void arp_input(struct ctx *c, const struct pkt *arp, const uint8_t *src_mac)
 			c->cnt.drop_arp++;
 		return;
 	}
-	frame = tx_reserve(c, ETH_HLEN_ + ARP_LEN);
+	frame = tx_reserve(c, qp, ETH_HLEN_ + ARP_LEN);
 	if (!frame) {
 		c->cnt.drop_tx_full++;
 		return;

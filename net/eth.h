@@ -19,7 +19,8 @@ void eth_hdr_fill(const struct ctx *c, uint8_t *frame, const uint8_t *dst,
 		  uint16_t ethertype);
 size_t arp_reply(const struct conf *conf, const struct pkt *arp,
 		 uint8_t *out);
-void arp_input(struct ctx *c, const struct pkt *arp, const uint8_t *src_mac);
+void arp_input(struct ctx *c, const struct pkt *arp, const uint8_t *src_mac,
+	       uint8_t qp);
 void arp_probe_guest(struct ctx *c);
 
 #endif /* NETSHIM_ETH_H */

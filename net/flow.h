@@ -27,7 +27,8 @@
  * @hop:	TTL or hop limit last set on @fd from the guest's packets, 0
  *		while the socket has the pod's default
  * @qp:		queue pair its datagrams to the guest go to: the one the
- *		guest's last datagram came in on (link_steer())
+ *		guest's last datagram came in on (l4_meta.qp), or for an
+ *		inbound flow link_spread()'s until the guest answers
  * @born:	when it was opened, seconds
  * @from_guest:	payload bytes from the guest, for netshim-ctl's flows
  * @to_guest:	payload bytes to the guest

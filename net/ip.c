@@ -297,14 +297,15 @@ void ip_frame_fill_offload(const struct ctx *c, const struct link_frame *f,
 /**
  * ip_tx_l4() - room for one packet to the guest
  * @c:		execution context
+ * @qp:		queue pair it goes to (tx_reserve())
  * @v6:		IPv6 (else IPv4)
  * @l4max:	largest layer-4 length
  *
  * Return: where layer 4 goes, or NULL if the queue to the VMM is full
  */
-uint8_t *ip_tx_l4(struct ctx *c, bool v6, size_t l4max)
+uint8_t *ip_tx_l4(struct ctx *c, uint8_t qp, bool v6, size_t l4max)
 {
-	uint8_t *frame = tx_reserve(c, ip_l2l3_len(v6) + l4max);
+	uint8_t *frame = tx_reserve(c, qp, ip_l2l3_len(v6) + l4max);
 
 	if (!frame) {
 		c->cnt.drop_tx_full++;

@@ -24,12 +24,15 @@
  * @proto:	layer-4 protocol
  * @hop:	TTL or hop limit
  * @v6:		IPv6 packet
+ * @qp:		queue pair its frame came in on (link_in_frame.qp): what
+ *		answers it, or its flow, goes back on that one
  */
 struct l4_meta {
 	struct in6_addr src, dst;
 	uint8_t proto;
 	uint8_t hop;
 	bool v6;
+	uint8_t qp;
 };
 
 /**
@@ -55,7 +58,7 @@ void ip_frame_fill_offload(const struct ctx *c, const struct link_frame *f,
 			   const struct in6_addr *src,
 			   const struct in6_addr *dst, uint8_t proto,
 			   size_t l4len, struct link_offload *o);
-uint8_t *ip_tx_l4(struct ctx *c, bool v6, size_t l4max);
+uint8_t *ip_tx_l4(struct ctx *c, uint8_t qp, bool v6, size_t l4max);
 void ip_tx_send(struct ctx *c, uint8_t *l4, const struct in6_addr *src,
 		const struct in6_addr *dst, uint8_t proto, size_t l4len,
 		const uint8_t *dst_mac);

@@ -241,7 +241,6 @@ struct link_client {
  * @fresh:	a VMM connected and the layers above were not told yet
  * @notify_due:	frames were handed over in place and the guest is not told
  *		yet: link_flush() does, once per loop iteration
- * @steer:	queue pair frames to the guest go to now (link_steer())
  * @tx_reached:	bytes of @tx's buffer frames ever reached: resident since
  * @rx_reached:	the same for @rx's
  * @state_fd:	pipe of a device state transfer the front-end asked for, not
@@ -272,7 +271,6 @@ struct link {
 	bool gone;
 	bool fresh;
 	bool notify_due;
-	uint8_t steer;
 	size_t tx_reached, rx_reached;
 	int state_fd;
 	bool state_load;

@@ -415,7 +415,8 @@ static int netns_tap_adopt(struct ctx *c, int fd)
  * netns_tap() - make the namespace's tap device, with the pod's addresses
  *		 with --config-net
  * @c:		execution context, after netns_spawn() or netns_join();
- *		c->ns.tap_fd and c->ns.mac set, and the guest's MAC is known
+ *		c->ns.tap_fd and c->ns.mac set: the tap's MAC address,
+ *		which the caller fixes as the guest's (guest_mac_fixed())
  *
  * The tap is named like the pod's template interface, unless --ns-ifname.
  *
@@ -435,9 +436,6 @@ int netns_tap(struct ctx *c)
 	fd = fdpool_take(FDPOOL_TAP);
 	if (fd >= 0 ? netns_tap_adopt(c, fd) : netns_call(c, netns_tap_in))
 		return -1;
-	memcpy(c->guest_mac, ns->mac, sizeof(c->guest_mac));
-	memcpy(c->conf.guest_mac, ns->mac, sizeof(c->conf.guest_mac));
-	c->conf.guest_mac_set = c->guest_mac_known = true;
 	info("namespace interface %s: %02x:%02x:%02x:%02x:%02x:%02x, MTU %u%s",
 	     ns->ifname, ns->mac[0], ns->mac[1], ns->mac[2], ns->mac[3],
 	     ns->mac[4], ns->mac[5], c->conf.mtu,

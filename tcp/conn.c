@@ -112,12 +112,16 @@ static uint32_t conn_isn(const struct tcp_table *t,
  * @gport:	guest port
  * @raddr:	remote address
  * @rport:	remote port
+ * @qp:		queue pair its frames to the guest go to: a guest's
+ *		connection, the one its SYN came in on; an inbound one,
+ *		link_spread()'s, until the guest's answer says where it is
+ *		handled
  *
  * Return: connection, or NULL if the table is full (counted)
  */
 struct tcp_conn *conn_new(struct ctx *c, const struct in6_addr *gaddr,
 				 uint16_t gport, const struct in6_addr *raddr,
-				 uint16_t rport)
+				 uint16_t rport, uint8_t qp)
 {
 	struct tcp_table *t = c->tcp;
 	int32_t slot = itable_take(&t->idx, conn_hash(gaddr, gport, raddr,
@@ -147,10 +151,7 @@ struct tcp_conn *conn_new(struct ctx *c, const struct in6_addr *gaddr,
 	conn->recover = conn->seq_acked;
 	conn->seq_init_ours = conn->seq_acked;
 	conn->born = c->now.tv_sec;
-	/* A guest's connection: the pair its SYN came in on; an inbound
-	 * one: spread, the guest's answer then says where it is handled
-	 */
-	conn->qp = link_steered(c);
+	conn->qp = qp;
 	c->cnt.tcp_conns++;
 	return conn;
 }

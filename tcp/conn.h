@@ -42,7 +42,7 @@ enum tcp_state {
  * struct tcp_conn - one guest TCP connection and its host socket
  * @state:		enum tcp_state
  * @qp:			queue pair its frames to the guest go to: the one the
- *			guest's last segment came in on (link_steer())
+ *			guest's last segment came in on (l4_meta.qp)
  * @flags:		F_* above
  * @ws_guest:		window scale the guest announced
  * @ws_ours:		window scale we announced

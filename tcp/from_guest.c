@@ -309,7 +309,7 @@ static void tcp_conn_from_guest_syn(struct ctx *c, const struct l4_meta *m,
 		return;
 	}
 
-	conn = conn_new(c, &m->src, s->sport, &m->dst, s->dport);
+	conn = conn_new(c, &m->src, s->sport, &m->dst, s->dport, m->qp);
 	if (!conn) {
 		tcp_rst_reply(c, m, s);
 		return;
@@ -391,7 +391,7 @@ void tcp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 		return;
 	}
 	conn->last = c->now.tv_sec;
-	conn->qp = link_steered(c);
+	conn->qp = m->qp;	/* its answers follow the guest's CPU */
 
 	if (s.flags & TH_RST) {
 		/* RFC 5961: only a reset at the expected sequence counts */

@@ -100,7 +100,7 @@ struct tcp_conn *conn_lookup(struct tcp_table *t,
 			     uint16_t rport);
 struct tcp_conn *conn_new(struct ctx *c, const struct in6_addr *gaddr,
 			  uint16_t gport, const struct in6_addr *raddr,
-			  uint16_t rport);
+			  uint16_t rport, uint8_t qp);
 void conn_free(struct ctx *c, struct tcp_conn *conn, bool rst);
 void conn_epoll(struct ctx *c, struct tcp_conn *conn, uint32_t events);
 int conn_drop_acked(struct tcp_conn *conn);

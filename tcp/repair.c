@@ -684,8 +684,9 @@ static int tcp_sock_unsent(struct ctx *c, struct tcp_conn *conn,
 static struct tcp_conn *tcp_migrate_adopt(struct ctx *c,
 					  const struct tcp_conn *from, int fd)
 {
+	/* The record names no queue pair: the guest's next segment does */
 	struct tcp_conn *conn = conn_new(c, &from->gaddr, from->gport,
-					 &from->raddr, from->rport);
+					 &from->raddr, from->rport, 0);
 
 	if (!conn) {
 		close(fd);

@@ -58,7 +58,6 @@ void tcp_sock_ready(struct ctx *c, uint32_t idx, uint32_t events)
 	if (conn->state == CONN_FREE)
 		return;
 	conn->last = c->now.tv_sec;
-	link_steer(c, conn->qp);
 
 	if (conn->state == CONN_CONNECTING) {
 		if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
@@ -101,7 +100,6 @@ static void tcp_conn_timer(struct ctx *c, struct tcp_conn *conn)
 	bool persist;
 
 	conn->flags &= ~F_ROOM_KNOWN;	/* measured again when next needed */
-	link_steer(c, conn->qp);
 	if ((conn->state == CONN_SYN_SENT ||
 	     conn->state == CONN_SYNACK_SENT) && idle > TCP_HANDSHAKE_TIMEOUT) {
 		tcp_reset(c, conn);
@@ -270,8 +268,7 @@ void tcp_accept_fwd(struct ctx *c, const struct fwd_listener *l)
 	/* New flows from outside are spread over the guest's queue pairs
 	 * by the client's port, as a NIC's receive hash would
 	 */
-	link_steer(c, (uint8_t)(rport ^ (rport >> 8)));
-	conn = conn_new(c, &gaddr, gport, &raddr, rport);
+	conn = conn_new(c, &gaddr, gport, &raddr, rport, link_spread(rport));
 	if (!conn)
 		goto refuse;
 	conn->fd = fd;

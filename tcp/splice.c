@@ -50,6 +50,9 @@
 #include "netshim/log.h"
 #include "netshim/migio.h"
 
+/* A test hook, linked into the tests' build only (tests/hooks/splice.c) */
+extern unsigned int netshim_test_sockmap_delay_ms(void) __attribute__((weak));
+
 /* Pipes are made at the kernel's default size (64 KiB): an unprivileged
  * user's pipes share a budget (fs.pipe-user-pages-soft, 64 MiB by
  * default), past which new pipes get 8 KiB, and the whole pool must fit.
@@ -151,8 +154,8 @@ struct splice_pair {
  * @bulk:	open pairs that moved SPLICE_MAP_BYTES, spliced or mapped
  * @sm:		the sockmap fast path, NULL if not loaded
  * @test_delay_ms: tests only: wait this long between the last check of a
- *		pair and its move (NETSHIM_TEST_SOCKMAP_DELAY_MS), so that
- *		bytes arrive in between, as they may by chance
+ *		pair and its move (netshim_test_sockmap_delay_ms()), so
+ *		that bytes arrive in between, as they may by chance
  * @p:		slots
  */
 struct splice_table {
@@ -197,7 +200,6 @@ int splice_init(struct ctx *c, unsigned int max)
 	struct splice_table *t;
 	unsigned int i;
 	int s, sz, fds[2];
-	const char *env;
 
 	t = calloc(1, sizeof(*t) + max * sizeof(t->p[0]));
 	if (!t) {
@@ -222,12 +224,11 @@ int splice_init(struct ctx *c, unsigned int max)
 	}
 	splice_grow(t);
 	c->splice = t;
-	env = getenv("NETSHIM_TEST_SOCKMAP_DELAY_MS");
-	if (env) {
-		t->test_delay_ms = (unsigned int)strtoul(env, NULL, 10) % 1001;
+	if (netshim_test_sockmap_delay_ms)
+		t->test_delay_ms = netshim_test_sockmap_delay_ms();
+	if (t->test_delay_ms)
 		warn("tests only: %u ms between the check of a local flow "
 		     "and its move to the sockmap", t->test_delay_ms);
-	}
 	return sockmap_load(&c->conf, max, &t->sm);
 }
 

@@ -107,7 +107,7 @@ static int tcp_send_seg(struct ctx *c, struct tcp_conn *conn, uint8_t flags,
 			uint32_t seq, uint32_t room)
 {
 	bool v6 = !inany_is4(&conn->raddr);
-	uint8_t *l4 = ip_tx_l4(c, v6, TCP_HLEN + TCP_OPTLEN_MAX);
+	uint8_t *l4 = ip_tx_l4(c, conn->qp, v6, TCP_HLEN + TCP_OPTLEN_MAX);
 	uint16_t mss = 0;
 	int ws = -1;
 	size_t len;
@@ -154,7 +154,7 @@ void tcp_rst_reply(struct ctx *c, const struct l4_meta *m,
 
 	if (s->flags & TH_RST)
 		return;
-	l4 = ip_tx_l4(c, m->v6, TCP_HLEN);
+	l4 = ip_tx_l4(c, m->qp, m->v6, TCP_HLEN);
 	if (!l4)
 		return;
 	/* RFC 9293 3.10.7.1 */
@@ -642,7 +642,7 @@ void tcp_send_data(struct ctx *c, struct tcp_conn *conn)
 	nseg = (int)((budget + seg - 1) / seg);
 	if (nseg > TCP_BATCH)
 		nseg = TCP_BATCH;
-	nseg = tx_reserve_frames(c, hlen, seg, nseg, f);
+	nseg = tx_reserve_frames(c, conn->qp, hlen, seg, nseg, f);
 	if (!nseg) {
 		tcp_wait_tx(c, conn);
 		return;
@@ -758,7 +758,6 @@ bool tcp_flush_acks(struct ctx *c, bool all)
 		}
 		conn->flags &= ~F_ACK_LISTED;
 		tcp_ack_paid(conn);
-		link_steer(c, conn->qp);
 		if (tcp_send_ctl(c, conn, TH_ACK, conn->seq_to_guest)) {
 			tcp_ack_later(c, conn);	/* the VMM is full: later */
 			break;
@@ -798,7 +797,6 @@ void tcp_tx_resume(struct ctx *c)
 		list = conn->next_wait;
 		conn->next_wait = -1;
 		conn->flags &= ~F_TX_WAIT;
-		link_steer(c, conn->qp);
 		if (conn->state == CONN_ESTABLISHED)
 			tcp_send_pending(c, conn);
 	}
@@ -825,8 +823,8 @@ void tcp_connect_failed(struct ctx *c, struct tcp_conn *conn, int err)
 		wr16(l4, conn->gport);
 		wr16(l4 + 2, conn->rport);
 		wr32(l4 + 4, conn->seq_init_guest);
-		icmp_unreach(c, &conn->gaddr, &conn->raddr, IPPROTO_TCP, l4,
-			     NULL, 0, false);
+		icmp_unreach(c, conn->qp, &conn->gaddr, &conn->raddr,
+			     IPPROTO_TCP, l4, NULL, 0, false);
 	}
 	conn_free(c, conn, false);
 }

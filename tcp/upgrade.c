@@ -159,7 +159,7 @@ static int tcp_upgrade_adopt(struct ctx *c, const struct tcp_conn *from)
 	uint32_t events;
 
 	conn = conn_new(c, &from->gaddr, from->gport, &from->raddr,
-			from->rport);
+			from->rport, from->qp);
 	if (!conn)
 		return -1;
 	c->cnt.tcp_conns--;		/* not a new one */

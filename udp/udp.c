@@ -120,7 +120,7 @@ static bool udp_local_input(struct ctx *c, const struct l4_meta *m,
 		struct dhcp4_dest dest;
 		struct in_addr bcast = { INADDR_BROADCAST };
 
-		out = ip_tx_l4(c, false, UDP_HLEN + 1500);
+		out = ip_tx_l4(c, m->qp, false, UDP_HLEN + 1500);
 		if (!out)
 			return true;
 		len = dhcp4_reply(&c->conf, payload, out + UDP_HLEN, 1500, &dest);
@@ -140,7 +140,7 @@ static bool udp_local_input(struct ctx *c, const struct l4_meta *m,
 	if (m->v6 && dport == DHCP6_SERVER_PORT &&
 	    (IN6_IS_ADDR_MULTICAST(&m->dst) ||
 	     inany_eq(&m->dst, &c->conf.our_ll6))) {
-		out = ip_tx_l4(c, true, UDP_HLEN + 1400);
+		out = ip_tx_l4(c, m->qp, true, UDP_HLEN + 1400);
 		if (!out)
 			return true;
 		len = dhcp6_reply(&c->conf, payload, out + UDP_HLEN, 1400);
@@ -234,9 +234,9 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 			 * has no gateway to stand for: no port open there
 			 */
 			if (m->v6 && inany_eq(&m->dst, &c->conf.our_ll6))
-				icmp_unreach(c, &m->src, &m->dst, IPPROTO_UDP,
-					     h, payload.data, payload.len,
-					     true);
+				icmp_unreach(c, m->qp, &m->src, &m->dst,
+					     IPPROTO_UDP, h, payload.data,
+					     payload.len, true);
 			c->cnt.drop_link_only++;
 			return;
 		}
@@ -247,7 +247,7 @@ void udp_input(struct ctx *c, const struct l4_meta *m, const struct pkt *l4)
 			gaddr_seen6(c, &m->src);
 	}
 	f->last = c->now.tv_sec;
-	f->qp = link_steered(c);
+	f->qp = m->qp;		/* its answers follow the guest's CPU */
 
 	if (f->inbound) {
 		/* The listener's socket is every client's: its TTL stays.
@@ -358,7 +358,7 @@ static bool udp_frame_out(struct ctx *c, const struct flow *f,
 		/* More than the guest's MTU, or behind such a datagram: its
 		 * buffers may not hold it, and order is kept
 		 */
-		if (!tx_reserve_queued(c, lf->hlen, n, &q)) {
+		if (!tx_reserve_queued(c, lf->qp, lf->hlen, n, &q)) {
 			c->cnt.drop_tx_full++;
 			return true;
 		}
@@ -396,6 +396,9 @@ static bool udp_frame_out(struct ctx *c, const struct flow *f,
  * (tx_reserve_frames()), with room for what its MTU lets through: a
  * larger one spills over into a buffer of ours and is queued, copied.
  * Otherwise it is received into a frame of the queue, as large as any.
+ * A flow's datagram goes to the flow's queue pair; a listener's, whose
+ * source is known only once received, to a pair of the listener's
+ * (link_spread() of its port), which a new flow then keeps.
  *
  * Return: true if a datagram was moved, false when the socket is empty or
  * the queue to the VMM is full
@@ -412,12 +415,13 @@ static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
 		.msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = iov,
 	};
 	struct in6_addr raddr, paddr, gaddr;
+	uint8_t qp = f ? f->qp : link_spread(lst->guest_port);
 	uint16_t rport;
 	ssize_t n;
 
-	if (!(room && tx_reserve_frames(c, hlen, room, 1, &lf) == 1 &&
+	if (!(room && tx_reserve_frames(c, qp, hlen, room, 1, &lf) == 1 &&
 	      !link_frame_queued(&lf)) &&
-	    !tx_reserve_queued(c, hlen, UDP_MAX_PAYLOAD, &lf)) {
+	    !tx_reserve_queued(c, qp, hlen, UDP_MAX_PAYLOAD, &lf)) {
 		/* The VMM is not reading: drop as a full NIC queue would,
 		 * rather than spin on a readable socket.
 		 */
@@ -462,6 +466,7 @@ static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
 				return true;
 			f->inbound = true;
 			f->fd = fd;
+			f->qp = qp;
 			c->cnt.udp_flows++;
 		}
 		/* Two clients of the pod the guest sees as one: the
@@ -505,7 +510,7 @@ static int udp_to_guest_batch(struct ctx *c, struct flow *f)
 
 	if (!room)
 		return -1;
-	n = tx_reserve_frames(c, hlen, room, UDP_MMSG, lf);
+	n = tx_reserve_frames(c, f->qp, hlen, room, UDP_MMSG, lf);
 	if (n < 1 || link_frame_queued(&lf[0]))
 		return -1;
 	for (k = 0; k < n && lf[k].whole; k++)
@@ -546,7 +551,6 @@ void udp_flow_ready(struct ctx *c, struct flow *f, uint32_t events)
 {
 	int i, n;
 
-	link_steer(c, f->qp);
 	if (events & EPOLLERR)
 		icmp_sock_errors(c, f);
 	for (i = 0; i < UDP_BATCH; i += n) {

@@ -38,7 +38,7 @@ static int vu_setup(struct ctx *c)
 	c->link.vu = v;
 	vu_dev_init(&v->dev, vu_features_offered(c->conf.virtio_features ==
 						 CONF_VIRTIO_ALL));
-	v->txq = VU_TX_Q;
+	v->in_q = VU_TX_Q;
 	for (i = 0; i < VU_QUEUES; i++)
 		v->kick_reg[i] = -1;
 	if (vu_mem_guard_init()) {

@@ -14,7 +14,7 @@
 
 /* Queue pairs: a receive queue (even index) and a transmit queue (odd)
  * each.  Every transmit queue is served; a frame to the guest goes to the
- * receive queue of the pair its flow came in on (link_steer()).
+ * receive queue of the pair its flow came in on (tx_reserve()).
  */
 #define VU_PAIRS		8
 #define VU_QUEUES		(2 * VU_PAIRS)

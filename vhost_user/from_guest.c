@@ -204,14 +204,15 @@ size_t vu_resolve(struct ctx *c, const struct iovec *in,
  * vu_tx_take() - take and copy one batch of guest frames, for the loop to
  *		  hand up
  * @c:		execution context
+ * @q:		the transmit queue to take it from
  *
  * Return: chains taken, frames dropped on the way included; -1 if the
  * front-end was dropped meanwhile
  */
-static int vu_tx_take(struct ctx *c)
+static int vu_tx_take(struct ctx *c, unsigned int q)
 {
 	struct vu_link *v = c->link.vu;
-	struct vq *vq = &v->dev.vq[v->txq];
+	struct vq *vq = &v->dev.vq[q];
 	size_t hdr = vu_vnet_hdr_len(&v->dev), off = 0;
 	int n, i;
 
@@ -239,24 +240,26 @@ static int vu_tx_take(struct ctx *c)
 	}
 
 	v->nframes = n;
+	v->in_q = q;
 	for (i = 0; i < n; i++) {
 		struct pkt frame = { c->link.rx.buf + v->fpos[i], v->flen[i] };
 
 		if (frame.len)
 			link_frame_in(c, &frame, v->fcopy[i], &v->off[i],
-				      (uint8_t)(v->txq / 2));
+				      (uint8_t)(q / 2));
 	}
 	return n;
 }
 
 /**
- * vu_tx_give_back() - give the chains of a handled batch back to the guest
+ * vu_tx_give_back() - give the chains of a handled batch back to the guest,
+ *		       in the queue the batch was taken from
  * @c:		execution context
  */
 static void vu_tx_give_back(struct ctx *c)
 {
 	struct vu_link *v = c->link.vu;
-	struct vq *vq = &v->dev.vq[v->txq];
+	struct vq *vq = &v->dev.vq[v->in_q];
 	int i;
 
 	for (i = 0; i < v->nframes; i++)
@@ -269,11 +272,12 @@ static void vu_tx_give_back(struct ctx *c)
 /**
  * vu_tx_end() - the transmit queue is empty or had its turn
  * @c:		execution context
+ * @q:		the queue
  */
-static void vu_tx_end(struct ctx *c)
+static void vu_tx_end(struct ctx *c, unsigned int q)
 {
 	struct vu_link *v = c->link.vu;
-	struct vq *vq = &v->dev.vq[v->txq];
+	struct vq *vq = &v->dev.vq[q];
 
 	/* One interrupt for every batch taken since the kick, not one per
 	 * batch: the driver only frees the buffers, it has no hurry, and a
@@ -293,16 +297,17 @@ static void vu_tx_end(struct ctx *c)
  * vu_tx_next() - the next batch of guest frames for the loop, if the
  *		  queue has one and its turn is not over
  * @c:		execution context
+ * @q:		the transmit queue being served
  *
  * A batch whose frames were all dropped goes back at once.
  */
-static void vu_tx_next(struct ctx *c)
+static void vu_tx_next(struct ctx *c, unsigned int q)
 {
 	struct vu_link *v = c->link.vu;
-	struct vq *vq = &v->dev.vq[v->txq];
+	struct vq *vq = &v->dev.vq[q];
 
 	while (vq_ready(vq) && v->tx_done < VU_TX_BUDGET) {
-		int n = vu_tx_take(c);
+		int n = vu_tx_take(c, q);
 
 		if (n < 0)
 			return;
@@ -312,18 +317,18 @@ static void vu_tx_next(struct ctx *c)
 			return;
 		vu_tx_give_back(c);
 	}
-	vu_tx_end(c);
+	vu_tx_end(c, q);
 }
 
 /**
  * vu_in_done() - the loop handled the batch: its chains go back, and the
- *		  next batch comes in
+ *		  next batch of the same queue comes in
  * @c:		execution context
  */
 void vu_in_done(struct ctx *c)
 {
 	vu_tx_give_back(c);
-	vu_tx_next(c);
+	vu_tx_next(c, c->link.vu->in_q);
 }
 
 /**
@@ -333,9 +338,8 @@ void vu_in_done(struct ctx *c)
  */
 void vu_tx(struct ctx *c, unsigned int q)
 {
-	c->link.vu->txq = q;
 	c->link.vu->tx_done = 0;
-	vu_tx_next(c);
+	vu_tx_next(c, q);
 }
 
 /**

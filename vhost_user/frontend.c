@@ -153,7 +153,7 @@ void vu_close(struct ctx *c, const char *why)
 	v->ip_frames = v->ip_next = 0;
 	v->rx_due = 0;
 	v->nframes = 0;
-	v->txq = VU_TX_Q;
+	v->in_q = VU_TX_Q;
 	v->tx_done = 0;
 	vu_dev_reset(&v->dev);
 	link_gone(c, why);

@@ -5,8 +5,8 @@
  * buffers behind the virtio-net header when the loop flushes; frames of
  * one layout may instead be built right in those buffers
  * (vu_reserve_frames(), vu_commit_frame()), one interrupt per batch.
- * Each frame goes to the receive queue of the pair it was steered to
- * (link_steer()), among the pairs the guest has in use.
+ * Each frame goes to the receive queue of the pair it was reserved on
+ * (tx_reserve(), LINK_QP()), among the pairs the guest has in use.
  */
 #include <string.h>
 
@@ -55,9 +55,9 @@ static unsigned int vu_rx_pairs(const struct vu_link *v)
 }
 
 /**
- * vu_rxq() - the receive queue of the pair a frame was steered to
+ * vu_rxq() - the receive queue of the pair a frame was reserved on
  * @pairs:	pairs in use, vu_rx_pairs(), at least 1
- * @qp:		the pair (link_steer()), folded into those in use
+ * @qp:		the pair (tx_reserve()), folded into those in use
  *
  * Return: the queue's index
  */
@@ -211,6 +211,7 @@ static bool vu_ip_map(const struct vu_link *v, unsigned int first,
 /**
  * vu_reserve_frames() - take receive chains for frames built in place
  * @c:		execution context
+ * @qp:		queue pair they go to: chains of its receive queue
  * @hlen:	header bytes of each frame
  * @plen:	payload bytes of each
  * @n:		frames wanted, at most LINK_RESERVE_MAX
@@ -223,8 +224,8 @@ static bool vu_ip_map(const struct vu_link *v, unsigned int first,
  * Return: frames reserved, 0 if the guest has no buffer now (a kick
  * resumes), -1 if its buffers cannot hold this layout
  */
-int vu_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
-		      struct link_frame *f)
+int vu_reserve_frames(struct ctx *c, uint8_t qp, size_t hlen, size_t plen,
+		      int n, struct link_frame *f)
 {
 	struct vu_link *v = c->link.vu;
 	bool mrg = v->dev.features & (1ULL << VIRTIO_NET_F_MRG_RXBUF);
@@ -241,7 +242,7 @@ int vu_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
 	pairs = vu_rx_pairs(v);
 	if (!pairs)
 		return -1;
-	v->ip_q = vu_rxq(pairs, c->link.steer);
+	v->ip_q = vu_rxq(pairs, qp);
 	vq = &v->dev.vq[v->ip_q];
 	for (k = 0; k < n; k++) {
 		size_t got = 0;

@@ -50,8 +50,9 @@
  * @fpos:	where each frame of the batch starts in the input buffer
  * @fcopy:	bytes of it copied there: the rest is only in guest memory
  * @nframes:	frames of the batch being handled, 0 between batches
- * @txq:	the transmit queue being served
- * @tx_done:	guest frames taken since that queue's kick
+ * @in_q:	the transmit queue that batch was taken from, where its
+ *		chains go back once the loop handled it (vu_in_done())
+ * @tx_done:	guest frames taken since the served queue's kick
  * @rx_elem:	receive buffers of the frame being copied to the guest
  * @ip_elem:	receive chains taken for frames built in place
  * @ip_q:	the receive queue they were taken from
@@ -77,7 +78,7 @@ struct vu_link {
 	struct link_offload off[VU_TX_BATCH];
 	size_t fpos[VU_TX_BATCH], fcopy[VU_TX_BATCH];
 	int nframes;
-	unsigned int txq;
+	unsigned int in_q;
 	unsigned int tx_done;
 	struct vq_elem rx_elem[VU_RX_ELEMS];
 	struct vq_elem ip_elem[VU_IP_CHAINS];
@@ -106,8 +107,8 @@ void vu_tx_waiting(struct ctx *c);
 
 /* to_guest.c */
 void vu_ip_release(struct ctx *c);
-int vu_reserve_frames(struct ctx *c, size_t hlen, size_t plen, int n,
-		      struct link_frame *f);
+int vu_reserve_frames(struct ctx *c, uint8_t qp, size_t hlen, size_t plen,
+		      int n, struct link_frame *f);
 void vu_commit_frame(struct ctx *c, struct link_frame *f, size_t plen,
 		     const struct link_offload *o);
 int vu_flush(struct ctx *c);
