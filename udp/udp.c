@@ -388,6 +388,9 @@ static bool udp_frame_out(struct ctx *c, const struct flow *f,
  * @fd:		socket to receive from
  * @f:		flow, or NULL to take the source from the datagram (listener)
  * @lst:	listener, when @f is NULL
+ * @qp:		queue pair the datagram goes to: @f's, or for a listener's
+ *		one of the listener's (link_spread() of its port), which a
+ *		new flow then keeps
  * @v6:		the datagram's family: @f's, or on a listener of both
  *		families the one its source was seen in
  *
@@ -396,15 +399,11 @@ static bool udp_frame_out(struct ctx *c, const struct flow *f,
  * (tx_reserve_frames()), with room for what its MTU lets through: a
  * larger one spills over into a buffer of ours and is queued, copied.
  * Otherwise it is received into a frame of the queue, as large as any.
- * A flow's datagram goes to the flow's queue pair; a listener's, whose
- * source is known only once received, to a pair of the listener's
- * (link_spread() of its port), which a new flow then keeps.
- *
  * Return: true if a datagram was moved, false when the socket is empty or
  * the queue to the VMM is full
  */
 static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
-			 const struct fwd_listener *lst, bool v6)
+			 const struct fwd_listener *lst, uint8_t qp, bool v6)
 {
 	static uint8_t spill[UDP_MAX_PAYLOAD];
 	static struct link_frame lf;
@@ -415,7 +414,6 @@ static bool udp_to_guest(struct ctx *c, int fd, struct flow *f,
 		.msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = iov,
 	};
 	struct in6_addr raddr, paddr, gaddr;
-	uint8_t qp = f ? f->qp : link_spread(lst->guest_port);
 	uint16_t rport;
 	ssize_t n;
 
@@ -558,7 +556,7 @@ void udp_flow_ready(struct ctx *c, struct flow *f, uint32_t events)
 		if (!n)
 			break;
 		if (n < 0) {
-			if (!udp_to_guest(c, f->fd, f, NULL,
+			if (!udp_to_guest(c, f->fd, f, NULL, f->qp,
 					  !inany_is4(&f->raddr)))
 				break;
 			n = 1;
@@ -681,7 +679,8 @@ void udp_listener_input(struct ctx *c, const struct fwd_listener *l)
 				break;
 			continue;
 		}
-		if (!udp_to_guest(c, l->fd, NULL, l, v6))
+		if (!udp_to_guest(c, l->fd, NULL, l,
+				  link_spread(l->guest_port), v6))
 			break;
 	}
 }
