@@ -344,16 +344,16 @@ int ctl_fwd_init(struct ctx *c)
 	if (ctl_fwd_pool_init(&f->pool[POOL_TCP], SOCK_STREAM, false,
 			      EPREF_TCP_LISTEN, lst, n))
 		goto nomem;
-	udp_listener_pool(&lst, &n);
+	udp_listener_pool(c, &lst, &n);
 	if (ctl_fwd_pool_init(&f->pool[POOL_UDP], SOCK_DGRAM, false,
 			      EPREF_UDP_LISTEN, lst, n))
 		goto nomem;
 	if (conf_ns_mode(&c->conf)) {
-		fwd_ns_listener_pool(false, &lst, &n);
+		fwd_ns_listener_pool(c, false, &lst, &n);
 		if (ctl_fwd_pool_init(&f->pool[POOL_TCP_NS], SOCK_STREAM,
 				      true, EPREF_TCP_NS, lst, n))
 			goto nomem;
-		fwd_ns_listener_pool(true, &lst, &n);
+		fwd_ns_listener_pool(c, true, &lst, &n);
 		if (ctl_fwd_pool_init(&f->pool[POOL_UDP_NS], SOCK_DGRAM,
 				      true, EPREF_UDP_NS, lst, n))
 			goto nomem;

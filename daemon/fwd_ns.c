@@ -26,8 +26,6 @@
 #include "tcp/splice.h"
 #include "udp/splice.h"
 
-static struct fwd_listener *fwd_ns_lst, *fwd_ns_ulst;
-static uint32_t fwd_ns_n, fwd_ns_un;
 
 /**
  * fwd_ns_open_spec() - inside the namespace: bind one spec's ports on its
@@ -92,9 +90,9 @@ static int fwd_ns_open_spec(struct ctx *c, const struct fwd_spec *spec,
 static int fwd_ns_open_in(struct ctx *c)
 {
 	return fwd_ns_open_spec(c, &c->conf.tcp_ns_fwd, SOCK_STREAM,
-				EPREF_TCP_NS, &fwd_ns_lst, &fwd_ns_n) ||
+				EPREF_TCP_NS, &c->ns_lst, &c->ns_n) ||
 	       fwd_ns_open_spec(c, &c->conf.udp_ns_fwd, SOCK_DGRAM,
-				EPREF_UDP_NS, &fwd_ns_ulst, &fwd_ns_un);
+				EPREF_UDP_NS, &c->ns_ulst, &c->ns_un);
 }
 
 /**
@@ -109,12 +107,12 @@ int fwd_ns_init(struct ctx *c)
 		return 0;
 	if (netns_call(c, fwd_ns_open_in))
 		return -1;
-	if (fwd_ns_n)
+	if (c->ns_n)
 		info("forwarding %u TCP sockets of the namespace's loopback "
-		     "to the pod's", fwd_ns_n);
-	if (fwd_ns_un)
+		     "to the pod's", c->ns_n);
+	if (c->ns_un)
 		info("forwarding %u UDP sockets of the namespace's loopback "
-		     "to the pod's", fwd_ns_un);
+		     "to the pod's", c->ns_un);
 	return 0;
 }
 
@@ -126,10 +124,11 @@ int fwd_ns_init(struct ctx *c)
  *		EPREF_UDP_NS's i
  * @n:		set to its count's
  */
-void fwd_ns_listener_pool(bool udp, struct fwd_listener ***lst, uint32_t **n)
+void fwd_ns_listener_pool(struct ctx *c, bool udp,
+			  struct fwd_listener ***lst, uint32_t **n)
 {
-	*lst = udp ? &fwd_ns_ulst : &fwd_ns_lst;
-	*n = udp ? &fwd_ns_un : &fwd_ns_n;
+	*lst = udp ? &c->ns_ulst : &c->ns_lst;
+	*n = udp ? &c->ns_un : &c->ns_n;
 }
 
 /**
@@ -179,8 +178,8 @@ void fwd_ns_accept(struct ctx *c, const struct fwd_listener *l)
  */
 void fwd_ns_ready(struct ctx *c, uint32_t idx)
 {
-	if (idx < fwd_ns_n)
-		fwd_ns_accept(c, &fwd_ns_lst[idx]);
+	if (idx < c->ns_n)
+		fwd_ns_accept(c, &c->ns_lst[idx]);
 }
 
 /**
@@ -206,8 +205,8 @@ void fwd_ns_udp_input(struct ctx *c, const struct fwd_listener *l)
  */
 void fwd_ns_udp_ready(struct ctx *c, uint32_t idx)
 {
-	if (idx < fwd_ns_un)
-		fwd_ns_udp_input(c, &fwd_ns_ulst[idx]);
+	if (idx < c->ns_un)
+		fwd_ns_udp_input(c, &c->ns_ulst[idx]);
 }
 
 /**
@@ -217,8 +216,9 @@ void fwd_ns_udp_ready(struct ctx *c, uint32_t idx)
  *
  * Return: the listeners
  */
-const struct fwd_listener *fwd_ns_listeners(bool udp, uint32_t *n)
+const struct fwd_listener *fwd_ns_listeners(const struct ctx *c, bool udp,
+					   uint32_t *n)
 {
-	*n = udp ? fwd_ns_un : fwd_ns_n;
-	return udp ? fwd_ns_ulst : fwd_ns_lst;
+	*n = udp ? c->ns_un : c->ns_n;
+	return udp ? c->ns_ulst : c->ns_lst;
 }

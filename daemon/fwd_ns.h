@@ -16,7 +16,9 @@ void fwd_ns_accept(struct ctx *c, const struct fwd_listener *l);
 void fwd_ns_ready(struct ctx *c, uint32_t idx);
 void fwd_ns_udp_input(struct ctx *c, const struct fwd_listener *l);
 void fwd_ns_udp_ready(struct ctx *c, uint32_t idx);
-void fwd_ns_listener_pool(bool udp, struct fwd_listener ***lst, uint32_t **n);
-const struct fwd_listener *fwd_ns_listeners(bool udp, uint32_t *n);
+void fwd_ns_listener_pool(struct ctx *c, bool udp,
+			  struct fwd_listener ***lst, uint32_t **n);
+const struct fwd_listener *fwd_ns_listeners(const struct ctx *c, bool udp,
+					   uint32_t *n);
 
 #endif /* NETSHIM_FWD_NS_H */

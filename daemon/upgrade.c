@@ -473,13 +473,13 @@ static int upgrade_offer(struct ctx *c, int fd)
 	l = tcp_listeners(c, &n);
 	if (upgrade_pool_put(io, l, n))
 		goto fail;
-	l = udp_fwd_listeners(&n);
+	l = udp_fwd_listeners(c, &n);
 	if (upgrade_pool_put(io, l, n))
 		goto fail;
-	l = fwd_ns_listeners(false, &n);
+	l = fwd_ns_listeners(c, false, &n);
 	if (upgrade_pool_put(io, l, n))
 		goto fail;
-	l = fwd_ns_listeners(true, &n);
+	l = fwd_ns_listeners(c, true, &n);
 	if (upgrade_pool_put(io, l, n) || migio_put(io, &end, 1) ||
 	    upgrade_rules_put(c, io) || migio_flush(io))
 		goto fail;
@@ -952,10 +952,10 @@ static int upgrade_udp_listener(struct ctx *c, uint64_t cookie)
 	uint32_t n;
 	int fd;
 
-	l = udp_fwd_listeners(&n);
+	l = udp_fwd_listeners(c, &n);
 	fd = upgrade_cookie_of(l, n, cookie);
 	if (fd < 0) {
-		l = fwd_ns_listeners(true, &n);
+		l = fwd_ns_listeners(c, true, &n);
 		fd = upgrade_cookie_of(l, n, cookie);
 	}
 	return fd >= 0 ? fd : fwd_auto_udp_by_cookie(c, cookie);

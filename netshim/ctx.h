@@ -344,6 +344,13 @@ struct ctx {
 	struct udp_splice_table *udp_splice;	/* UDP ones, NULL without */
 	struct flow_table *flows;
 	struct tcp_table *tcp;
+	/* Forwarding sockets besides TCP's (which its table holds) */
+	struct fwd_listener *udp_lst;	/* -u (udp/udp.c) */
+	uint32_t udp_n;
+	struct fwd_listener *ns_lst;	/* -T, in the namespace (fwd_ns.c) */
+	uint32_t ns_n;
+	struct fwd_listener *ns_ulst;	/* -U */
+	uint32_t ns_un;
 	bool quit;
 };
 

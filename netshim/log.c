@@ -36,6 +36,10 @@
  */
 #define LOG_CUT_PERCENT		30
 
+/* The logger is the process's, as syslog's would be: every room logs
+ * without a context at hand (log.h), from start-up to exit, so its state
+ * lives here rather than in struct ctx
+ */
 static int log_fd = -1;
 static bool log_to_syslog;
 static int log_pid;

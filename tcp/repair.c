@@ -461,7 +461,10 @@ static int tcp_send_all(int fd, const uint8_t *p, uint32_t len)
 }
 
 /* Sockets put in repair mode ahead, a batch per family: one exchange with
- * the helper for many connections, each millisecond of it being downtime
+ * the helper for many connections, each millisecond of it being downtime.
+ * Like the batch below, it lives only while a migration's state is read
+ * (emptied by tcp_migrate_release()), one migration at a time: the
+ * scratch of that read, not state of the loop's, so not in struct ctx.
  */
 #define TCP_POOL	64
 

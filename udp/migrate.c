@@ -112,7 +112,7 @@ static bool udp_migrate_one(struct ctx *c, const uint8_t *r)
 	if (flow_lookup(c, IPPROTO_UDP, &gaddr, gport, &raddr, rport))
 		return false;
 	if (r[38] & UDP_MIG_INBOUND) {
-		fd = udp_listener_fd(&gaddr, gport);
+		fd = udp_listener_fd(c, &gaddr, gport);
 		if (fd < 0)
 			return false;
 		f = flow_new(c, IPPROTO_UDP, &gaddr, gport, &raddr, rport);

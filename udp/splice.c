@@ -73,6 +73,10 @@ struct udp_splice_table {
 /* Datagrams per recvmmsg() and sendmmsg() */
 #define UDP_SPLICE_MMSG		32
 
+/* Scratch of one turn of recvmmsg() and sendmmsg(), refilled each time
+ * and never read across turns: kept out of struct ctx, as a function's
+ * local variables would be if 2 MiB fitted on the stack
+ */
 static uint8_t udp_splice_buf[UDP_SPLICE_MMSG][65536];
 static struct iovec udp_splice_iov[UDP_SPLICE_MMSG];
 static struct mmsghdr udp_splice_in[UDP_SPLICE_MMSG];

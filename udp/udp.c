@@ -40,8 +40,6 @@
 /* Datagrams one recvmmsg() takes straight into the guest's buffers */
 #define UDP_MMSG		16
 
-static struct fwd_listener *udp_listeners;
-static uint32_t udp_nlisteners;
 
 /**
  * udp_init() - open the sockets of -u
@@ -52,7 +50,7 @@ static uint32_t udp_nlisteners;
 int udp_init(struct ctx *c)
 {
 	return fwd_listen(c, &c->conf.udp_fwd, SOCK_DGRAM, EPREF_UDP_LISTEN,
-			  &udp_listeners, &udp_nlisteners);
+			  &c->udp_lst, &c->udp_n);
 }
 
 /**
@@ -567,6 +565,7 @@ void udp_flow_ready(struct ctx *c, struct flow *f, uint32_t events)
 /**
  * udp_listener_fd() - the -u listener an inbound flow to a guest address
  *		       and port replies through
+ * @c:		execution context
  * @gaddr:	the flow's guest address
  * @guest_port:	the flow's guest port
  *
@@ -574,14 +573,15 @@ void udp_flow_ready(struct ctx *c, struct flow *f, uint32_t events)
  *	   one forwarding to the guest's own address in that family (or in
  *	   both), -1 if no -u listener forwards to @guest_port
  */
-int udp_listener_fd(const struct in6_addr *gaddr, uint16_t guest_port)
+int udp_listener_fd(const struct ctx *c, const struct in6_addr *gaddr,
+		    uint16_t guest_port)
 {
 	bool v6 = !inany_is4(gaddr);
 	int fd = -1;
 	uint32_t i;
 
-	for (i = 0; i < udp_nlisteners; i++) {
-		const struct fwd_listener *l = &udp_listeners[i];
+	for (i = 0; i < c->udp_n; i++) {
+		const struct fwd_listener *l = &c->udp_lst[i];
 
 		if (l->fd < 0 || (l->v6 != v6 && !l->dual) || l->any_port ||
 		    l->guest_port != guest_port)
@@ -621,8 +621,8 @@ static int udp_peek_src(int fd, struct in6_addr *src)
  */
 void udp_listener_ready(struct ctx *c, uint32_t idx)
 {
-	if (idx < udp_nlisteners)
-		udp_listener_input(c, &udp_listeners[idx]);
+	if (idx < c->udp_n)
+		udp_listener_input(c, &c->udp_lst[idx]);
 }
 
 /**
@@ -631,10 +631,11 @@ void udp_listener_ready(struct ctx *c, uint32_t idx)
  * @lst:	set to the array's pointer: index i is EPREF_UDP_LISTEN's i
  * @n:		set to its count's
  */
-void udp_listener_pool(struct fwd_listener ***lst, uint32_t **n)
+void udp_listener_pool(struct ctx *c, struct fwd_listener ***lst,
+		       uint32_t **n)
 {
-	*lst = &udp_listeners;
-	*n = &udp_nlisteners;
+	*lst = &c->udp_lst;
+	*n = &c->udp_n;
 }
 
 /**
@@ -691,8 +692,9 @@ void udp_listener_input(struct ctx *c, const struct fwd_listener *l)
  *
  * Return: the listeners
  */
-const struct fwd_listener *udp_fwd_listeners(uint32_t *n)
+const struct fwd_listener *udp_fwd_listeners(const struct ctx *c,
+					      uint32_t *n)
 {
-	*n = udp_nlisteners;
-	return udp_listeners;
+	*n = c->udp_n;
+	return c->udp_lst;
 }

@@ -20,6 +20,9 @@
 #include "netshim/log.h"
 #include "vu.h"
 
+/* The storage of c->link.vu, through which alone it is reached: one
+ * front-end at a time, its state sized once (vu.h)
+ */
 static struct vu_link vu_link;
 
 _Static_assert(VU_TX_BATCH <= LINK_IN_MAX, "a batch is handed up whole");
