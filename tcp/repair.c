@@ -462,8 +462,8 @@ static int tcp_send_all(int fd, const uint8_t *p, uint32_t len)
 
 /* Sockets put in repair mode ahead, a batch per family: one exchange with
  * the helper for many connections, each millisecond of it being downtime.
- * Like the batch below, it lives only while a migration's state is read
- * (emptied by tcp_migrate_release()), one migration at a time: the
+ * Like the batch below, it serves only while a migration's state is
+ * read, one migration at a time, each refill starting it afresh: the
  * scratch of that read, not state of the loop's, so not in struct ctx.
  */
 #define TCP_POOL	64
