@@ -4,9 +4,11 @@
  * conn.c keeps the table of connections and their sockets; to_guest.c
  * sends segments to the guest (the peek-based sender, windows, ACKs,
  * retransmission by rewinding); from_guest.c takes the guest's segments;
- * sock.c handles socket events, accepted connections and timers.  Calls
- * go from from_guest.c and sock.c to to_guest.c and conn.c, from
- * to_guest.c to conn.c, never back.
+ * sock.c handles socket events, accepted connections and timers; ooo.c
+ * holds the guest's bytes past a hole.  Calls go from from_guest.c and
+ * sock.c to to_guest.c and conn.c, from to_guest.c to conn.c, never
+ * back.  The migration, repair-mode, upgrade and splice rooms use this
+ * header too: tcp/README.md lists every room with its job and callees.
  */
 #ifndef NETSHIM_TCP_INTERNAL_H
 #define NETSHIM_TCP_INTERNAL_H
