@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* netshim - configuration: the command line, its option table and handlers
  *
- * conf_parse() builds the whole configuration: the options here, and
- * the command or PID after them, checked against namespace mode's rules
- * (conf_ns.c); then what they left unsaid from the pod (conf_pod.c);
- * then a free socket path and the upgrade's and repair helper's paths
- * next to it.
+ * conf_getopt() applies the options and takes the command or PID after
+ * them; conf_parse() (conf_parse.c) builds the rest on that.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -21,8 +18,6 @@
 
 #include "conf.h"
 #include "conf_internal.h"
-#include "conf_ns.h"
-#include "conf_pod.h"
 #include "addrparse.h"
 #include "fwdspec.h"
 #include "log.h"
@@ -33,7 +28,6 @@
 #define NETSHIM_VERSION "unknown"
 #endif
 
-#define SOCK_INDEX_MAX		1024
 
 /* "\x02nshim": locally administered, unicast */
 static const uint8_t conf_default_mac[ETH_ALEN_] = {
@@ -1405,7 +1399,7 @@ static int conf_opt(struct conf *c, struct conf_state *st, int opt,
  * Prefix lengths start negative: 0 is a valid value, so "unset" needs
  * its own.
  */
-static void conf_defaults(struct conf *c)
+void conf_defaults(struct conf *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->prefix4 = c->prefix6 = -1;
@@ -1540,20 +1534,21 @@ static int conf_check_combined(struct conf *c)
 }
 
 /**
- * conf_ns_cmd() - namespace mode: the command or PID after the options,
- *		    then what makes no sense without a VMM (conf_ns_check())
+ * conf_ns_cmd() - namespace mode: the command or PID after the options
  * @c:		configuration, c->ns_cmd set if there is a command
- * @st:		command line state
+ * @st:		command line state: whether the options ended with "--"
  * @argc:	argument count
  * @argv:	arguments; getopt_long() stopped at optind
  *
  * Return: 0 on success, -1 on error (reported)
  */
-static int conf_ns_cmd(struct conf *c, const struct conf_state *st,
-		       int argc, char **argv)
+static int conf_ns_cmd(struct conf *c, struct conf_state *st, int argc,
+		       char **argv)
 {
 	bool dashes = optind > 0 && optind <= argc &&
 		      !strcmp(argv[optind - 1], "--");
+
+	st->dashes = dashes;
 
 	if (dashes && optind == argc) {
 		fprintf(stderr, "netshim: -- needs a command after it\n");
@@ -1572,7 +1567,7 @@ static int conf_ns_cmd(struct conf *c, const struct conf_state *st,
 		c->ns_cmd = &argv[optind];
 		optind = argc;
 	}
-	return conf_ns_check(c, st, dashes);
+	return 0;
 }
 
 /**
@@ -1585,8 +1580,8 @@ static int conf_ns_cmd(struct conf *c, const struct conf_state *st,
  * Return: 0 on success, -1 on error (reported); exits for --help and
  *	   --version
  */
-static int conf_getopt(struct conf *c, struct conf_state *st, int argc,
-		       char **argv)
+int conf_getopt(struct conf *c, struct conf_state *st, int argc,
+		char **argv)
 {
 	char short_opts[2 * CONF_LONG_OPTS_N + 3];
 	int opt, longindex = -1;
@@ -1616,119 +1611,3 @@ static int conf_getopt(struct conf *c, struct conf_state *st, int argc,
 	return conf_check_combined(c);
 }
 
-/**
- * conf_sock_path() - pick a free default socket path
- * @c:		configuration, c->sock_path set on success
- *
- * Return: 0 on success, -1 if none is free (reported)
- */
-static int conf_sock_path(struct conf *c)
-{
-	const char *dir = getenv("XDG_RUNTIME_DIR");
-	struct stat st;
-	int i, n;
-
-	if (!dir || !*dir || access(dir, W_OK))
-		dir = "/tmp";
-
-	for (i = 1; i <= SOCK_INDEX_MAX; i++) {
-		n = snprintf(c->sock_path, sizeof(c->sock_path),
-			     "%s/netshim-%d.socket", dir, i);
-		if (n < 0 || n >= (int)sizeof(c->sock_path)) {
-			dir = "/tmp";
-			i = 0;
-			continue;
-		}
-		if (lstat(c->sock_path, &st) && errno == ENOENT)
-			return 0;
-	}
-	fprintf(stderr, "netshim: no free socket path in %s; give -s\n", dir);
-	return -1;
-}
-
-/**
- * conf_upgrade_check() - what an upgrade in place needs of the command line
- * @c:		configuration after the command line
- *
- * The new netshim finds the running one at its --upgrade-path, named, or
- * next to the socket named: a default socket path is the first free one,
- * never the one in use.  A command netshim started (-- COMMAND) is its
- * child, and ends with it: such a netshim cannot hand over.
- *
- * Return: 0 if fine, -1 if not (reported)
- */
-static int conf_upgrade_check(const struct conf *c)
-{
-	if (c->ns_cmd && (c->upgrade || *c->upgrade_path)) {
-		fprintf(stderr, "netshim: --upgrade%s: a command netshim starts (-- COMMAND) ends with it, so it cannot hand over; serve its namespace with --netns\n",
-			c->upgrade ? "" : "-path");
-		return -1;
-	}
-	if (!c->upgrade)
-		return 0;
-	if (c->vmm_fd >= 0) {
-		fprintf(stderr, "netshim: --upgrade takes the VMM connection from the running netshim: give --upgrade-path instead of --fd\n");
-		return -1;
-	}
-	if (!*c->sock_path && !*c->upgrade_path) {
-		fprintf(stderr, "netshim: --upgrade: give the running netshim's socket (-s) or its --upgrade-path\n");
-		return -1;
-	}
-	return 0;
-}
-
-/**
- * conf_upgrade_path() - where a new netshim takes over from this one
- * @c:		configuration, the socket path picked
- *
- * Next to the socket, as the repair helper's: PATH.upgrade.  None if
- * that is too long for a UNIX socket: --upgrade-path names one then.
- */
-static void conf_upgrade_path(struct conf *c)
-{
-	if (*c->upgrade_path || !*c->sock_path)
-		return;
-	if ((size_t)snprintf(c->upgrade_path, sizeof(c->upgrade_path),
-			     "%s.upgrade", c->sock_path) >=
-	    sizeof(c->upgrade_path))
-		*c->upgrade_path = 0;
-}
-
-/**
- * conf_parse() - build the whole configuration
- * @c:		configuration, filled completely
- * @argc:	argument count
- * @argv:	arguments
- *
- * Command line first; then the pod (conf_pod()) for the addresses,
- * prefixes, gateways and MTU it did not give, and resolv.conf for DNS;
- * then a free socket path.
- *
- * Return: 0 on success, -1 on error (reported on stderr); exits with 0
- *	   after --help or --version
- */
-int conf_parse(struct conf *c, int argc, char **argv)
-{
-	struct conf_state st = { 0 };
-
-	conf_defaults(c);
-	if (conf_getopt(c, &st, argc, argv))
-		return -1;
-	if (conf_pod(c, &st))
-		return -1;
-	if (conf_upgrade_check(c))
-		return -1;
-	/* Taking over, the socket is the running netshim's, if it has one */
-	if (c->vmm_fd < 0 && !*c->sock_path && !conf_ns_mode(c) &&
-	    !c->upgrade && conf_sock_path(c))
-		return -1;
-	conf_upgrade_path(c);
-	/* The repair helper's socket, where passt has it: PATH.repair */
-	if (c->vhost_user && !*c->repair_path && *c->sock_path &&
-	    (size_t)snprintf(c->repair_path, sizeof(c->repair_path),
-			     "%s.repair", c->sock_path) >= sizeof(c->repair_path))
-		*c->repair_path = 0;
-	if (!c->vhost_user)
-		*c->repair_path = 0;
-	return 0;
-}

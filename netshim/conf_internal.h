@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later
  * netshim - what the configuration's files share and no other file needs:
- * the MTU's bounds, and what the command line said beyond struct conf
- * (conf.c fills it in, conf_ns.c and conf_pod.c read it)
+ * the MTU's bounds, what the command line said beyond struct conf
+ * (conf.c fills it in, conf_ns.c and conf_pod.c read it), and the steps
+ * conf_parse.c takes
  */
 #ifndef NETSHIM_CONF_INTERNAL_H
 #define NETSHIM_CONF_INTERNAL_H
@@ -35,6 +36,7 @@ enum conf_hand {
  * @dhcp_search:	the search list, likewise
  * @no_copy_routes:	--no-copy-routes
  * @no_copy_addrs:	--no-copy-addrs
+ * @dashes:	the options ended with "--"
  */
 struct conf_state {
 	bool v4_only, v6_only;
@@ -42,6 +44,12 @@ struct conf_state {
 	bool map_gw;
 	enum conf_hand dhcp_dns, dhcp_search;
 	bool no_copy_routes, no_copy_addrs;
+	bool dashes;
 };
+
+struct conf;
+void conf_defaults(struct conf *c);
+int conf_getopt(struct conf *c, struct conf_state *st, int argc,
+		char **argv);
 
 #endif /* NETSHIM_CONF_INTERNAL_H */
