@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 
 #include "migio.h"
+#include "unixsock.h"
 
 /**
  * migio_init() - start a transfer over a pipe
@@ -243,8 +244,7 @@ static ssize_t migio_recv(struct migio *io)
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 			     .msg_control = u.buf,
 			     .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *cm;
-	bool extra = false;
+	unsigned int before;
 	ssize_t n;
 
 	if (!io->sock)
@@ -257,30 +257,10 @@ static ssize_t migio_recv(struct migio *io)
 		sizeof(int) * (io->nfds - io->fd_next));
 	io->nfds -= io->fd_next;
 	io->fd_next = 0;
-	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-		size_t i, k;
-
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (i = 0; i < k; i++) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int),
-			       sizeof(int));
-			if (io->nfds < MIGIO_FDS) {
-				io->fds[io->nfds++] = fd;
-				io->nfds_total++;
-			} else {
-				close(fd);
-				extra = true;
-			}
-		}
-	}
-	if (extra || (mh.msg_flags & MSG_CTRUNC)) {
-		errno = EPROTO;
+	before = io->nfds;
+	if (unix_fds_take(&mh, io->fds, &io->nfds, MIGIO_FDS))
 		return -1;
-	}
+	io->nfds_total += io->nfds - before;
 	return n;
 }
 

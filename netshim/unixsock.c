@@ -4,6 +4,7 @@
  * listens on (link/client.c)
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -83,4 +84,48 @@ int unix_connect_at(int dir_fd, const char *name)
 		return -1;
 	}
 	return fd;
+}
+
+/**
+ * unix_fds_take() - the descriptors a message received carried
+ *		     (SCM_RIGHTS), appended to an array
+ * @mh:		the message, its control data as recvmsg() left it
+ * @fds:	the array
+ * @n:		descriptors in @fds, updated
+ * @max:	room in @fds: descriptors past it are closed
+ *
+ * Return: 0 if every descriptor was taken, -1 with errno EPROTO if some
+ * had no room or the control data was cut short (MSG_CTRUNC): a peer
+ * that sent more than the protocol lets it
+ */
+int unix_fds_take(struct msghdr *mh, int *fds, unsigned int *n,
+		  unsigned int max)
+{
+	struct cmsghdr *cm;
+	bool extra = false;
+
+	for (cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+		size_t i, k;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < k; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int),
+			       sizeof(int));
+			if (*n < max) {
+				fds[(*n)++] = fd;
+			} else {
+				close(fd);
+				extra = true;
+			}
+		}
+	}
+	if (extra || (mh->msg_flags & MSG_CTRUNC)) {
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
 }

@@ -18,6 +18,7 @@
 
 #include "link/queue.h"
 #include "netshim/log.h"
+#include "netshim/unixsock.h"
 #include "vu.h"
 
 /* The storage of c->link.vu, through which alone it is reached: one
@@ -90,36 +91,13 @@ static ssize_t vu_recv(struct ctx *c, size_t want)
 		.msg_iov = &iov, .msg_iovlen = 1,
 		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
 	};
-	struct cmsghdr *cm;
-	bool extra = false;
 	ssize_t n;
 
 	n = recvmsg(c->link.fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	if (n <= 0)
 		return n;
-	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-		size_t i, nfd;
-
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		nfd = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (i = 0; i < nfd; i++) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int),
-			       sizeof(int));
-			if (v->nfds < VU_FDS_MAX) {
-				v->fds[v->nfds++] = fd;
-			} else {
-				close(fd);
-				extra = true;
-			}
-		}
-	}
-	if (extra || (mh.msg_flags & MSG_CTRUNC)) {
-		errno = EPROTO;
+	if (unix_fds_take(&mh, v->fds, &v->nfds, VU_FDS_MAX))
 		return -1;
-	}
 	v->in_len += (size_t)n;
 	return n;
 }

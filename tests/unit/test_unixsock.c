@@ -88,10 +88,100 @@ static void test_connect_at(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/**
+ * send_fds() - send one byte and descriptors of /dev/null over a socket
+ * @s:		socket
+ * @n:		how many descriptors
+ */
+static void send_fds(int s, int n)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * 8)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { "x", 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = u.buf,
+			     .msg_controllen = CMSG_SPACE(sizeof(int) * n) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	int i, fd;
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int) * n);
+	for (i = 0; i < n; i++) {
+		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		assert_true(fd >= 0);
+		memcpy(CMSG_DATA(cm) + i * sizeof(int), &fd, sizeof(int));
+	}
+	assert_int_equal(sendmsg(s, &mh, 0), 1);
+	for (i = 0; i < n; i++) {
+		memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+		close(fd);
+	}
+}
+
+/**
+ * recv_take() - receive one message and take its descriptors
+ * @s:		socket
+ * @fds:	array
+ * @n:		descriptors in it, updated
+ * @max:	room in it
+ *
+ * Return: what unix_fds_take() returned
+ */
+static int recv_take(int s, int *fds, unsigned int *n, unsigned int max)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * 8)];
+		struct cmsghdr align;
+	} u;
+	char b;
+	struct iovec iov = { &b, 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf) };
+
+	assert_int_equal(recvmsg(s, &mh, MSG_CMSG_CLOEXEC), 1);
+	return unix_fds_take(&mh, fds, n, max);
+}
+
+/* Descriptors appended while they fit; past the room, closed and refused */
+static void test_fds_take(void **state)
+{
+	unsigned int n = 0, i;
+	int sv[2], fds[4];
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	send_fds(sv[0], 3);
+	assert_int_equal(recv_take(sv[1], fds, &n, 4), 0);
+	assert_int_equal(n, 3);
+	for (i = 0; i < n; i++)
+		assert_true(fcntl(fds[i], F_GETFD) >= 0);
+
+	send_fds(sv[0], 2);
+	errno = 0;
+	assert_int_equal(recv_take(sv[1], fds, &n, 4), -1);
+	assert_int_equal(errno, EPROTO);
+	assert_int_equal(n, 4);
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+
+	/* A message with no descriptors takes none */
+	assert_int_equal(write(sv[0], "y", 1), 1);
+	n = 0;
+	assert_int_equal(recv_take(sv[1], fds, &n, 4), 0);
+	assert_int_equal(n, 0);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_connect_at),
+		cmocka_unit_test(test_fds_take),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
