@@ -517,12 +517,6 @@ int isolate(const struct conf *c, const char *up_path,
 		isolate_keep_path(c->sock_path, sock, uid, gid);
 	isolate_keep_path(c->pid_file, pid, uid, gid);
 	isolate_keep_path(up_path, up, uid, gid);
-	/* The control and counters' sockets (daemon/ctl.c) are removed at
-	 * exit too, or by the netshim that takes over and no longer serves
-	 * them: that user must own them in a directory with the sticky bit
-	 */
-	isolate_hand(c->ctl_path, uid, gid);
-	isolate_hand(c->metrics_path, uid, gid);
 	isolate_fs(c->chroot_fallback);
 	/* Started unprivileged, we already are that user */
 	if ((root && isolate_user(uid, gid)) || isolate_caps())
